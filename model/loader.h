@@ -1,0 +1,79 @@
+#pragma once
+// Reading, validating and writing the files of formats.md. Every function reports all the
+// problems it finds into a Diagnostics and never throws for anything a file can hold.
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "description.h"
+#include "diagnostics.h"
+
+namespace cs {
+
+enum class FileKind { Unknown, Cluster, Run, Session, MeasuredRuns };
+
+inline constexpr const char* kClusterFormat = "clusterscope/cluster@1";
+inline constexpr const char* kRunFormat = "clusterscope/run@1";
+inline constexpr const char* kSessionFormat = "clusterscope/session@1";
+inline constexpr int64_t kMaxGpus = 131072;
+inline constexpr size_t kMaxFileBytes = 64u << 20;
+inline constexpr int kMaxJsonDepth = 64;
+
+// Parses JSON text (a UTF-8 BOM is skipped). Syntax errors, duplicate keys and nesting deeper
+// than kMaxJsonDepth are reported; returns nothing then.
+std::optional<nlohmann::json> parseJson(std::string_view text, const std::string& file,
+                                        Diagnostics& diags);
+// Reads a whole file, refusing unreadable files and files over kMaxFileBytes.
+std::optional<std::string> readFileText(const std::string& path, Diagnostics& diags);
+
+// Builds descriptions from parsed JSON. `base` is the JSON pointer of the object inside the
+// file (empty for a whole file, "/cluster" inside a session). Returns nothing when any problem
+// was found; every problem is in diags.
+std::optional<ClusterDesc> clusterFromJson(const nlohmann::json& j, const std::string& file,
+                                           const std::string& base, Diagnostics& diags);
+std::optional<RunDesc> runFromJson(const nlohmann::json& j, const std::string& file,
+                                   const std::string& base, Diagnostics& diags);
+std::optional<Session> sessionFromJson(const nlohmann::json& j, const std::string& file,
+                                       Diagnostics& diags);
+std::optional<ViewState> viewFromJson(const nlohmann::json& j, const std::string& file,
+                                      const std::string& base, Diagnostics& diags);
+
+// The semantic rules of a run alone (divisibility of heads, sequence, layers, batch;
+// placement), on the struct, cheap enough for a search over many candidates.
+void checkRunShape(const RunDesc& run, const std::string& file, const std::string& runBase,
+                   Diagnostics& diags);
+
+// The rules that need both descriptions: the GPU count, dp, batch divisibility, precision
+// support. Pointers are relative to the run object at `runBase`.
+void checkRunOnCluster(const RunDesc& run, const ClusterDesc& cluster, const std::string& file,
+                       const std::string& runBase, Diagnostics& diags);
+
+nlohmann::json toJson(const ClusterDesc& c);
+nlohmann::json toJson(const RunDesc& r);
+nlohmann::json toJson(const ViewState& v);
+nlohmann::json toJson(const Session& s);
+
+FileKind fileKindOf(const nlohmann::json& j);
+
+// A file of any kind, loaded and checked. A run whose `cluster` path resolves comes with
+// its cluster, checked against it.
+struct LoadedFile {
+    std::string path;
+    FileKind kind = FileKind::Unknown;
+    std::optional<ClusterDesc> cluster;
+    std::optional<RunDesc> run;
+    std::optional<Session> session;
+    std::string clusterPath; // resolved path of a run's cluster, when it has one
+};
+std::optional<LoadedFile> loadFile(const std::string& path, Diagnostics& diags);
+
+// Resolves a run's `cluster` against the directory of the run file.
+std::string resolveRelative(const std::string& fromFile, const std::string& relative);
+
+// Writes text atomically (temporary file, then rename); false and a diagnostic on failure.
+bool writeFileAtomically(const std::string& path, const std::string& text, Diagnostics& diags);
+
+} // namespace cs

@@ -1,0 +1,21 @@
+#pragma once
+// Loading the shipped samples in tests.
+
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "loader.h"
+
+inline std::string samplePath(const std::string& name) { return std::string(CS_SAMPLES_DIR) + "/" + name; }
+
+// Loads a sample and fails the test with every problem printed when it does not load cleanly.
+inline cs::LoadedFile loadSample(const std::string& name)
+{
+    cs::Diagnostics diags;
+    auto loaded = cs::loadFile(samplePath(name), diags);
+    INFO(diags.formatAll());
+    REQUIRE(diags.empty());
+    REQUIRE(loaded.has_value());
+    return *loaded;
+}

@@ -1,0 +1,87 @@
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <sstream>
+
+#include "clicommands.h"
+#include "samplefiles.h"
+
+using namespace cs;
+
+TEST_CASE("every sample passes check", "[samples]") {
+    std::vector<std::string> files;
+    for (const auto& e : std::filesystem::directory_iterator(CS_SAMPLES_DIR))
+        files.push_back(e.path().string());
+    REQUIRE(files.size() >= 12);
+    std::ostringstream out, err;
+    CHECK(cli::run(
+              [&] {
+                  cli::Args a{"check"};
+                  a.insert(a.end(), files.begin(), files.end());
+                  return a;
+              }(),
+              {out, err}) == cli::kExitOk);
+    INFO(out.str() << err.str());
+    CHECK(out.str().find("ok (session)") != std::string::npos);
+}
+
+TEST_CASE("every sample names its sources and assumptions", "[samples]") {
+    for (const auto& e : std::filesystem::directory_iterator(CS_SAMPLES_DIR)) {
+        const LoadedFile f = loadSample(e.path().filename().string());
+        INFO(e.path());
+        const nlohmann::json& ext = f.kind == FileKind::Cluster ? f.cluster->extensions
+                                    : f.kind == FileKind::Run   ? f.run->extensions
+                                                                : f.session->extensions;
+        REQUIRE(ext.contains("notes"));
+        CHECK(ext["notes"].get<std::string>().size() > 60);
+    }
+}
+
+TEST_CASE("a session survives load, save, load unchanged", "[samples][session]") {
+    for (const char* name : {"fairwater-gb200-128.csession", "ndv5-h100-1344-gpt3-175b.csession"}) {
+        const Session original = *loadSample(name).session;
+        Diagnostics diags;
+        const auto reparsed = parseJson(toJson(original).dump(2), "saved.csession", diags);
+        REQUIRE(reparsed);
+        const auto again = sessionFromJson(*reparsed, "saved.csession", diags);
+        INFO(diags.formatAll());
+        REQUIRE(again);
+        CHECK(*again == original);
+        CHECK(again->bookmarks.size() == original.bookmarks.size());
+    }
+}
+
+TEST_CASE("the record runs' sessions embed the same cluster and run as the sample files",
+          "[samples]") {
+    const Session s = *loadSample("fairwater-gb200-128.csession").session;
+    const LoadedFile run = loadSample("fairwater-gb200-128-llama405b.run.json");
+    CHECK(s.cluster == *run.cluster);
+    RunDesc embedded = s.run;
+    embedded.clusterPath = run.run->clusterPath;
+    CHECK(embedded == *run.run);
+    REQUIRE(s.compare);
+    CHECK(s.compare->cluster.racks == 112);
+}
+
+TEST_CASE("describe says which dimensions cross the fabric", "[samples][cli]") {
+    std::ostringstream out, err;
+    REQUIRE(cli::run({"describe", samplePath("fairwater-gb200-128-llama405b.run.json")},
+                     {out, err}) == cli::kExitOk);
+    const std::string text = out.str();
+    INFO(text);
+    CHECK(text.find("8,192 GB200") != std::string::npos);
+    CHECK(text.find("TP groups of 4: inside one NVLink domain each") != std::string::npos);
+    CHECK(text.find("PP groups of 8: inside one NVLink domain each") != std::string::npos);
+    CHECK(text.find("DP groups of 128: cross the fabric") != std::string::npos);
+    CHECK(text.find("uneven, 15 to 16 layers per stage") != std::string::npos);
+}
+
+TEST_CASE("the command line's usage errors exit 2", "[cli]") {
+    std::ostringstream out, err;
+    CHECK(cli::run({}, {out, err}) == cli::kExitUsage);
+    CHECK(cli::run({"frobnicate"}, {out, err}) == cli::kExitUsage);
+    CHECK(cli::run({"check"}, {out, err}) == cli::kExitUsage);
+    CHECK(cli::run({"check", "--bogus", "x"}, {out, err}) == cli::kExitUsage);
+    CHECK(cli::run({"--help"}, {out, err}) == cli::kExitOk);
+    CHECK(out.str().find("validate-runs") != std::string::npos);
+}
