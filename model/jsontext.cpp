@@ -1,0 +1,313 @@
+// The text side of loader.h: reading, parsing and atomically writing files.
+
+#include "jsonfields.h"
+#include "loader.h"
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace cs {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Builds the document from nlohmann's SAX events, which lets it refuse deep nesting before
+// building it, see duplicate keys (which nlohmann would silently overwrite) and learn the
+// byte offset of every syntax error, range errors included.
+class DomBuilder {
+public:
+    DomBuilder(const std::string& file, Diagnostics& diags)
+        : m_file(file)
+        , m_diags(diags) {}
+
+    bool null() { return add(json(nullptr)) != nullptr; }
+    bool boolean(bool v) { return add(json(v)) != nullptr; }
+    bool number_integer(json::number_integer_t v) { return add(json(v)) != nullptr; }
+    bool number_unsigned(json::number_unsigned_t v) { return add(json(v)) != nullptr; }
+    bool number_float(json::number_float_t v, const std::string&) {
+        return add(json(v)) != nullptr;
+    }
+    bool string(std::string& v) { return add(json(std::move(v))) != nullptr; }
+    bool binary(json::binary_t&) { return false; } // JSON text holds no binary values
+    bool start_object(std::size_t) { return open(json::object()); }
+    bool start_array(std::size_t) { return open(json::array()); }
+    bool end_object() { return close(); }
+    bool end_array() { return close(); }
+
+    bool key(std::string& k) {
+        if (m_stack.back()->contains(k)) {
+            m_diags.atPointer(m_file, currentPointer() + "/" + pointerToken(k),
+                              "duplicate key \"" + k + "\"");
+            m_hasDuplicates = true;
+        }
+        m_key = std::move(k);
+        return true;
+    }
+
+    bool parse_error(std::size_t position, const std::string& token, const json::exception& e) {
+        // A number out of range is only known once read whole: point at its first digit.
+        const bool numberOverflow = e.id == 406 && !token.empty();
+        m_errorPosition = numberOverflow ? position + 1 - token.size() : position;
+        m_errorMessage = e.what();
+        return false;
+    }
+
+    json& root() { return m_root; }
+    bool tooDeep() const { return m_tooDeep; }
+    bool hasDuplicates() const { return m_hasDuplicates; }
+    std::size_t errorPosition() const { return m_errorPosition; }
+    const std::string& errorMessage() const { return m_errorMessage; }
+
+private:
+    json* add(json&& value) {
+        if (m_stack.empty()) {
+            m_root = std::move(value);
+            m_lastToken.clear();
+            return &m_root;
+        }
+        json& parent = *m_stack.back();
+        if (parent.is_array()) {
+            m_lastToken = std::to_string(parent.size());
+            parent.push_back(std::move(value));
+            return &parent.back();
+        }
+        m_lastToken = m_key;
+        json& slot = parent[m_key];
+        slot = std::move(value);
+        return &slot;
+    }
+
+    bool open(json&& container) {
+        if (int(m_stack.size()) >= kMaxJsonDepth) {
+            m_tooDeep = true;
+            return false;
+        }
+        json* added = add(std::move(container));
+        m_stack.push_back(added);
+        m_tokens.push_back(m_lastToken);
+        return true;
+    }
+
+    bool close() {
+        m_stack.pop_back();
+        m_tokens.pop_back();
+        return true;
+    }
+
+    std::string currentPointer() const {
+        std::string pointer;
+        for (size_t i = 1; i < m_tokens.size(); ++i)
+            pointer += "/" + pointerToken(m_tokens[i]);
+        return pointer;
+    }
+
+    const std::string& m_file;
+    Diagnostics& m_diags;
+    json m_root;
+    // Containers hold their children in std::map and std::vector; a container is only
+    // appended to while it is the innermost open one, so these pointers stay valid.
+    std::vector<json*> m_stack;
+    std::vector<std::string> m_tokens; // how each open container is reached from its parent
+    std::string m_key;
+    std::string m_lastToken;
+    bool m_tooDeep = false;
+    bool m_hasDuplicates = false;
+    std::size_t m_errorPosition = 0;
+    std::string m_errorMessage;
+};
+
+struct TextPosition {
+    int line = 1;
+    int column = 1;
+};
+
+// Columns count characters, not bytes, as editors do.
+TextPosition positionOf(std::string_view text, size_t index) {
+    TextPosition pos;
+    size_t lineStart = 0;
+    for (size_t i = 0; i < index && i < text.size(); ++i) {
+        if (text[i] == '\n') {
+            ++pos.line;
+            lineStart = i + 1;
+        }
+    }
+    for (size_t i = lineStart; i < index && i < text.size(); ++i) {
+        if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80)
+            ++pos.column;
+    }
+    return pos;
+}
+
+// The offset of the bracket that opens level kMaxJsonDepth + 1. Only called after the
+// parser accepted everything before it, so brackets inside strings are all that need care.
+size_t tooDeepOffset(std::string_view text) {
+    int depth = 0;
+    bool inString = false;
+    for (size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (inString) {
+            if (c == '\\')
+                ++i;
+            else if (c == '"')
+                inString = false;
+        } else if (c == '"') {
+            inString = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth > kMaxJsonDepth)
+                return i;
+        } else if (c == ']' || c == '}') {
+            --depth;
+        }
+    }
+    return text.size();
+}
+
+void replaceAll(std::string& text, const std::string& from, const std::string& to) {
+    for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+        text.replace(at, from.size(), to);
+}
+
+// nlohmann's messages carry an exception id and a position of their own; keep only what
+// went wrong, in the words a person editing the file uses.
+std::string plainSyntaxMessage(std::string what) {
+    const size_t dash = what.find(" - ");
+    if (what.find("syntax error") != std::string::npos && dash != std::string::npos)
+        what = what.substr(dash + 3);
+    else if (const size_t close = what.find("] "); close != std::string::npos)
+        what = what.substr(close + 2);
+    // The echoed token runs from where nlohmann's lexer last started, often far before the
+    // fault; the line and column say where it is better.
+    if (const size_t lastRead = what.find("; last read: "); lastRead != std::string::npos) {
+        const size_t expected = what.find("; expected", lastRead);
+        what.erase(lastRead,
+                   expected == std::string::npos ? std::string::npos : expected - lastRead);
+    }
+    replaceAll(what, "string literal", "a key in double quotes");
+    replaceAll(what, "invalid literal",
+               "not a JSON value (JSON has no NaN, Infinity, comments or unquoted words)");
+    replaceAll(what, "number overflow parsing", "number too large:");
+    return what;
+}
+
+} // namespace
+
+std::optional<json> parseJson(std::string_view text, const std::string& file, Diagnostics& diags) {
+    if (text.starts_with("\xEF\xBB\xBF"))
+        text.remove_prefix(3);
+    if (text.empty()) {
+        diags.atPosition(file, 1, 1, "empty file; expected a JSON object");
+        return std::nullopt;
+    }
+    DomBuilder builder(file, diags);
+    bool parsed = false;
+    try {
+        parsed = json::sax_parse(text.begin(), text.end(), &builder);
+    } catch (const std::exception& e) {
+        diags.atPosition(file, 1, 1, std::string("cannot parse: ") + e.what());
+        return std::nullopt;
+    }
+    if (builder.tooDeep()) {
+        const TextPosition pos = positionOf(text, tooDeepOffset(text));
+        diags.atPosition(file, pos.line, pos.column,
+                         "nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+        return std::nullopt;
+    }
+    if (!parsed) {
+        // nlohmann counts characters read, so the offending one is at position - 1.
+        const size_t position = builder.errorPosition();
+        const TextPosition pos = positionOf(text, position > 0 ? position - 1 : 0);
+        diags.atPosition(file, pos.line, pos.column, plainSyntaxMessage(builder.errorMessage()));
+        return std::nullopt;
+    }
+    if (builder.hasDuplicates())
+        return std::nullopt;
+    return std::move(builder.root());
+}
+
+std::optional<std::string> readFileText(const std::string& path, Diagnostics& diags) {
+    std::error_code ec;
+    if (fs::is_directory(path, ec)) {
+        diags.atPointer(path, "", "is a directory, not a file");
+        return std::nullopt;
+    }
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        diags.atPointer(path, "", std::string("cannot read: ") + std::strerror(errno));
+        return std::nullopt;
+    }
+    // Read in bounded chunks rather than trusting the size: devices and pipes have none.
+    std::string text;
+    char chunk[1 << 16];
+    while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+        text.append(chunk, size_t(in.gcount()));
+        if (text.size() > kMaxFileBytes) {
+            diags.atPointer(path, "",
+                            "the file is larger than " + std::to_string(kMaxFileBytes >> 20) +
+                                " MiB, the most ClusterScope reads");
+            return std::nullopt;
+        }
+    }
+    if (in.bad()) {
+        diags.atPointer(path, "", std::string("cannot read: ") + std::strerror(errno));
+        return std::nullopt;
+    }
+    return text;
+}
+
+std::string resolveRelative(const std::string& fromFile, const std::string& relative) {
+    const fs::path target(relative);
+    if (target.is_absolute())
+        return target.lexically_normal().string();
+    return (fs::path(fromFile).parent_path() / target).lexically_normal().string();
+}
+
+namespace {
+
+bool writeAll(int fd, const std::string& text) {
+    size_t written = 0;
+    while (written < text.size()) {
+        const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        written += size_t(n);
+    }
+    return true;
+}
+
+// Keeps the permissions of the file being replaced; a new file gets rw-r--r--.
+mode_t modeFor(const std::string& path) {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0 ? (st.st_mode & 07777) : 0644;
+}
+
+} // namespace
+
+bool writeFileAtomically(const std::string& path, const std::string& text, Diagnostics& diags) {
+    std::string temp = path + ".XXXXXX";
+    const int fd = ::mkstemp(temp.data());
+    if (fd < 0) {
+        diags.atPointer(path, "", std::string("cannot write: ") + std::strerror(errno));
+        return false;
+    }
+    const bool ok = ::fchmod(fd, modeFor(path)) == 0 && writeAll(fd, text) && ::fsync(fd) == 0;
+    const int savedErrno = errno;
+    if (::close(fd) != 0 || !ok || ::rename(temp.c_str(), path.c_str()) != 0) {
+        const int error = ok ? errno : savedErrno;
+        ::unlink(temp.c_str());
+        diags.atPointer(path, "", std::string("cannot write: ") + std::strerror(error));
+        return false;
+    }
+    return true;
+}
+
+} // namespace cs
