@@ -1,0 +1,417 @@
+#include "search.h"
+
+#include <algorithm>
+#include <limits>
+#include <optional>
+#include <thread>
+
+#include "loader.h"
+
+namespace cs {
+
+namespace {
+
+constexpr std::array<Recompute, 3> kRecomputeLightestFirst{Recompute::None, Recompute::Selective,
+                                                           Recompute::Full};
+// Progress reports per search, so that a GUI gets a smooth bar without a flood of signals.
+constexpr int64_t kProgressSteps = 200;
+
+// Ascending.
+std::vector<int> divisorsOf(int64_t n)
+{
+    std::vector<int> small, large;
+    for (int64_t d = 1; d * d <= n; ++d) {
+        if (n % d != 0)
+            continue;
+        small.push_back(int(d));
+        if (d * d != n)
+            large.push_back(int(n / d));
+    }
+    small.insert(small.end(), large.rbegin(), large.rend());
+    return small;
+}
+
+// How each dimension's groups sit on NVLink domains under an ordering: members per domain and
+// domains per group, indexed by Dim. Nothing when some group straddles domains unevenly.
+std::optional<std::array<int, 8>> twoLevelShape(const std::array<Dim, 4>& order,
+                                                const std::array<int, 4>& sizes, int domainSize)
+{
+    std::array<int, 8> shape{};
+    int64_t stride = 1;
+    for (Dim d : order) {
+        const int64_t size = sizes[size_t(d)];
+        const int64_t span = stride * size;
+        int64_t perDomain = 0;
+        if (size == 1 || (span <= domainSize && domainSize % span == 0))
+            perDomain = size;
+        else if (stride % domainSize == 0)
+            perDomain = 1;
+        else if (domainSize % stride == 0 && span % domainSize == 0)
+            perDomain = domainSize / stride;
+        else
+            return std::nullopt;
+        shape[2 * size_t(d)] = int(perDomain);
+        shape[2 * size_t(d) + 1] = int(size / perDomain);
+        stride = span;
+    }
+    return shape;
+}
+
+// A run stripped of everything the cost model does not read, so that workers can change it
+// in place and copy it cheaply.
+RunDesc probeRun(const RunDesc& run)
+{
+    RunDesc probe;
+    probe.model = run.model;
+    probe.precision = run.precision;
+    probe.batch = run.batch;
+    probe.parallelism = run.parallelism;
+    return probe;
+}
+
+bool isValid(const RunDesc& run, const ClusterDesc& cluster)
+{
+    Diagnostics diags;
+    checkRunShape(run, "", "", diags);
+    checkRunOnCluster(run, cluster, "", "", diags);
+    return diags.empty();
+}
+
+SearchResult resultOf(const RunDesc& probe, const Evaluation& e)
+{
+    SearchResult r;
+    r.layout.parallelism = probe.parallelism;
+    r.layout.placement = probe.placement;
+    r.layout.microBatch = probe.batch.micro;
+    r.stepTimeS = e.stepTimeS;
+    r.breakdown = e.breakdown;
+    r.memoryGiBPerGpu = e.memoryGiBPerGpu;
+    r.mfu = e.mfu;
+    return r;
+}
+
+// The cluster with a network that costs nothing. No placement on the real network is faster,
+// and memory is the same, so one evaluation here bounds every placement of a layout.
+ClusterDesc withFreeNetwork(ClusterDesc cluster)
+{
+    constexpr double kUnlimitedGBps = 1e12;
+    cluster.scaleUp.GBpsPerGpu = kUnlimitedGBps;
+    cluster.scaleUp.latencyUs = 0;
+    cluster.scaleOut.GbpsPerGpu = kUnlimitedGBps;
+    cluster.scaleOut.latencyUs = 0;
+    cluster.scaleOut.topology.oversubscription = 1;
+    return cluster;
+}
+
+// A result and its place in the enumeration, which orders equal step times so that the
+// outcome does not depend on which thread found what.
+struct Ranked {
+    SearchResult result;
+    uint64_t ordinal = 0;
+};
+
+bool faster(const Ranked& a, const Ranked& b)
+{
+    if (a.result.stepTimeS != b.result.stepTimeS)
+        return a.result.stepTimeS < b.result.stepTimeS;
+    return a.ordinal < b.ordinal;
+}
+
+// The results worth keeping: the fastest `keep` and all faster than a reference. Each worker
+// has its own, so that none waits on another: a result one drops has `keep` faster ones in
+// the same list, so it would not make the merged cut either.
+class Shortlist {
+public:
+    Shortlist(size_t keep, double reference)
+        : m_keep(keep)
+        , m_reference(reference)
+        , m_trimAt(2 * keep)
+    {
+    }
+
+    // Step times above this cannot make the cut.
+    double cutoff() const { return m_cutoff; }
+
+    void add(Ranked r)
+    {
+        if (r.result.stepTimeS > m_cutoff)
+            return;
+        m_items.push_back(std::move(r));
+        if (m_keep > 0 && m_items.size() >= m_trimAt)
+            trim();
+    }
+
+    void merge(Shortlist&& other)
+    {
+        m_items.insert(m_items.end(), std::make_move_iterator(other.m_items.begin()),
+                       std::make_move_iterator(other.m_items.end()));
+    }
+
+    std::vector<SearchResult> ranked()
+    {
+        std::sort(m_items.begin(), m_items.end(), faster);
+        if (m_keep > 0)
+            trim();
+        std::vector<SearchResult> results;
+        results.reserve(m_items.size());
+        for (Ranked& r : m_items)
+            results.push_back(std::move(r.result));
+        return results;
+    }
+
+private:
+    void trim()
+    {
+        std::sort(m_items.begin(), m_items.end(), faster);
+        size_t cut = std::min(m_keep, m_items.size());
+        while (cut < m_items.size() && m_items[cut].result.stepTimeS < m_reference)
+            ++cut;
+        m_items.resize(cut);
+        if (cut >= m_keep)
+            m_cutoff = std::max(m_items[m_keep - 1].result.stepTimeS, m_reference);
+        m_trimAt = 2 * std::max(m_keep, cut);
+    }
+
+    size_t m_keep;
+    double m_reference;
+    size_t m_trimAt;
+    double m_cutoff = std::numeric_limits<double>::infinity();
+    std::vector<Ranked> m_items;
+};
+
+// Ordinals leave room for every placement at every recompute setting of a layout.
+constexpr uint64_t kOrdinalsPerRecompute = 24;
+constexpr uint64_t kOrdinalsPerLayout = 128;
+static_assert(kOrdinalsPerLayout >= kOrdinalsPerRecompute * kRecomputeLightestFirst.size());
+
+// A layout at the lightest recompute setting that fits, and a step time none of its
+// placements beats.
+struct Bounded {
+    size_t layout = 0;
+    size_t recompute = 0; // index into kRecomputeLightestFirst
+    size_t placements = 0;
+    double boundS = 0;
+};
+
+struct Worker {
+    RunDesc probe;
+    Shortlist shortlist;
+    int64_t evaluated = 0;
+};
+
+std::vector<std::array<Dim, 4>> placementsOf(const Layout& layout, const ClusterDesc& cluster)
+{
+    const Parallelism& p = layout.parallelism;
+    return distinctPlacements({p.tp, p.cp, p.pp, p.dp}, cluster.domainSize());
+}
+
+// Two passes over the layouts, both on every thread. The first bounds each layout on a free
+// network, which also tells the lightest recompute setting that fits (memory depends neither
+// on placement nor on the network). The second evaluates the placements of the layouts in
+// order of their bounds, so that the cut-off tightens early and the rest are skipped.
+// Progress counts two steps per layout, one in each pass.
+class SearchRunner {
+public:
+    SearchRunner(const ClusterDesc& cluster, const RunDesc& run, const SearchOptions& options)
+        : m_cluster(cluster)
+        , m_freeNetwork(withFreeNetwork(cluster))
+        , m_options(options)
+        , m_layouts(enumerateLayouts(cluster, run))
+        , m_workers(size_t(threadCount()),
+                    Worker{probeRun(run), Shortlist(options.keep, options.alsoKeepFasterThanS)})
+    {
+    }
+
+    SearchOutcome run()
+    {
+        SearchOutcome out;
+        out.layouts = int64_t(m_layouts.size());
+        std::vector<std::optional<Bounded>> bounds(m_layouts.size());
+        parallelFor(m_layouts.size(), [&](Worker& w, size_t i) { bounds[i] = bound(w, i); });
+        std::vector<Bounded> fitting;
+        for (const std::optional<Bounded>& b : bounds) {
+            if (b) {
+                fitting.push_back(*b);
+                out.fitting += int64_t(b->placements);
+            }
+        }
+        std::sort(fitting.begin(), fitting.end(), [](const Bounded& a, const Bounded& b) {
+            return a.boundS != b.boundS ? a.boundS < b.boundS : a.layout < b.layout;
+        });
+        m_done += totalSteps() / 2 - int64_t(fitting.size()); // those that fit nowhere are done
+        parallelFor(fitting.size(), [&](Worker& w, size_t i) { place(w, fitting[i]); });
+        report();
+
+        out.cancelled = m_done.load() < totalSteps();
+        Shortlist& all = m_workers.front().shortlist;
+        for (size_t i = 0; i < m_workers.size(); ++i) {
+            out.evaluated += m_workers[i].evaluated;
+            if (i > 0)
+                all.merge(std::move(m_workers[i].shortlist));
+        }
+        out.results = all.ranked();
+        return out;
+    }
+
+private:
+    int threadCount() const
+    {
+        const int wanted =
+            m_options.threads > 0 ? m_options.threads : int(std::thread::hardware_concurrency());
+        return std::max(1, wanted);
+    }
+
+    bool cancelled() const { return m_options.cancel && m_options.cancel->load(); }
+
+    int64_t totalSteps() const { return 2 * int64_t(m_layouts.size()); }
+
+    void report() const
+    {
+        if (m_options.progress)
+            m_options.progress(m_done.load(), totalSteps());
+    }
+
+    // Runs body(worker, i) for i in [0, count) on every worker; the calling thread is the
+    // first worker and the one that reports progress.
+    template <typename Body> void parallelFor(size_t count, Body body)
+    {
+        std::atomic<size_t> next{0};
+        auto loop = [&](Worker& worker, bool reports) {
+            int64_t nextReport = 0;
+            for (size_t i = next++; i < count && !cancelled(); i = next++) {
+                body(worker, i);
+                const int64_t done = ++m_done;
+                if (reports && done >= nextReport) {
+                    report();
+                    nextReport = done + std::max<int64_t>(1, totalSteps() / kProgressSteps);
+                }
+            }
+        };
+        std::vector<std::thread> helpers;
+        for (size_t t = 1; t < m_workers.size(); ++t)
+            helpers.emplace_back(loop, std::ref(m_workers[t]), false);
+        loop(m_workers.front(), true);
+        for (std::thread& t : helpers)
+            t.join();
+    }
+
+    std::optional<Bounded> bound(Worker& w, size_t index)
+    {
+        const Layout& layout = m_layouts[index];
+        w.probe.parallelism = layout.parallelism;
+        w.probe.batch.micro = layout.microBatch;
+        w.probe.placement = kAllDims;
+        for (size_t r = 0; r < kRecomputeLightestFirst.size(); ++r) {
+            w.probe.parallelism.recompute = kRecomputeLightestFirst[r];
+            const Evaluation e = evaluate(m_freeNetwork, w.probe, fastPath());
+            ++w.evaluated;
+            if (e.fitsMemory)
+                return Bounded{index, r, placementsOf(layout, m_cluster).size(), e.stepTimeS};
+        }
+        return std::nullopt;
+    }
+
+    void place(Worker& w, const Bounded& b)
+    {
+        if (b.boundS > w.shortlist.cutoff())
+            return;
+        const Layout& layout = m_layouts[b.layout];
+        w.probe.parallelism = layout.parallelism;
+        w.probe.parallelism.recompute = kRecomputeLightestFirst[b.recompute];
+        w.probe.batch.micro = layout.microBatch;
+        const uint64_t ordinal =
+            b.layout * kOrdinalsPerLayout + b.recompute * kOrdinalsPerRecompute;
+        const std::vector<std::array<Dim, 4>> placements = placementsOf(layout, m_cluster);
+        for (size_t i = 0; i < placements.size(); ++i) {
+            w.probe.placement = placements[i];
+            const Evaluation e = evaluate(m_cluster, w.probe, fastPath());
+            ++w.evaluated;
+            w.shortlist.add({resultOf(w.probe, e), ordinal + i});
+        }
+    }
+
+    static EvalOptions fastPath()
+    {
+        EvalOptions fast;
+        fast.withEvents = false;
+        return fast;
+    }
+
+    const ClusterDesc& m_cluster;
+    const ClusterDesc m_freeNetwork;
+    const SearchOptions& m_options;
+    const std::vector<Layout> m_layouts;
+    std::vector<Worker> m_workers;
+    std::atomic<int64_t> m_done{0};
+};
+
+} // namespace
+
+RunDesc withLayout(const RunDesc& run, const Layout& layout)
+{
+    RunDesc changed = run;
+    changed.parallelism = layout.parallelism;
+    changed.placement = layout.placement;
+    changed.batch.micro = layout.microBatch;
+    return changed;
+}
+
+std::vector<std::array<Dim, 4>> distinctPlacements(const std::array<int, 4>& sizes, int domainSize)
+{
+    std::vector<std::array<Dim, 4>> distinct;
+    std::vector<std::array<int, 8>> shapes;
+    std::array<Dim, 4> order = kAllDims;
+    do {
+        const std::optional<std::array<int, 8>> shape = twoLevelShape(order, sizes, domainSize);
+        if (!shape) {
+            distinct.push_back(order);
+        } else if (std::find(shapes.begin(), shapes.end(), *shape) == shapes.end()) {
+            shapes.push_back(*shape);
+            distinct.push_back(order);
+        }
+    } while (std::next_permutation(order.begin(), order.end()));
+    return distinct;
+}
+
+std::vector<Layout> enumerateLayouts(const ClusterDesc& cluster, const RunDesc& run)
+{
+    const int64_t gpus = cluster.gpuCount();
+    const ModelShape& model = run.model;
+    RunDesc probe = probeRun(run);
+    probe.parallelism.recompute = Recompute::None;
+    std::vector<Layout> layouts;
+    for (int tp : divisorsOf(gpus)) {
+        for (int cp : divisorsOf(gpus / tp)) {
+            for (int pp : divisorsOf(gpus / (int64_t(tp) * cp))) {
+                if (pp > model.layers)
+                    break;
+                const int dp = int(gpus / (int64_t(tp) * cp * pp));
+                if (run.batch.global % dp != 0)
+                    continue;
+                for (int micro : divisorsOf(run.batch.global / dp)) {
+                    const int maxVp = pp > 1 ? model.layers / pp : 1;
+                    for (int vp = 1; vp <= maxVp; ++vp) {
+                        Parallelism& par = probe.parallelism;
+                        par.tp = tp;
+                        par.cp = cp;
+                        par.pp = pp;
+                        par.vp = vp;
+                        par.dp = dp;
+                        probe.batch.micro = micro;
+                        if (isValid(probe, cluster))
+                            layouts.push_back({par, kAllDims, micro});
+                    }
+                }
+            }
+        }
+    }
+    return layouts;
+}
+
+SearchOutcome searchParallelism(const ClusterDesc& cluster, const RunDesc& run,
+                                const SearchOptions& options)
+{
+    return SearchRunner(cluster, run, options).run();
+}
+
+} // namespace cs

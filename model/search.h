@@ -1,0 +1,89 @@
+#pragma once
+// The parallelism search: every valid way to lay a run's model, batch and precision out on a
+// cluster (tp, cp, pp, vp, micro-batch, recompute, placement), each evaluated with the fast
+// analytical path of the cost model, those that fit in memory ranked by step time.
+//
+// What is searched and what is left out as equivalent or dominated:
+// - tp, cp, pp and micro-batch: every value the loader's rules accept (checkRunShape and
+//   checkRunOnCluster); dp is the GPU count divided by tp x cp x pp.
+// - vp: every value from 1 to layers / pp (only 1 without a pipeline).
+// - placement: the cost model sees the network in two levels, NVLink domains and the fabric
+//   above them; what a dimension costs depends on how many members of each of its groups share
+//   a domain and how many domains a group spans. Orderings of tp, cp, pp, dp that give every
+//   dimension the same two numbers are tried once, as the first of them in the order
+//   tp, cp, pp, dp (so dimensions of size 1 and the order among dimensions that stay inside a
+//   domain never multiply the search). Orderings that split groups unevenly over domains are
+//   all kept.
+// - recompute: a heavier setting only trades step time for memory, so it is tried only for
+//   layouts that do not fit with the lighter one.
+// - sequence parallelism and the distributed optimizer are kept as the run has them.
+// - only the fastest `keep` are wanted: each layout is first evaluated on a network that costs
+//   nothing, which no placement on the real one beats, and the placements of layouts whose
+//   bound cannot make the cut are not evaluated. The results are exactly the fastest `keep`
+//   either way; the cost model must only never get faster on a slower network.
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "costmodel.h"
+#include "description.h"
+
+namespace cs {
+
+// One configuration: what the search varies, ready to put into a run (withLayout).
+struct Layout {
+    Parallelism parallelism; // dp resolved
+    std::array<Dim, 4> placement{Dim::TP, Dim::CP, Dim::PP, Dim::DP};
+    int microBatch = 1;
+    bool operator==(const Layout&) const = default;
+};
+
+struct SearchResult {
+    Layout layout;
+    double stepTimeS = 0;
+    Breakdown breakdown;
+    double memoryGiBPerGpu = 0;
+    double mfu = 0;
+};
+
+struct SearchOptions {
+    int threads = 0; // 0: every hardware thread
+    // The fastest this many are returned; 0: every configuration that fits.
+    size_t keep = 1000;
+    // Configurations faster than this are returned too, so that a reference (the run's own
+    // layout) can be ranked exactly.
+    double alsoKeepFasterThanS = 0;
+    // Called on the calling thread with steps done and steps in all: two per layout, one
+    // (tp, cp, pp, vp, micro-batch), with all its placements and recompute settings.
+    std::function<void(int64_t done, int64_t total)> progress;
+    // Set from any thread to stop early; the results found so far are returned.
+    const std::atomic<bool>* cancel = nullptr;
+};
+
+struct SearchOutcome {
+    std::vector<SearchResult> results; // the fastest that fit in memory, fastest first
+    int64_t layouts = 0;               // valid (tp, cp, pp, vp, micro-batch) combinations
+    int64_t fitting = 0;               // configurations that fit in memory, returned or not
+    int64_t evaluated = 0;             // cost model evaluations
+    bool cancelled = false;
+};
+
+// The run with its parallelism, placement and micro-batch replaced by the layout's.
+RunDesc withLayout(const RunDesc& run, const Layout& layout);
+
+// The placements worth trying for these dimension sizes (indexed by Dim), one per class of
+// equivalent orderings, in a fixed order.
+std::vector<std::array<Dim, 4>> distinctPlacements(const std::array<int, 4>& sizes, int domainSize);
+
+// The valid layouts before placement and recompute are chosen: placement is the default and
+// recompute none. Deterministic order.
+std::vector<Layout> enumerateLayouts(const ClusterDesc& cluster, const RunDesc& run);
+
+// The whole search. The result does not depend on the number of threads.
+SearchOutcome searchParallelism(const ClusterDesc& cluster, const RunDesc& run,
+                                const SearchOptions& options = {});
+
+} // namespace cs

@@ -1,0 +1,122 @@
+#include <catch2/catch.hpp>
+
+#include <memory>
+#include <optional>
+
+#include <QEventLoop>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QPushButton>
+#include <QTableView>
+#include <QTimer>
+
+#include "guitestutil.h"
+#include "loader.h"
+#include "searchdialog.h"
+
+namespace {
+
+struct Inputs {
+    cs::ClusterDesc cluster;
+    cs::RunDesc run;
+};
+
+Inputs loadRun(const char* name)
+{
+    cs::Diagnostics diags;
+    const auto loaded = cs::loadFile(sampleFile(name).toStdString(), diags);
+    INFO(diags.formatAll());
+    REQUIRE(loaded);
+    REQUIRE(loaded->cluster);
+    REQUIRE(loaded->run);
+    return {*loaded->cluster, *loaded->run};
+}
+
+// Runs the event loop until the dialog's search is over; false on time-out.
+bool waitForSearch(SearchDialog& dialog)
+{
+    if (!dialog.isSearching())
+        return true;
+    QEventLoop loop;
+    QObject::connect(&dialog, &SearchDialog::searchFinished, &loop, &QEventLoop::quit);
+    QTimer::singleShot(120000, &loop, &QEventLoop::quit);
+    loop.exec();
+    return !dialog.isSearching();
+}
+
+std::vector<double> column(const SearchResultsModel& model, int col)
+{
+    std::vector<double> values;
+    for (int row = 0; row < model.rowCount(); ++row)
+        values.push_back(model.index(row, col).data(Qt::UserRole).toDouble());
+    return values;
+}
+
+} // namespace
+
+TEST_CASE("the search dialog lists results ranked by step time and sorts by any column")
+{
+    const Inputs in = loadRun("ndv5-h100-128-gpt3-175b.run.json");
+    SearchDialog dialog(in.cluster, in.run);
+    REQUIRE(waitForSearch(dialog));
+    CHECK_FALSE(dialog.wasCancelled());
+    SearchResultsModel& model = *dialog.resultsModel();
+    REQUIRE(model.rowCount() > 10);
+    const std::vector<double> times = column(model, SearchResultsModel::StepTime);
+    CHECK(std::is_sorted(times.begin(), times.end()));
+
+    dialog.table()->sortByColumn(SearchResultsModel::Memory, Qt::DescendingOrder);
+    const std::vector<double> memory = column(model, SearchResultsModel::Memory);
+    CHECK(std::is_sorted(memory.rbegin(), memory.rend()));
+    // The rank column still tells the rank by step time.
+    const int row = 3;
+    const int rank = model.index(row, SearchResultsModel::Rank).data(Qt::UserRole).toInt();
+    CHECK(model.resultAt(row).stepTimeS == times[size_t(rank - 1)]);
+}
+
+TEST_CASE("Apply hands back the selected configuration")
+{
+    const Inputs in = loadRun("ndv5-h100-128-gpt3-175b.run.json");
+    SearchDialog dialog(in.cluster, in.run);
+    REQUIRE(waitForSearch(dialog));
+    std::optional<cs::Layout> chosen;
+    QObject::connect(&dialog, &SearchDialog::layoutChosen,
+                     [&](const cs::Layout& layout) { chosen = layout; });
+    dialog.table()->selectRow(2);
+    const cs::Layout expected = dialog.resultsModel()->resultAt(2).layout;
+    QPushButton* applyButton = nullptr;
+    for (QPushButton* b : dialog.findChildren<QPushButton*>()) {
+        if (b->text().remove(QLatin1Char('&')) == QStringLiteral("Apply"))
+            applyButton = b;
+    }
+    REQUIRE(applyButton);
+    REQUIRE(applyButton->isEnabled());
+    applyButton->click();
+    REQUIRE(chosen);
+    CHECK(*chosen == expected);
+    CHECK(dialog.result() == QDialog::Accepted);
+}
+
+TEST_CASE("Cancel stops the search and keeps what was found")
+{
+    const Inputs in = loadRun("fairwater-gb200-128-llama405b.run.json");
+    SearchDialog dialog(in.cluster, in.run);
+    REQUIRE(dialog.isSearching());
+    auto* cancel = dialog.findChild<QPushButton*>(QStringLiteral("cancelSearch"));
+    REQUIRE(cancel);
+    cancel->click();
+    REQUIRE(waitForSearch(dialog));
+    CHECK(dialog.wasCancelled());
+}
+
+TEST_CASE("closing the search dialog while it searches is safe")
+{
+    const Inputs in = loadRun("fairwater-gb200-128-llama405b.run.json");
+    auto dialog = std::make_unique<SearchDialog>(in.cluster, in.run);
+    CHECK(dialog->isSearching());
+    dialog.reset(); // joins the worker; its queued updates are dropped
+    QEventLoop loop;
+    QTimer::singleShot(50, &loop, &QEventLoop::quit);
+    loop.exec();
+    SUCCEED("no update reached the destroyed dialog");
+}

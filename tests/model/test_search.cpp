@@ -1,0 +1,298 @@
+#include <algorithm>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "clicommands.h"
+#include "costmodel.h"
+#include "loader.h"
+#include "samplefiles.h"
+#include "search.h"
+
+using namespace cs;
+
+namespace {
+
+EvalOptions fastPath()
+{
+    EvalOptions o;
+    o.withEvents = false;
+    return o;
+}
+
+const LoadedFile& fairwater()
+{
+    static const LoadedFile loaded = loadSample("fairwater-gb200-128-llama405b.run.json");
+    return loaded;
+}
+
+const SearchOutcome& fairwaterSearch()
+{
+    static const SearchOutcome outcome = searchParallelism(*fairwater().cluster, *fairwater().run);
+    return outcome;
+}
+
+bool sameResults(const std::vector<SearchResult>& a, const std::vector<SearchResult>& b)
+{
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                      [](const SearchResult& x, const SearchResult& y) {
+                          return x.layout == y.layout && x.stepTimeS == y.stepTimeS;
+                      });
+}
+
+} // namespace
+
+TEST_CASE("dimensions of size 1 do not multiply the placements")
+{
+    // tp 8 and dp 16 on domains of 4: tp innermost or dp innermost, nothing else differs.
+    const auto placements = distinctPlacements({8, 1, 1, 16}, 4);
+    REQUIRE(placements.size() == 2);
+    const auto tpFirst = [](const std::array<Dim, 4>& p) {
+        return std::find(p.begin(), p.end(), Dim::TP) < std::find(p.begin(), p.end(), Dim::DP);
+    };
+    CHECK(tpFirst(placements[0]) != tpFirst(placements[1]));
+}
+
+TEST_CASE("placements differ in which dimensions share an NVLink domain")
+{
+    // Four dimensions of 2 on domains of 4: two of them fit a domain together.
+    const auto placements = distinctPlacements({2, 2, 2, 2}, 4);
+    REQUIRE(placements.size() == 6);
+    std::set<std::set<Dim>> innerPairs;
+    for (const auto& p : placements)
+        innerPairs.insert({p[0], p[1]});
+    CHECK(innerPairs.size() == 6);
+    CHECK(placements.front() == kAllDims);
+}
+
+TEST_CASE("orderings left out evaluate exactly like one that is kept")
+{
+    const ClusterDesc& cluster = *fairwater().cluster;
+    RunDesc run = *fairwater().run;
+    const Parallelism& p = run.parallelism;
+    const auto kept = distinctPlacements({p.tp, p.cp, p.pp, p.dp}, cluster.domainSize());
+    REQUIRE(kept.size() < 24);
+    std::set<double> keptTimes;
+    for (const auto& placement : kept) {
+        run.placement = placement;
+        keptTimes.insert(evaluate(cluster, run, fastPath()).stepTimeS);
+    }
+    std::array<Dim, 4> order = kAllDims;
+    do {
+        run.placement = order;
+        const double t = evaluate(cluster, run, fastPath()).stepTimeS;
+        INFO(toString(order[0]) << toString(order[1]) << toString(order[2]) << toString(order[3]));
+        CHECK(keptTimes.count(t) == 1);
+    } while (std::next_permutation(order.begin(), order.end()));
+}
+
+TEST_CASE("memory does not depend on placement, so the search may skip placements")
+{
+    const ClusterDesc& cluster = *fairwater().cluster;
+    RunDesc run = *fairwater().run;
+    const double memory = evaluate(cluster, run, fastPath()).memoryGiBPerGpu;
+    run.placement = {Dim::DP, Dim::PP, Dim::CP, Dim::TP};
+    CHECK(evaluate(cluster, run, fastPath()).memoryGiBPerGpu == memory);
+}
+
+TEST_CASE("the layouts include the Fairwater sample's own and are all valid")
+{
+    const ClusterDesc& cluster = *fairwater().cluster;
+    const RunDesc& run = *fairwater().run;
+    const std::vector<Layout> layouts = enumerateLayouts(cluster, run);
+    const Parallelism& own = run.parallelism;
+    const bool hasOwn = std::any_of(layouts.begin(), layouts.end(), [&](const Layout& l) {
+        const Parallelism& p = l.parallelism;
+        return p.tp == own.tp && p.cp == own.cp && p.pp == own.pp && p.vp == own.vp &&
+               l.microBatch == run.batch.micro;
+    });
+    CHECK(hasOwn);
+    for (const Layout& l : layouts) {
+        Diagnostics diags;
+        const RunDesc candidate = withLayout(run, l);
+        checkRunShape(candidate, "", "", diags);
+        checkRunOnCluster(candidate, cluster, "", "", diags);
+        INFO(diags.formatAll());
+        REQUIRE(diags.empty());
+    }
+}
+
+TEST_CASE("the best layout on Fairwater is no slower than the sample's own")
+{
+    const SearchOutcome& outcome = fairwaterSearch();
+    REQUIRE_FALSE(outcome.results.empty());
+    CHECK_FALSE(outcome.cancelled);
+    const Evaluation own = evaluate(*fairwater().cluster, *fairwater().run, fastPath());
+    CHECK(outcome.results.front().stepTimeS <= own.stepTimeS);
+}
+
+TEST_CASE("every reported configuration is valid, fits memory and is ranked by step time")
+{
+    const ClusterDesc& cluster = *fairwater().cluster;
+    const RunDesc& run = *fairwater().run;
+    const std::vector<SearchResult>& results = fairwaterSearch().results;
+    CHECK(std::is_sorted(
+        results.begin(), results.end(),
+        [](const SearchResult& a, const SearchResult& b) { return a.stepTimeS < b.stepTimeS; }));
+    for (const SearchResult& r : results) {
+        const RunDesc candidate = withLayout(run, r.layout);
+        Diagnostics diags;
+        checkRunShape(candidate, "", "", diags);
+        checkRunOnCluster(candidate, cluster, "", "", diags);
+        INFO(diags.formatAll());
+        REQUIRE(diags.empty());
+        const Evaluation e = evaluate(cluster, candidate, fastPath());
+        REQUIRE(e.fitsMemory);
+        REQUIRE(e.stepTimeS == r.stepTimeS);
+        REQUIRE(r.memoryGiBPerGpu <= cluster.gpu.hbmGiB);
+    }
+}
+
+TEST_CASE("recompute is reported only where the lighter setting does not fit")
+{
+    const ClusterDesc& cluster = *fairwater().cluster;
+    const RunDesc& run = *fairwater().run;
+    for (const SearchResult& r : fairwaterSearch().results) {
+        if (r.layout.parallelism.recompute == Recompute::None)
+            continue;
+        Layout lighter = r.layout;
+        lighter.parallelism.recompute = r.layout.parallelism.recompute == Recompute::Full
+                                            ? Recompute::Selective
+                                            : Recompute::None;
+        REQUIRE_FALSE(evaluate(cluster, withLayout(run, lighter), fastPath()).fitsMemory);
+    }
+}
+
+TEST_CASE("the thread count does not change the results")
+{
+    const LoadedFile h100 = loadSample("ndv5-h100-128-gpt3-175b.run.json");
+    SearchOptions one;
+    one.threads = 1;
+    SearchOptions three;
+    three.threads = 3;
+    const SearchOutcome a = searchParallelism(*h100.cluster, *h100.run, one);
+    const SearchOutcome b = searchParallelism(*h100.cluster, *h100.run, three);
+    REQUIRE_FALSE(a.results.empty());
+    CHECK(a.fitting == b.fitting);
+    CHECK(sameResults(a.results, b.results));
+}
+
+TEST_CASE("cancelling stops the search early and keeps what was found")
+{
+    const LoadedFile h100 = loadSample("ndv5-h100-128-gpt3-175b.run.json");
+    std::atomic<bool> cancel{false};
+    int64_t reportedTotal = 0;
+    SearchOptions options;
+    options.threads = 2;
+    options.cancel = &cancel;
+    options.progress = [&](int64_t, int64_t total) {
+        reportedTotal = total;
+        cancel = true;
+    };
+    const SearchOutcome outcome = searchParallelism(*h100.cluster, *h100.run, options);
+    CHECK(outcome.cancelled);
+    CHECK(reportedTotal == 2 * outcome.layouts);
+    const SearchOutcome full = searchParallelism(*h100.cluster, *h100.run);
+    CHECK(outcome.evaluated < full.evaluated / 2);
+}
+
+TEST_CASE("progress reaches the total exactly once the search is done")
+{
+    const LoadedFile h100 = loadSample("ndv5-h100-128-gpt3-175b.run.json");
+    int64_t lastDone = -1, lastTotal = 0;
+    bool monotonic = true;
+    SearchOptions options;
+    options.progress = [&](int64_t done, int64_t total) {
+        monotonic = monotonic && done >= lastDone;
+        lastDone = done;
+        lastTotal = total;
+    };
+    const SearchOutcome outcome = searchParallelism(*h100.cluster, *h100.run, options);
+    CHECK(monotonic);
+    CHECK(lastTotal == 2 * outcome.layouts); // bounded, then placed
+    CHECK(lastDone == lastTotal);
+}
+
+TEST_CASE("keeping fewer results returns exactly the head of the full ranking")
+{
+    const LoadedFile h100 = loadSample("ndv5-h100-128-gpt3-175b.run.json");
+    SearchOptions everything;
+    everything.keep = 0;
+    const SearchOutcome all = searchParallelism(*h100.cluster, *h100.run, everything);
+    CHECK(int64_t(all.results.size()) == all.fitting);
+    SearchOptions few;
+    few.keep = 10;
+    const SearchOutcome head = searchParallelism(*h100.cluster, *h100.run, few);
+    CHECK(head.fitting == all.fitting);
+    CHECK(head.evaluated < all.evaluated);
+    REQUIRE(head.results.size() == 10);
+    CHECK(sameResults(head.results, {all.results.begin(), all.results.begin() + 10}));
+}
+
+TEST_CASE("configurations faster than a reference are all kept")
+{
+    const LoadedFile h100 = loadSample("ndv5-h100-128-gpt3-175b.run.json");
+    SearchOptions everything;
+    everything.keep = 0;
+    const SearchOutcome all = searchParallelism(*h100.cluster, *h100.run, everything);
+    REQUIRE(all.results.size() > 60);
+    SearchOptions options;
+    options.keep = 5;
+    options.alsoKeepFasterThanS = all.results[50].stepTimeS;
+    const SearchOutcome kept = searchParallelism(*h100.cluster, *h100.run, options);
+    const auto faster = std::count_if(all.results.begin(), all.results.end(), [&](const auto& r) {
+        return r.stepTimeS < options.alsoKeepFasterThanS;
+    });
+    CHECK(int64_t(kept.results.size()) == std::max<int64_t>(faster, 5));
+}
+
+TEST_CASE("withLayout changes only what the search chooses")
+{
+    const RunDesc& run = *fairwater().run;
+    Layout layout;
+    layout.parallelism = {8, 1, 4, 2, 256, true, true, Recompute::Selective};
+    layout.placement = {Dim::PP, Dim::TP, Dim::CP, Dim::DP};
+    layout.microBatch = 3;
+    const RunDesc changed = withLayout(run, layout);
+    CHECK(changed.parallelism == layout.parallelism);
+    CHECK(changed.placement == layout.placement);
+    CHECK(changed.batch.micro == 3);
+    CHECK(changed.batch.global == run.batch.global);
+    CHECK(changed.model == run.model);
+    CHECK(changed.name == run.name);
+}
+
+TEST_CASE("search on the command line: ranked JSON, the run's own rank, exit codes")
+{
+    const std::string cluster = samplePath("ndv5-h100-128.cluster.json");
+    const std::string run = samplePath("ndv5-h100-128-gpt3-175b.run.json");
+    std::ostringstream out, err;
+    const cli::Io io{out, err};
+    REQUIRE(cli::run({"search", cluster, run, "--top", "5", "--json"}, io) == cli::kExitOk);
+    const nlohmann::json j = nlohmann::json::parse(out.str());
+    const auto& results = j.at("results");
+    REQUIRE(results.size() >= 5);
+    for (size_t i = 1; i < results.size(); ++i)
+        CHECK(results[i - 1].at("step_time_s") <= results[i].at("step_time_s"));
+    const auto& current = j.at("current");
+    REQUIRE(current.at("rank").is_number());
+    const int rank = current.at("rank");
+    CHECK(rank >= 1);
+    if (rank <= int(results.size()))
+        CHECK(results[size_t(rank - 1)].at("step_time_s") <= current.at("step_time_s"));
+    CHECK(current.at("parallelism").at("tp") == 4);
+
+    std::ostringstream text;
+    CHECK(cli::run({"search", cluster, run, "--top", "3"}, {text, err}) == cli::kExitOk);
+    CHECK(text.str().find("rank ") != std::string::npos);
+
+    CHECK(cli::run({"search", cluster}, io) == cli::kExitUsage);
+    CHECK(cli::run({"search", cluster, run, "--top", "0"}, io) == cli::kExitUsage);
+    CHECK(cli::run({"search", cluster, run, "--fast"}, io) == cli::kExitUsage);
+    CHECK(cli::run({"search", cluster, "missing.run.json"}, io) == cli::kExitBadInput);
+    CHECK(cli::run({"search", run, run}, io) == cli::kExitBadInput);
+    std::ostringstream help;
+    CHECK(cli::run({"search", "--help"}, {help, err}) == cli::kExitOk);
+    CHECK(help.str().find("--top N") != std::string::npos);
+}

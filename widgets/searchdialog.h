@@ -1,0 +1,109 @@
+#pragma once
+// The parallelism search in the application: runs cs::searchParallelism on a worker thread
+// with a progress bar and Cancel, shows the ranked configurations in a table sortable by any
+// column, and hands the chosen one back with Apply.
+
+#include <QAbstractTableModel>
+#include <QDialog>
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "description.h"
+#include "search.h"
+
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QTableView;
+
+Q_DECLARE_METATYPE(cs::Layout)
+
+// The search's results as table rows; sorting reorders the rows, the rank column keeps the
+// rank by step time.
+class SearchResultsModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column {
+        Rank,
+        Tp,
+        Cp,
+        Pp,
+        Vp,
+        Dp,
+        MicroBatch,
+        Recompute,
+        Placement,
+        StepTime,
+        BreakdownFirst, // the nine breakdown entries follow, in Breakdown::named() order
+        Memory = BreakdownFirst + 9,
+        Mfu,
+        ColumnCount
+    };
+
+    explicit SearchResultsModel(QObject* parent = nullptr);
+
+    void setResults(std::vector<cs::SearchResult> results);
+    const cs::SearchResult& resultAt(int row) const;
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
+    void sort(int column, Qt::SortOrder order) override;
+
+private:
+    struct Row {
+        int rank = 0;
+        cs::SearchResult result;
+    };
+    static double sortKey(const Row& row, int column);
+    static QString text(const Row& row, int column);
+
+    std::vector<Row> m_rows;
+};
+
+class SearchDialog : public QDialog {
+    Q_OBJECT
+public:
+    // Starts searching at once.
+    SearchDialog(const cs::ClusterDesc& cluster, const cs::RunDesc& run, QWidget* parent = nullptr);
+    ~SearchDialog() override;
+
+    bool isSearching() const { return m_worker.joinable(); }
+    bool wasCancelled() const { return m_cancelled; }
+    SearchResultsModel* resultsModel() const { return m_model; }
+    QTableView* table() const { return m_table; }
+
+public slots:
+    void cancelSearch();
+
+signals:
+    // Apply: the configuration to put into the run (parallelism, placement, micro-batch).
+    void layoutChosen(const cs::Layout& layout);
+    void searchFinished();
+
+private:
+    void startSearch();
+    void showProgress(qint64 done, qint64 total);
+    void showOutcome(const cs::SearchOutcome& outcome);
+    void applySelected();
+    void stopWorker();
+    QString ownLayoutSummary(const cs::SearchOutcome& outcome) const;
+
+    const cs::ClusterDesc m_cluster;
+    const cs::RunDesc m_run;
+    std::optional<cs::Evaluation> m_own; // the run's own layout, when valid on the cluster
+    std::atomic<bool> m_cancel{false};
+    std::thread m_worker;
+    bool m_cancelled = false;
+
+    QLabel* m_status = nullptr;
+    QProgressBar* m_progress = nullptr;
+    QPushButton* m_cancelButton = nullptr;
+    QPushButton* m_applyButton = nullptr;
+    QTableView* m_table = nullptr;
+    SearchResultsModel* m_model = nullptr;
+};
