@@ -1,0 +1,281 @@
+#include "stepviews.h"
+
+#include <QAction>
+#include <QCheckBox>
+#include <QDockWidget>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMainWindow>
+#include <QMenuBar>
+#include <QPointer>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+#include "activitycolors.h"
+#include "activitylinks.h"
+#include "activityoverlay.h"
+#include "breakdownchart.h"
+#include "comparepanel.h"
+#include "document.h"
+#include "loader.h"
+#include "playbackbar.h"
+#include "scaling.h"
+#include "scalingchart.h"
+#include "timelineview.h"
+#include "topologyscene.h"
+#include "topologyview.h"
+
+namespace {
+
+QString legendHtml(const std::vector<LegendEntry>& entries)
+{
+    QStringList parts;
+    for (const LegendEntry& e : entries)
+        parts << QStringLiteral("<span style='color:%1'>&#9632;</span>&nbsp;%2")
+                     .arg(e.color.name(), e.label.toHtmlEscaped());
+    return parts.join(QStringLiteral("&nbsp;&nbsp; "));
+}
+
+QDockWidget* addDock(QMainWindow* window, QWidget* content, const QString& title,
+                     const QString& objectName, Qt::DockWidgetArea area)
+{
+    auto* dock = new QDockWidget(title, window);
+    dock->setObjectName(objectName);
+    dock->setWidget(content);
+    window->addDockWidget(area, dock);
+    return dock;
+}
+
+// Owns nothing but the wiring between the document and the step views.
+class StepViews : public QObject {
+public:
+    StepViews(QMainWindow* window, Document* document);
+
+private:
+    QWidget* createTimelinePanel();
+    void createDocks();
+    void createMenu();
+    void modelChanged();
+    void viewChanged();
+    void updateCompare();
+    void setTime(double timeS);
+    TopologyView* topologyView();
+    void showActivity();
+
+    QMainWindow* m_window;
+    Document* m_document;
+    TimelineView* m_timeline = nullptr;
+    QCheckBox* m_critical = nullptr;
+    PlaybackBar* m_bar = nullptr;
+    BreakdownChart* m_breakdown = nullptr;
+    ScalingChart* m_scaling = nullptr;
+    ComparePanel* m_compare = nullptr;
+    std::vector<QDockWidget*> m_docks;
+    ActivityOverlay m_overlay;
+    QPointer<TopologyView> m_topology;
+    QPointer<ActivityLinkLayer> m_links;
+};
+
+StepViews::StepViews(QMainWindow* window, Document* document)
+    : QObject(window)
+    , m_window(window)
+    , m_document(document)
+{
+    m_bar = new PlaybackBar(window);
+    window->addToolBar(Qt::TopToolBarArea, m_bar);
+    createDocks();
+    createMenu();
+
+    connect(m_bar, &PlaybackBar::stateEdited, this, [this](double t, double speed, bool playing) {
+        cs::ViewState view = m_document->view();
+        // Playing is watching what the GPUs do: the topology shows it.
+        if (playing && !view.playing)
+            view.colorBy = "activity";
+        view.timeS = t;
+        view.speed = speed;
+        view.playing = playing;
+        m_document->setView(view);
+    });
+    connect(m_timeline, &TimelineView::timeClicked, this, &StepViews::setTime);
+    connect(document, &Document::modelChanged, this, &StepViews::modelChanged);
+    connect(document, &Document::viewChanged, this, &StepViews::viewChanged);
+    if (document->hasModel()) {
+        modelChanged();
+        viewChanged();
+    }
+}
+
+QWidget* StepViews::createTimelinePanel()
+{
+    auto* panel = new QWidget;
+    m_timeline = new TimelineView(panel);
+    m_timeline->setObjectName(QStringLiteral("timelineView"));
+    m_critical = new QCheckBox(QObject::tr("Critical path"), panel);
+    m_critical->setToolTip(
+        QObject::tr("Dim what is off the critical path and outline what is on it"));
+    connect(m_critical, &QCheckBox::toggled, m_timeline, &TimelineView::setCriticalPathShown);
+    auto* whole = new QPushButton(QObject::tr("Whole step"), panel);
+    whole->setToolTip(QObject::tr("Zoom out to the whole step (wheel zooms, drag pans)"));
+    connect(whole, &QPushButton::clicked, m_timeline, &TimelineView::showWholeStep);
+    auto* legend = new QLabel(legendHtml(activityLegend()) + QStringLiteral("&nbsp;&nbsp;&nbsp; ") +
+                                  legendHtml(dimensionLegend()),
+                              panel);
+    legend->setTextFormat(Qt::RichText);
+
+    auto* controls = new QHBoxLayout;
+    controls->setContentsMargins(6, 2, 6, 0);
+    controls->addWidget(m_critical);
+    controls->addWidget(whole);
+    controls->addSpacing(12);
+    controls->addWidget(legend, 1);
+    auto* layout = new QVBoxLayout(panel);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(2);
+    layout->addLayout(controls);
+    layout->addWidget(m_timeline, 1);
+    return panel;
+}
+
+void StepViews::createDocks()
+{
+    m_docks.push_back(addDock(m_window, createTimelinePanel(), QObject::tr("Step Timeline"),
+                              QStringLiteral("timelineDock"), Qt::BottomDockWidgetArea));
+    m_breakdown = new BreakdownChart;
+    m_scaling = new ScalingChart;
+    m_compare = new ComparePanel;
+    QDockWidget* breakdown = addDock(m_window, m_breakdown, QObject::tr("Step Breakdown"),
+                                     QStringLiteral("breakdownDock"), Qt::RightDockWidgetArea);
+    QDockWidget* scaling = addDock(m_window, m_scaling, QObject::tr("Weak Scaling"),
+                                   QStringLiteral("scalingDock"), Qt::RightDockWidgetArea);
+    QDockWidget* compare = addDock(m_window, m_compare, QObject::tr("Compare"),
+                                   QStringLiteral("compareDock"), Qt::RightDockWidgetArea);
+    // One chart at a time: the charts share the side, the topology keeps the middle.
+    m_window->tabifyDockWidget(breakdown, scaling);
+    m_window->tabifyDockWidget(scaling, compare);
+    breakdown->raise();
+    m_docks.insert(m_docks.end(), {breakdown, scaling, compare});
+}
+
+void StepViews::createMenu()
+{
+    auto* menu = new QMenu(QObject::tr("&Playback"), m_window);
+    // Before Help, which stays last.
+    QAction* before = nullptr;
+    for (QAction* a : m_window->menuBar()->actions())
+        if (a->menu() && a->text().remove(QLatin1Char('&')) == QObject::tr("Help"))
+            before = a;
+    m_window->menuBar()->insertMenu(before, menu);
+
+    m_bar->playAction()->setShortcut(Qt::Key_Space);
+    m_bar->stepBackAction()->setShortcuts(
+        {Qt::Key_BracketLeft, QKeySequence(Qt::CTRL | Qt::Key_Left)});
+    m_bar->stepForwardAction()->setShortcuts(
+        {Qt::Key_BracketRight, QKeySequence(Qt::CTRL | Qt::Key_Right)});
+    m_bar->toStartAction()->setShortcut(Qt::Key_Home);
+    m_bar->loopAction()->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
+    m_bar->slowerAction()->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Down));
+    m_bar->fasterAction()->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Up));
+    menu->addActions({m_bar->playAction(), m_bar->stepBackAction(), m_bar->stepForwardAction(),
+                      m_bar->toStartAction(), m_bar->loopAction()});
+    menu->addSeparator();
+    menu->addActions({m_bar->slowerAction(), m_bar->fasterAction()});
+    // Shortcuts of actions that are only in a menu must be known to the window too.
+    m_window->addActions({m_bar->slowerAction(), m_bar->fasterAction()});
+    menu->addSeparator();
+    QAction* critical = menu->addAction(QObject::tr("Highlight &Critical Path"));
+    critical->setCheckable(true);
+    critical->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_K));
+    connect(critical, &QAction::toggled, m_critical, &QCheckBox::setChecked);
+    connect(m_critical, &QCheckBox::toggled, critical, &QAction::setChecked);
+    menu->addSeparator();
+    for (QDockWidget* dock : m_docks)
+        menu->addAction(dock->toggleViewAction());
+}
+
+void StepViews::modelChanged()
+{
+    const cs::Evaluation& eval = m_document->evaluation();
+    const cs::RunDesc& run = m_document->run();
+    m_timeline->setSchedule(eval.events, run.parallelism.pp, eval.stepTimeS);
+    m_bar->setSchedule(eval.events, eval.stepTimeS);
+    std::optional<double> measured;
+    if (run.measured)
+        measured = run.measured->stepTimeS;
+    m_breakdown->setEvaluation(eval, measured);
+    m_scaling->setPoints(cs::weakScaling(m_document->cluster(), run));
+    updateCompare();
+    m_overlay = ActivityOverlay(eval, m_document->placement());
+    showActivity();
+}
+
+void StepViews::updateCompare()
+{
+    const cs::Session& session = m_document->session();
+    if (!session.compare) {
+        m_compare->clear(QObject::tr("The session has no run to compare with."));
+        return;
+    }
+    const cs::ClusterRun& other = *session.compare;
+    cs::Diagnostics problems;
+    cs::checkRunOnCluster(other.run, other.cluster, "compare", "/compare/run", problems);
+    if (!problems.empty()) {
+        m_compare->clear(QObject::tr("The compare run does not fit its cluster:\n%1")
+                             .arg(QString::fromStdString(problems.formatAll())));
+        return;
+    }
+    const cs::Evaluation theirs = cs::evaluate(other.cluster, other.run, {.withEvents = false});
+    m_compare->setRuns(m_document->evaluation(),
+                       QString::fromStdString(session.run.name + " on " + session.cluster.name),
+                       theirs,
+                       QString::fromStdString(other.run.name + " on " + other.cluster.name));
+}
+
+void StepViews::viewChanged()
+{
+    const cs::ViewState& view = m_document->view();
+    m_timeline->setTime(view.timeS, view.playing);
+    m_bar->setState(view.timeS, view.speed, view.playing);
+    showActivity();
+}
+
+// The window's topology view may be created after the step views, or replaced.
+TopologyView* StepViews::topologyView()
+{
+    if (!m_topology) {
+        m_topology = m_window->findChild<TopologyView*>();
+        if (m_topology)
+            m_links = new ActivityLinkLayer(m_topology);
+    }
+    return m_topology;
+}
+
+// Applied on every view change, after the topology view's own update (connected before the
+// step views), which resets the colours when the mode or the model changes.
+void StepViews::showActivity()
+{
+    TopologyView* topology = topologyView();
+    if (!topology || !topology->scene())
+        return;
+    const cs::ViewState& view = m_document->view();
+    const bool active = view.colorBy == "activity";
+    m_links->setVisible(active);
+    if (!active)
+        return;
+    topology->scene()->renderer().setGpuColors(m_overlay.colorsAt(view.timeS));
+    m_links->setLinkUse(m_overlay.linkUseAt(view.timeS));
+    topology->update();
+}
+
+void StepViews::setTime(double timeS)
+{
+    cs::ViewState view = m_document->view();
+    view.timeS = timeS;
+    m_document->setView(view);
+}
+
+} // namespace
+
+void addStepViews(QMainWindow* window, Document* document)
+{
+    new StepViews(window, document);
+}

@@ -1,0 +1,35 @@
+#pragma once
+// Where the predicted step's time goes: the critical-path breakdown as one stacked bar (the
+// measured step time beside it, when the run has one), and each dimension's communication
+// split into what is exposed and what hides under compute. Rebuilt only for a new evaluation.
+
+#include <QWidget>
+#include <optional>
+
+#include "costmodel.h"
+
+class QChart;
+class QChartView;
+
+class BreakdownChart : public QWidget {
+    Q_OBJECT
+public:
+    explicit BreakdownChart(QWidget* parent = nullptr);
+
+    void setEvaluation(const cs::Evaluation& evaluation, std::optional<double> measuredStepS);
+
+    QChart* stepChart() const;
+    QChart* communicationChart() const;
+
+    QSize sizeHint() const override { return {420, 460}; }
+
+private:
+    void buildStepChart(const cs::Evaluation& evaluation, std::optional<double> measuredStepS);
+    void buildCommunicationChart(const cs::Evaluation& evaluation);
+
+    QChartView* m_stepView = nullptr;
+    QChartView* m_commView = nullptr;
+};
+
+// "1.234 s" or "12.3 ms": seconds as a chart label shows them.
+QString formatSeconds(double s);

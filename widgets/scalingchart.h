@@ -1,0 +1,25 @@
+#pragma once
+// Weak scaling of the run: step time and efficiency against the GPU count, at constant work
+// per GPU, with the cluster's own size marked.
+
+#include <QWidget>
+#include <vector>
+
+#include "scaling.h"
+
+class QChart;
+class QChartView;
+
+class ScalingChart : public QWidget {
+    Q_OBJECT
+public:
+    explicit ScalingChart(QWidget* parent = nullptr);
+
+    void setPoints(const std::vector<cs::ScalingPoint>& points);
+    QChart* chart() const;
+
+    QSize sizeHint() const override { return {420, 320}; }
+
+private:
+    QChartView* m_view = nullptr;
+};
