@@ -1,0 +1,86 @@
+#include "render.h"
+
+#include <QImage>
+#include <QPainter>
+#include <cstdio>
+
+#include "activitylinks.h"
+#include "activityoverlay.h"
+#include "document.h"
+#include "documentio.h"
+#include "gpucolors.h"
+#include "legendwidget.h"
+#include "topologyscene.h"
+
+namespace {
+
+int fail(int status, const QString& message)
+{
+    std::fprintf(stderr, "%s\n", qPrintable(message));
+    return status;
+}
+
+} // namespace
+
+int renderToPng(const RenderRequest& request)
+{
+    QString problems;
+    auto session = loadSessionFromFile(request.input, &problems);
+    if (!session)
+        return fail(1, problems);
+    Document document;
+    document.setSession(std::move(*session), request.input);
+    cs::ViewState view = document.view();
+    if (!request.colorBy.isEmpty()) {
+        if (!colorByFromString(request.colorBy.toStdString()))
+            return fail(2, QStringLiteral("clusterscope: --color-by takes tp, cp, pp, dp, domain, "
+                                          "memory or activity, not '%1'")
+                               .arg(request.colorBy));
+        view.colorBy = request.colorBy.toStdString();
+    }
+    if (request.selectRank >= 0) {
+        if (request.selectRank >= document.placement().worldSize())
+            return fail(1, QStringLiteral("%1: --select %2: the run has ranks 0 to %3")
+                               .arg(request.input)
+                               .arg(request.selectRank)
+                               .arg(document.placement().worldSize() - 1));
+        view.highlightRank = request.selectRank;
+    }
+    if (request.timeS >= 0)
+        view.timeS = request.timeS;
+    document.setView(view);
+
+    // The window shows the legend in a dock beside the view; the image gives it a strip
+    // below the view when there is room.
+    const QSizeF size(request.size);
+    const double legendWidth = std::min(size.width() - 16, 900.0);
+    const Legend legend =
+        legendFor(colorByFromString(view.colorBy).value_or(ColorBy::PP), document.topology(),
+                  document.placement(), document.evaluation());
+    const double legendStrip = legendHeight(legend, legendWidth) + 16;
+    const bool withLegend = legendWidth >= 300 && legendStrip <= size.height() * 0.35;
+    const QSizeF viewSize(size.width(), size.height() - (withLegend ? legendStrip : 0));
+    TopologyScene scene(document.topology(), document.placement(), document.evaluation(),
+                        viewSize.width() / viewSize.height());
+    scene.applyView(view);
+    const bool activity = view.colorBy == "activity";
+    ActivityOverlay overlay;
+    if (activity) {
+        overlay = ActivityOverlay(document.evaluation(), document.placement());
+        scene.renderer().setGpuColors(overlay.colorsAt(view.timeS));
+    }
+    QImage image(request.size, QImage::Format_ARGB32_Premultiplied);
+    image.fill(TopologyRenderer::background());
+    QPainter painter(&image);
+    scene.renderer().paint(painter, scene.transform(view, viewSize));
+    if (activity)
+        paintActivityLinks(painter, scene.layout(), scene.transform(view, viewSize),
+                           overlay.linkUseAt(view.timeS));
+    if (withLegend)
+        paintLegendIn(painter, legend,
+                      QRectF(8, viewSize.height() + 8, legendWidth, legendStrip - 16));
+    painter.end();
+    if (!image.save(request.output, "PNG"))
+        return fail(1, QStringLiteral("%1: cannot write the PNG").arg(request.output));
+    return 0;
+}

@@ -1,0 +1,195 @@
+#include <catch2/catch.hpp>
+
+#include <QImage>
+#include <QPainter>
+#include <QTemporaryDir>
+#include <algorithm>
+#include <iterator>
+#include <set>
+
+#include "document.h"
+#include "documentio.h"
+#include "gpucolors.h"
+#include "guitestutil.h"
+#include "inspectorpanel.h"
+#include "render.h"
+#include "topologyscene.h"
+
+namespace {
+
+const char* const kSamples[] = {
+    "fairwater-gb200-128.csession",      "fairwater-gb200-112-llama405b.run.json",
+    "ndv5-h100-1344-gpt3-175b.csession", "ndv5-h100-128-gpt3-175b.run.json",
+    "ndv5-h200-64-gpt3-175b.run.json",
+};
+const QSize kSize(1600, 1000);
+
+std::unique_ptr<Document> openSample(const char* name)
+{
+    QString problems;
+    auto session = loadSessionFromFile(sampleFile(name), &problems);
+    INFO(problems.toStdString());
+    REQUIRE(session);
+    auto doc = std::make_unique<Document>();
+    doc->setSession(std::move(*session), sampleFile(name));
+    return doc;
+}
+
+QImage renderScene(TopologyScene& scene, const cs::ViewState& view)
+{
+    scene.applyView(view);
+    QImage image(kSize, QImage::Format_ARGB32_Premultiplied);
+    QPainter painter(&image);
+    scene.renderer().paint(painter, scene.transform(view, QSizeF(kSize)));
+    return image;
+}
+
+// The colour a mode gives a GPU, worked out from the model, not from the renderer's palette.
+QColor expectedColor(const std::string& mode, int gpu, const Document& doc)
+{
+    const cs::Placement& pl = doc.placement();
+    if (mode == "tp")
+        return categoricalColor(pl.groupIndex(gpu, cs::Dim::TP) % kCategoricalColors);
+    if (mode == "cp")
+        return categoricalColor(pl.groupIndex(gpu, cs::Dim::CP) % kCategoricalColors);
+    if (mode == "dp")
+        return categoricalColor(pl.groupIndex(gpu, cs::Dim::DP) % kCategoricalColors);
+    if (mode == "pp")
+        return categoricalColor(pl.coord(gpu)[cs::Dim::PP]);
+    if (mode == "domain")
+        return categoricalColor(doc.topology().gpus()[size_t(gpu)].domain % kCategoricalColors);
+    const double used = doc.evaluation().memoryGiBPerStage[size_t(pl.coord(gpu)[cs::Dim::PP])];
+    const double fraction = used / doc.cluster().gpu.hbmGiB;
+    const int step =
+        fraction > 1 ? kMemorySteps : std::min(kMemorySteps - 1, int(fraction * kMemorySteps));
+    return memoryColor(step == kMemorySteps ? 1.5 : (step + 0.5) / kMemorySteps);
+}
+
+QRgb pixelAtCell(const QImage& image, const ViewTransform& t, const QRectF& cell)
+{
+    return image.pixel(t.toScreen(cell.center()).toPoint());
+}
+
+} // namespace
+
+TEST_CASE("each sample renders each colour mode with the model's colour in known GPU cells")
+{
+    for (const char* sample : kSamples) {
+        auto doc = openSample(sample);
+        TopologyScene scene(doc->topology(), doc->placement(), doc->evaluation(), 1.6);
+        const int gpus = int(doc->topology().gpus().size());
+        for (const std::string mode : {"tp", "cp", "pp", "dp", "domain", "memory"}) {
+            cs::ViewState view;
+            view.colorBy = mode;
+            const QImage image = renderScene(scene, view);
+            const ViewTransform t = scene.transform(view, QSizeF(kSize));
+            REQUIRE(t.scale >= 2.0); // a GPU cell is at least a few pixels at fit-to-view
+            for (int g : {0, 1, 5, gpus / 3, gpus / 2 + 7, gpus - 1}) {
+                INFO(sample << " colour by " << mode << ", GPU " << g);
+                CHECK(pixelAtCell(image, t, scene.layout().gpuRect(g)) ==
+                      expectedColor(mode, g, *doc).rgb());
+            }
+        }
+    }
+}
+
+TEST_CASE("on Fairwater, TP/CP/PP stay in the rack and DP repeats the same colours in every rack")
+{
+    auto doc = openSample("fairwater-gb200-128.csession");
+    const cs::Placement& pl = doc->placement();
+    CHECK(pl.dimension(cs::Dim::TP).insideDomain());
+    CHECK(pl.dimension(cs::Dim::CP).insideDomain());
+    CHECK(pl.dimension(cs::Dim::PP).insideDomain());
+    CHECK_FALSE(pl.dimension(cs::Dim::DP).insideDomain());
+    TopologyScene scene(doc->topology(), pl, doc->evaluation(), 1.6);
+    cs::ViewState view;
+    view.colorBy = "dp";
+    const QImage image = renderScene(scene, view);
+    const ViewTransform t = scene.transform(view, QSizeF(kSize));
+    const int perRack = 64;
+    for (int local : {0, 9, 63})
+        for (int rack : {1, 17, 127})
+            CHECK(pixelAtCell(image, t, scene.layout().gpuRect(rack * perRack + local)) ==
+                  pixelAtCell(image, t, scene.layout().gpuRect(local)));
+    const Legend legend = scene.legend();
+    REQUIRE(legend.notes.size() == 4);
+    CHECK(legend.notes[0].contains("inside NVLink domain"));
+    CHECK(legend.notes[3].contains("crosses fabric"));
+}
+
+TEST_CASE("selecting a rank highlights exactly the members of its TP, CP, PP and DP groups")
+{
+    auto doc = openSample("fairwater-gb200-128.csession");
+    const cs::Placement& pl = doc->placement();
+    TopologyScene scene(doc->topology(), pl, doc->evaluation(), 1.6);
+    for (int rank : {0, 77, 5000}) {
+        INFO("rank " << rank);
+        const GroupSelection sel = selectRank(rank, scene.layout(), pl);
+        std::set<int> expected;
+        for (cs::Dim d : cs::kAllDims) {
+            const auto members = pl.groupMembers(rank, d);
+            CHECK(sel.members[size_t(d)] == members);
+            expected.insert(members.begin(), members.end());
+        }
+        // DP crosses racks: its NIC links and the leaf uplinks are lit; TP uses NVLink only.
+        CHECK(sel.bundles[size_t(cs::Dim::DP)].size() > 1);
+        CHECK(sel.bundles[size_t(cs::Dim::TP)].empty());
+        for (int link : sel.links[size_t(cs::Dim::TP)])
+            CHECK(doc->topology().links()[size_t(link)].cls == cs::LinkClass::NVLink);
+
+        // In the picture, every GPU but the members is dimmed.
+        cs::ViewState view;
+        view.colorBy = "pp";
+        view.highlightRank = rank;
+        const QImage image = renderScene(scene, view);
+        const ViewTransform t = scene.transform(view, QSizeF(kSize));
+        const GpuColors& colors = scene.renderer().gpuColors();
+        std::set<int> lit;
+        for (int g = 0; g < int(doc->topology().gpus().size()); ++g)
+            if (pixelAtCell(image, t, scene.layout().gpuRect(g)) !=
+                TopologyRenderer::dimmed(colors.colorOf(g)).rgb())
+                lit.insert(g);
+        std::vector<int> wrong;
+        std::set_symmetric_difference(lit.begin(), lit.end(), expected.begin(), expected.end(),
+                                      std::back_inserter(wrong));
+        CHECK(wrong == std::vector<int>{});
+    }
+}
+
+TEST_CASE("inspector says where each group of the selected rank runs")
+{
+    auto doc = openSample("ndv5-h100-1344-gpt3-175b.csession");
+    InspectorPanel panel;
+    panel.showRank(doc->topology(), doc->placement(), doc->evaluation(), 9);
+    const QString text = panel.text();
+    CHECK(text.contains("Rank 9"));
+    CHECK(text.contains("tp 1, cp 0, pp 2, dp 0"));
+    CHECK(text.contains("inside NVLink domain")); // TP 4 in the 8-GPU node
+    CHECK(text.contains("crosses fabric"));       // PP and DP leave the node
+}
+
+TEST_CASE("--render writes a PNG of the asked size, and reports bad input")
+{
+    QTemporaryDir dir;
+    for (QSize size : {QSize(800, 500), QSize(333, 777)}) {
+        RenderRequest request;
+        request.input = sampleFile("fairwater-gb200-128.csession");
+        request.output = dir.filePath(QStringLiteral("out.png"));
+        request.size = size;
+        request.colorBy = QStringLiteral("dp");
+        request.selectRank = 3;
+        REQUIRE(renderToPng(request) == 0);
+        const QImage image(request.output);
+        CHECK(image.size() == size);
+    }
+    RenderRequest missing;
+    missing.input = dir.filePath(QStringLiteral("nothing.csession"));
+    missing.output = dir.filePath(QStringLiteral("never.png"));
+    CHECK(renderToPng(missing) == 1);
+    CHECK_FALSE(QFile::exists(missing.output));
+    RenderRequest badRank;
+    badRank.input = sampleFile("ndv5-h200-64-gpt3-175b.run.json");
+    badRank.output = missing.output;
+    badRank.selectRank = 512;
+    CHECK(renderToPng(badRank) == 1);
+}

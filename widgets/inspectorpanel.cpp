@@ -1,0 +1,156 @@
+#include "inspectorpanel.h"
+
+#include <QTextBrowser>
+#include <QVBoxLayout>
+#include <set>
+
+#include "costmodel.h"
+#include "gpucolors.h"
+#include "placement.h"
+#include "topology.h"
+#include "topologyrenderer.h"
+
+namespace {
+
+QString row(const QString& key, const QString& value)
+{
+    return QStringLiteral("<tr><td style='color:#9aa3ad;padding-right:8px'>%1</td><td>%2</td></tr>")
+        .arg(key.toHtmlEscaped(), value);
+}
+
+QString membersText(const std::vector<int>& members)
+{
+    constexpr size_t kShown = 8;
+    QStringList parts;
+    for (size_t i = 0; i < std::min(members.size(), kShown); ++i)
+        parts << QString::number(members[i]);
+    if (members.size() > kShown)
+        parts << QStringLiteral("... %1 ranks").arg(members.size());
+    return parts.join(QStringLiteral(", "));
+}
+
+QString clusterSummary(const cs::Topology& topology, const cs::Placement& placement)
+{
+    const cs::ClusterDesc& c = topology.cluster();
+    QString html =
+        QStringLiteral("<h3>%1</h3><table>").arg(QString::fromStdString(c.name).toHtmlEscaped());
+    html += row(QObject::tr("GPUs"), QObject::tr("%1 x %2 in %3 racks of %4 nodes")
+                                         .arg(c.gpuCount())
+                                         .arg(QString::fromStdString(c.gpu.name))
+                                         .arg(c.racks)
+                                         .arg(c.nodesPerRack));
+    html += row(QObject::tr("NVLink domain"),
+                QObject::tr("%1 GPUs (one %2)")
+                    .arg(topology.domainSize())
+                    .arg(c.scaleUp.domain == cs::DomainKind::Rack ? QObject::tr("rack")
+                                                                  : QObject::tr("node")));
+    for (cs::Dim d : cs::kAllDims)
+        html += row(QString::fromLatin1(cs::toString(d)).toUpper() +
+                        QStringLiteral(" %1").arg(placement.size(d)),
+                    placementSummary(placement, d).toHtmlEscaped());
+    html += QStringLiteral("</table><p style='color:#9aa3ad'>%1</p>")
+                .arg(QObject::tr("Click a GPU to see its rank, groups and links."));
+    return html;
+}
+
+} // namespace
+
+QString inspectorHtml(const cs::Topology& topology, const cs::Placement& placement,
+                      const cs::Evaluation& evaluation, int rank)
+{
+    if (rank < 0 || rank >= placement.worldSize())
+        return clusterSummary(topology, placement);
+    const cs::ClusterDesc& c = topology.cluster();
+    const int gpu = placement.gpuOfRank(rank);
+    const cs::Gpu& g = topology.gpus()[size_t(gpu)];
+    const cs::RankCoord coord = placement.coord(rank);
+    QString html = QObject::tr("<h3>Rank %1</h3><table>").arg(rank);
+    html += row(QObject::tr("GPU"), QObject::tr("%1 (%2), GPU %3 of node %4, rack %5")
+                                        .arg(gpu)
+                                        .arg(QString::fromStdString(c.gpu.name))
+                                        .arg(g.local)
+                                        .arg(g.node)
+                                        .arg(g.rack));
+    html += row(QObject::tr("NVLink domain"), QString::number(g.domain));
+    html += row(QObject::tr("Coordinates"), QStringLiteral("tp %1, cp %2, pp %3, dp %4")
+                                                .arg(coord[cs::Dim::TP])
+                                                .arg(coord[cs::Dim::CP])
+                                                .arg(coord[cs::Dim::PP])
+                                                .arg(coord[cs::Dim::DP]));
+    const int stage = coord[cs::Dim::PP];
+    if (size_t(stage) < evaluation.memoryGiBPerStage.size()) {
+        const double mem = evaluation.memoryGiBPerStage[size_t(stage)];
+        html += row(QObject::tr("Memory"),
+                    QObject::tr("%1 GiB of %2 GiB HBM (stage %3)%4")
+                        .arg(mem, 0, 'f', 1)
+                        .arg(c.gpu.hbmGiB)
+                        .arg(stage)
+                        .arg(mem > c.gpu.hbmGiB ? QObject::tr(": does not fit") : QString()));
+    }
+    html += QStringLiteral("</table><h4>%1</h4><table>").arg(QObject::tr("Groups"));
+    bool usesNvLink = false, usesFabric = false;
+    for (cs::Dim d : cs::kAllDims) {
+        const std::vector<int> members = placement.groupMembers(rank, d);
+        std::set<int> domains;
+        for (int r : members)
+            domains.insert(topology.gpus()[size_t(placement.gpuOfRank(r))].domain);
+        const bool crosses = domains.size() > 1;
+        if (members.size() > 1)
+            (crosses ? usesFabric : usesNvLink) = true;
+        const QString where =
+            members.size() <= 1 ? QObject::tr("size 1")
+            : crosses ? QObject::tr("<b style='color:#ff9e9e'>crosses fabric</b> (%1 domains)")
+                            .arg(domains.size())
+                      : QObject::tr("<b style='color:#a8e07a'>inside NVLink domain</b>");
+        const QColor color = TopologyRenderer::selectionColor(d);
+        html += row(QStringLiteral("%1 group %2")
+                        .arg(QString::fromLatin1(cs::toString(d)).toUpper())
+                        .arg(placement.groupIndex(rank, d)),
+                    QStringLiteral("<span style='color:%1'>&#9632;</span> %2<br>%3")
+                        .arg(color.name(), where, membersText(members)));
+    }
+    html += QStringLiteral("</table><h4>%1</h4><table>").arg(QObject::tr("Links its traffic uses"));
+    if (usesNvLink)
+        html += row(QString::fromStdString(c.scaleUp.name).toHtmlEscaped(),
+                    QObject::tr("%1 GB/s per direction per GPU, %2 us")
+                        .arg(c.nvlinkGBpsPerDirection())
+                        .arg(c.scaleUp.latencyUs));
+    if (usesFabric) {
+        html += row(QObject::tr("NIC to leaf L%1").arg(topology.switches()[size_t(g.leaf)].index),
+                    QObject::tr("%1 GB/s per direction (%2 Gb/s), %3 us")
+                        .arg(c.nicGBpsPerDirection())
+                        .arg(c.scaleOut.GbpsPerGpu)
+                        .arg(c.scaleOut.latencyUs));
+        for (int tier = 2; tier <= c.scaleOut.topology.tiers; ++tier)
+            html +=
+                row(QObject::tr("Tier %1 uplinks").arg(tier),
+                    QObject::tr("oversubscription %1:1").arg(c.scaleOut.topology.oversubscription));
+    }
+    html += QStringLiteral("</table>");
+    return html;
+}
+
+InspectorPanel::InspectorPanel(QWidget* parent)
+    : QWidget(parent)
+    , m_text(new QTextBrowser(this))
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_text);
+}
+
+void InspectorPanel::showRank(const cs::Topology& topology, const cs::Placement& placement,
+                              const cs::Evaluation& evaluation, int rank)
+{
+    m_text->setHtml(inspectorHtml(topology, placement, evaluation, rank));
+}
+
+void InspectorPanel::clear()
+{
+    m_text->clear();
+}
+
+QString InspectorPanel::text() const
+{
+    return m_text->toPlainText();
+}

@@ -1,0 +1,30 @@
+#pragma once
+// Everything about the selected rank: where it runs, its coordinates and groups, whether
+// each group stays inside the NVLink domain or crosses the fabric, its memory and the
+// bandwidth of each link class its traffic uses.
+
+#include <QWidget>
+
+class QTextBrowser;
+namespace cs {
+class Topology;
+class Placement;
+struct Evaluation;
+} // namespace cs
+
+// The inspector's text (HTML) for a rank; without a rank, the cluster and placement summary.
+QString inspectorHtml(const cs::Topology& topology, const cs::Placement& placement,
+                      const cs::Evaluation& evaluation, int rank);
+
+class InspectorPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit InspectorPanel(QWidget* parent = nullptr);
+    void showRank(const cs::Topology& topology, const cs::Placement& placement,
+                  const cs::Evaluation& evaluation, int rank);
+    void clear();
+    QString text() const;
+
+private:
+    QTextBrowser* m_text = nullptr;
+};

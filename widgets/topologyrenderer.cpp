@@ -1,0 +1,536 @@
+#include "topologyrenderer.h"
+
+#include <QFontMetricsF>
+#include <QObject>
+#include <QPainter>
+#include <algorithm>
+#include <cmath>
+
+#include "placement.h"
+
+namespace {
+
+const QColor kRackFill(0x23, 0x27, 0x2e);
+const QColor kRackOutline(0x3d, 0x44, 0x4e);
+const QColor kDomainOutline(0x76, 0xb9, 0x00); // NVLink domain
+const QColor kTrayFill(0x2e, 0x34, 0x3d);
+const QColor kNvSwitchFill(0x41, 0x5e, 0x1c);
+const QColor kNvLinkLine(0x3f, 0x63, 0x1a);
+const QColor kLabel(0xc8, 0xcd, 0xd4);
+const QColor kHover(0xff, 0xff, 0xff);
+const std::array<QColor, 4> kTierFill{QColor(), QColor(0x4a, 0x90, 0xc2), QColor(0x8e, 0x6b, 0xc4),
+                                      QColor(0xc4, 0x6b, 0x9b)};
+const std::array<QColor, 4> kTierLine{QColor(), QColor(0x2f, 0x5a, 0x78), QColor(0x4f, 0x3f, 0x72),
+                                      QColor(0x6e, 0x3f, 0x59)};
+
+int tierOf(cs::LinkClass cls)
+{
+    return cls == cs::LinkClass::ScaleOut1 ? 1 : cls == cs::LinkClass::ScaleOut2 ? 2 : 3;
+}
+
+QRect cellOnScreen(const QRectF& s)
+{
+    const int x0 = int(std::lround(s.left())), y0 = int(std::lround(s.top()));
+    const int x1 = std::max(x0 + 1, int(std::lround(s.right())));
+    const int y1 = std::max(y0 + 1, int(std::lround(s.bottom())));
+    return {x0, y0, x1 - x0, y1 - y0};
+}
+
+// A wide line as parallel one-pixel lines: far cheaper than a wide pen in the raster engine.
+void appendThickLine(std::vector<QLineF>& out, const QLineF& line, int width)
+{
+    const QPointF d = line.p2() - line.p1();
+    const QPointF step = std::abs(d.x()) > std::abs(d.y()) ? QPointF(0, 1) : QPointF(1, 0);
+    for (int i = 0; i < width; ++i)
+        out.push_back(line.translated(step * (i - (width - 1) / 2.0)));
+}
+
+void drawThickLine(QPainter& p, const QLineF& line, int width)
+{
+    std::vector<QLineF> lines;
+    appendThickLine(lines, line, width);
+    p.drawLines(lines.data(), int(lines.size()));
+}
+
+bool lineVisible(const QLineF& line, const QRectF& visible)
+{
+    return QRectF(line.p1(), line.p2()).normalized().adjusted(-1, -1, 1, 1).intersects(visible);
+}
+
+QFont pixelFont(double px, bool bold = false)
+{
+    QFont f;
+    f.setPixelSize(std::max(7, int(px)));
+    f.setBold(bold);
+    return f;
+}
+
+} // namespace
+
+TopologyRenderer::TopologyRenderer(const TopologyLayout& layout, const cs::Placement& placement)
+    : m_layout(layout)
+    , m_placement(placement)
+{
+    m_colors.palette = {0xff808080};
+    m_colors.index.assign(layout.topology().gpus().size(), 0);
+}
+
+QColor TopologyRenderer::background()
+{
+    return QColor(0x16, 0x19, 0x1d);
+}
+
+QColor TopologyRenderer::selectionColor(cs::Dim dim)
+{
+    switch (dim) {
+    case cs::Dim::TP:
+        return QColor(0xff, 0x55, 0x55);
+    case cs::Dim::CP:
+        return QColor(0xff, 0xc0, 0x3a);
+    case cs::Dim::PP:
+        return QColor(0x3a, 0xc8, 0xff);
+    case cs::Dim::DP:
+        return QColor(0xff, 0x4d, 0xe1);
+    }
+    return Qt::white;
+}
+
+QColor TopologyRenderer::dimmed(QRgb color)
+{
+    const QColor c(color);
+    const QColor bg = background();
+    // A quarter of the colour over the background: still readable, clearly not selected.
+    return QColor((c.red() + 3 * bg.red()) / 4, (c.green() + 3 * bg.green()) / 4,
+                  (c.blue() + 3 * bg.blue()) / 4);
+}
+
+void TopologyRenderer::setGpuColors(GpuColors colors)
+{
+    m_colors = std::move(colors);
+}
+
+void TopologyRenderer::setSelection(GroupSelection selection)
+{
+    m_selection = std::move(selection);
+    m_isMember.assign(m_layout.topology().gpus().size(), 0);
+    for (const auto& members : m_selection.members)
+        for (int g : members)
+            m_isMember[size_t(g)] = 1;
+}
+
+void TopologyRenderer::paint(QPainter& painter, const ViewTransform& view)
+{
+    ensureStaticLayer(view, painter.device()->devicePixelRatioF());
+    const LevelOfDetail lod = levelOfDetail(view.scale);
+    painter.save();
+    painter.setRenderHint(QPainter::Antialiasing, false);
+    painter.setCompositionMode(QPainter::CompositionMode_Source); // opaque: a plain copy
+    painter.drawImage(QPointF(0, 0), m_static);
+    painter.setCompositionMode(QPainter::CompositionMode_SourceOver);
+    // Lit links go under the GPU cells: they show in the aisles and the fabric band without
+    // hiding the GPUs of racks they pass over.
+    drawSelectedLinks(painter, view, lod);
+    drawGpuCells(painter);
+    drawSelectedGpus(painter, view);
+    drawGpuLabels(painter);
+    drawHover(painter, view);
+    painter.restore();
+}
+
+void TopologyRenderer::ensureStaticLayer(const ViewTransform& view, qreal dpr)
+{
+    const QSize pixels = (view.viewport * dpr).toSize();
+    if (m_staticValid && m_static.size() == pixels && m_staticView.scale == view.scale &&
+        m_staticView.center == view.center && m_static.devicePixelRatioF() == dpr)
+        return;
+    // A pan by whole device pixels reuses the old layer: only the uncovered strips are drawn.
+    const QPointF shift = (m_staticView.center - view.center) * view.scale * dpr;
+    const bool scroll =
+        m_staticValid && m_static.size() == pixels && m_staticView.scale == view.scale &&
+        m_static.devicePixelRatioF() == dpr && std::abs(shift.x() - std::round(shift.x())) < 1e-3 &&
+        std::abs(shift.y() - std::round(shift.y())) < 1e-3 &&
+        std::abs(shift.x()) < pixels.width() && std::abs(shift.y()) < pixels.height();
+    m_staticView = view;
+    m_staticValid = true;
+    if (m_scratch.size() != pixels)
+        m_scratch = QImage(pixels, QImage::Format_ARGB32_Premultiplied);
+    m_scratch.setDevicePixelRatio(dpr);
+    findVisibleGpus(view);
+    prepareGpuLabels(view);
+
+    const LevelOfDetail lod = levelOfDetail(view.scale);
+    QPainter p(&m_scratch);
+    if (!scroll) {
+        drawStatic(p, view, lod, view.visibleWorld());
+    } else {
+        const QPoint offset(int(std::lround(shift.x())), int(std::lround(shift.y())));
+        p.setCompositionMode(QPainter::CompositionMode_Source);
+        p.drawImage(QPointF(offset) / dpr, m_static);
+        p.setCompositionMode(QPainter::CompositionMode_SourceOver);
+        const QRectF all(QPointF(0, 0), view.viewport);
+        const QRectF kept = all.translated(QPointF(offset) / dpr) & all;
+        const QRectF strips[] = {
+            QRectF(all.left(), all.top(), all.width(), kept.top() - all.top()),
+            QRectF(all.left(), kept.bottom(), all.width(), all.bottom() - kept.bottom()),
+            QRectF(all.left(), kept.top(), kept.left() - all.left(), kept.height()),
+            QRectF(kept.right(), kept.top(), all.right() - kept.right(), kept.height()),
+        };
+        for (const QRectF& strip : strips) {
+            if (strip.width() <= 0 || strip.height() <= 0)
+                continue;
+            p.setClipRect(strip);
+            drawStatic(p, view, lod,
+                       QRectF(view.toWorld(strip.topLeft()), strip.size() / view.scale));
+        }
+    }
+    p.end();
+    std::swap(m_static, m_scratch);
+}
+
+void TopologyRenderer::findVisibleGpus(const ViewTransform& view)
+{
+    const cs::Topology& topo = m_layout.topology();
+    const QRectF visible = view.visibleWorld();
+    m_visibleGpus.clear();
+    m_gpuCells.clear();
+    const int gpusPerRack = topo.cluster().nodesPerRack * topo.cluster().gpusPerNode;
+    for (size_t r = 0; r < topo.racks().size(); ++r) {
+        if (!m_layout.rackRect(int(r)).intersects(visible))
+            continue;
+        const int first = topo.racks()[r].firstGpu;
+        for (int g = first; g < first + gpusPerRack; ++g) {
+            const QRectF cell = m_layout.gpuRect(g);
+            if (!cell.intersects(visible))
+                continue;
+            m_visibleGpus.push_back(g);
+            m_gpuCells.push_back(cellOnScreen(view.toScreen(cell)));
+        }
+    }
+}
+
+void TopologyRenderer::drawStatic(QPainter& p, const ViewTransform& view, const LevelOfDetail& lod,
+                                  const QRectF& cull) const
+{
+    p.fillRect(view.toScreen(cull), background());
+    p.setRenderHint(QPainter::Antialiasing, false);
+    // Labels and wide lines reach a little beyond what they belong to.
+    const QRectF reach =
+        cull.adjusted(-60 / view.scale, -60 / view.scale, 60 / view.scale, 60 / view.scale);
+    drawLinks(p, view, lod, reach);
+    drawRacks(p, view, lod, reach);
+    drawSwitches(p, view, lod, reach);
+}
+
+void TopologyRenderer::drawLinks(QPainter& p, const ViewTransform& view, const LevelOfDetail& lod,
+                                 const QRectF& visible) const
+{
+    const cs::Topology& topo = m_layout.topology();
+    if (!lod.gpuLinks) {
+        // Far out: one line per bundle, its width saying its bandwidth; batched per tier.
+        std::array<double, 4> maxGBps{};
+        for (const LinkBundle& b : m_layout.bundles())
+            maxGBps[size_t(tierOf(b.cls))] = std::max(maxGBps[size_t(tierOf(b.cls))], b.GBps);
+        std::array<std::vector<QLineF>, 4> lines;
+        for (const LinkBundle& b : m_layout.bundles()) {
+            if (!lineVisible(b.line, visible))
+                continue;
+            const int tier = tierOf(b.cls);
+            const int width = 1 + int(std::lround(4.0 * b.GBps / maxGBps[size_t(tier)]));
+            appendThickLine(lines[size_t(tier)],
+                            QLineF(view.toScreen(b.line.p1()), view.toScreen(b.line.p2())), width);
+        }
+        for (size_t tier = 1; tier <= 3; ++tier) {
+            p.setPen(QPen(kTierLine[tier], 0));
+            p.drawLines(lines[tier].data(), int(lines[tier].size()));
+        }
+        return;
+    }
+    // Close in: every link whose GPU or switch is in view.
+    const auto& links = topo.links();
+    std::array<std::vector<QLineF>, 4> lines; // by tier, 0 for NVLink
+    auto add = [&](int i) {
+        const cs::LinkClass cls = links[size_t(i)].cls;
+        const QLineF l = m_layout.linkLine(i);
+        lines[size_t(cls == cs::LinkClass::NVLink ? 0 : tierOf(cls))].emplace_back(
+            view.toScreen(l.p1()), view.toScreen(l.p2()));
+    };
+    for (int g : m_visibleGpus)
+        for (int i = topo.firstLinkOfGpu(g); i < topo.firstLinkOfGpu(g) + topo.linksPerGpu(); ++i)
+            add(i);
+    for (size_t i = 0; i < links.size(); ++i)
+        if ((links[i].cls == cs::LinkClass::ScaleOut2 ||
+             links[i].cls == cs::LinkClass::ScaleOut3) &&
+            lineVisible(m_layout.linkLine(int(i)), visible))
+            add(int(i));
+    for (size_t tier = 0; tier <= 3; ++tier) {
+        p.setPen(QPen(tier == 0 ? kNvLinkLine : kTierLine[tier], 0));
+        p.drawLines(lines[tier].data(), int(lines[tier].size()));
+    }
+    if (!lod.linkLabels)
+        return;
+    // One label per visible rack says what its NVLink and NIC links carry.
+    const cs::ClusterDesc& c = topo.cluster();
+    p.setFont(pixelFont(std::min(14.0, view.scale * 0.3)));
+    p.setPen(kLabel);
+    for (size_t r = 0; r < topo.racks().size(); ++r) {
+        const QRectF rack = view.toScreen(m_layout.rackRect(int(r)));
+        if (!m_layout.rackRect(int(r)).intersects(visible))
+            continue;
+        const QString text = QObject::tr("%1: %2 GB/s per GPU per direction; %3 NIC: %4 GB/s")
+                                 .arg(QString::fromStdString(c.scaleUp.name))
+                                 .arg(c.nvlinkGBpsPerDirection())
+                                 .arg(QString::fromStdString(c.scaleOut.name))
+                                 .arg(c.nicGBpsPerDirection());
+        p.drawText(QRectF(rack.left(), rack.bottom() + 2, rack.width(), view.scale * 1.5),
+                   Qt::AlignLeft | Qt::AlignTop,
+                   p.fontMetrics().elidedText(text, Qt::ElideRight, int(rack.width())));
+    }
+}
+
+void TopologyRenderer::drawRacks(QPainter& p, const ViewTransform& view, const LevelOfDetail& lod,
+                                 const QRectF& visible) const
+{
+    const cs::Topology& topo = m_layout.topology();
+    const bool rackDomain = topo.cluster().scaleUp.domain == cs::DomainKind::Rack;
+    std::vector<QRect> racks, trays, nvSwitches;
+    for (size_t r = 0; r < topo.racks().size(); ++r) {
+        const QRectF rack = m_layout.rackRect(int(r));
+        if (!rack.intersects(visible))
+            continue;
+        racks.push_back(cellOnScreen(view.toScreen(rack)));
+        const cs::Rack& info = topo.racks()[r];
+        if (lod.trayOutlines || !rackDomain)
+            for (int n = info.firstNode; n < info.firstNode + topo.cluster().nodesPerRack; ++n)
+                trays.push_back(cellOnScreen(view.toScreen(m_layout.trayRect(n))));
+    }
+    for (size_t s = 0; s < topo.nvSwitches().size(); ++s) {
+        const QRectF sw = m_layout.nvSwitchRect(int(s));
+        if (sw.intersects(visible))
+            nvSwitches.push_back(cellOnScreen(view.toScreen(sw)));
+    }
+    p.setPen(QPen(rackDomain ? kDomainOutline : kRackOutline, 0));
+    p.setBrush(kRackFill);
+    p.drawRects(racks.data(), int(racks.size()));
+    // A node-wide NVLink domain is its tray: outlined as the domain.
+    p.setPen(rackDomain ? QPen(Qt::NoPen) : QPen(kDomainOutline, 0));
+    p.setBrush(kTrayFill);
+    if (lod.trayOutlines || !rackDomain)
+        p.drawRects(trays.data(), int(trays.size()));
+    p.setPen(Qt::NoPen);
+    p.setBrush(kNvSwitchFill);
+    p.drawRects(nvSwitches.data(), int(nvSwitches.size()));
+
+    if (!lod.rackLabels)
+        return;
+    p.setPen(kLabel);
+    p.setFont(pixelFont(std::min(16.0, view.scale * 1.6)));
+    for (size_t r = 0; r < topo.racks().size(); ++r) {
+        const QRectF rack = view.toScreen(m_layout.rackRect(int(r)));
+        if (!m_layout.rackRect(int(r)).intersects(visible))
+            continue;
+        const QRectF label(rack.left(), rack.top() - view.scale * 2.6, rack.width(),
+                           view.scale * 2.4);
+        const QString full = QObject::tr("rack %1: %2 GPUs%3")
+                                 .arg(r)
+                                 .arg(topo.cluster().nodesPerRack * topo.cluster().gpusPerNode)
+                                 .arg(rackDomain ? QObject::tr(", one NVLink domain") : QString());
+        const bool fits = p.fontMetrics().horizontalAdvance(full) <= label.width();
+        const QString text = fits ? full : QString::number(r);
+        p.drawText(label, Qt::AlignLeft | Qt::AlignBottom, text);
+    }
+}
+
+void TopologyRenderer::drawSwitches(QPainter& p, const ViewTransform& view,
+                                    const LevelOfDetail& lod, const QRectF& visible) const
+{
+    const cs::Topology& topo = m_layout.topology();
+    const auto& switches = topo.switches();
+    std::array<std::vector<QRect>, 4> byTier;
+    std::array<QRectF, 4> rows;
+    for (size_t s = 0; s < switches.size(); ++s) {
+        const QRectF r = m_layout.switchRect(int(s));
+        const size_t tier = size_t(std::clamp(switches[s].tier, 1, 3));
+        rows[tier] |= r;
+        if (r.intersects(visible))
+            byTier[tier].push_back(cellOnScreen(view.toScreen(r)));
+    }
+    p.setPen(Qt::NoPen);
+    for (size_t t = 1; t <= 3; ++t) {
+        p.setBrush(kTierFill[t]);
+        p.drawRects(byTier[t].data(), int(byTier[t].size()));
+    }
+    // Each tier row is named above its left end.
+    static const char* const kTierNames[] = {"", "leaf", "spine", "core"};
+    const cs::ClusterDesc& c = topo.cluster();
+    const bool rails = c.scaleOut.topology.kind == cs::FabricKind::RailOptimized;
+    p.setPen(kLabel);
+    p.setFont(pixelFont(std::clamp(view.scale * 1.2, 9.0, 15.0)));
+    for (size_t t = 1; t <= 3; ++t) {
+        if (rows[t].isEmpty())
+            continue;
+        QString text = QObject::tr("tier %1: %2 %3 switches")
+                           .arg(t)
+                           .arg(topo.switchCount(int(t)))
+                           .arg(kTierNames[t]);
+        if (t == 1)
+            text += rails ? QObject::tr(" (rail-optimized: %1 rails, %2)")
+                                .arg(c.gpusPerNode)
+                                .arg(QString::fromStdString(c.scaleOut.name))
+                          : QObject::tr(" (%1)").arg(QString::fromStdString(c.scaleOut.name));
+        const QRectF row = view.toScreen(rows[t]);
+        p.drawText(QRectF(row.left(), row.top() - 40, std::max(400.0, row.width()), 38),
+                   Qt::AlignLeft | Qt::AlignBottom, text);
+    }
+    if (!lod.switchLabels)
+        return;
+    p.setFont(pixelFont(std::min(12.0, view.scale * 0.5)));
+    for (size_t s = 0; s < switches.size(); ++s) {
+        const QRectF r = m_layout.switchRect(int(s));
+        if (!r.intersects(visible))
+            continue;
+        const QRectF screen = view.toScreen(r);
+        const QString name = QStringLiteral("%1%2")
+                                 .arg(QLatin1Char("?LSC"[std::clamp(switches[s].tier, 1, 3)]))
+                                 .arg(switches[s].index);
+        p.drawText(screen.adjusted(-20, -20, 20, 0), Qt::AlignHCenter | Qt::AlignTop, name);
+    }
+}
+
+void TopologyRenderer::drawGpuCells(QPainter& p)
+{
+    const size_t colors = m_colors.palette.size();
+    const bool dimOthers = m_selection.rank >= 0;
+    m_buckets.resize(colors * 2);
+    for (auto& b : m_buckets)
+        b.clear();
+    for (size_t i = 0; i < m_visibleGpus.size(); ++i) {
+        const int g = m_visibleGpus[i];
+        size_t bucket = m_colors.index[size_t(g)];
+        if (dimOthers && !m_isMember[size_t(g)])
+            bucket += colors;
+        m_buckets[bucket].push_back(m_gpuCells[i]);
+    }
+    p.setPen(Qt::NoPen);
+    for (size_t b = 0; b < m_buckets.size(); ++b) {
+        if (m_buckets[b].empty())
+            continue;
+        const QRgb rgb = m_colors.palette[b % colors];
+        p.setBrush(b < colors ? QColor(rgb) : dimmed(rgb));
+        p.drawRects(m_buckets[b].data(), int(m_buckets[b].size()));
+    }
+}
+
+void TopologyRenderer::drawSelectedLinks(QPainter& p, const ViewTransform& view,
+                                         const LevelOfDetail& lod) const
+{
+    if (m_selection.rank < 0)
+        return;
+    const QRectF visible = view.visibleWorld();
+    for (cs::Dim d : cs::kAllDims) {
+        p.setPen(QPen(selectionColor(d), 0));
+        const auto& indices =
+            lod.gpuLinks ? m_selection.links[size_t(d)] : m_selection.bundles[size_t(d)];
+        for (int i : indices) {
+            const QLineF l =
+                lod.gpuLinks ? m_layout.linkLine(i) : m_layout.bundles()[size_t(i)].line;
+            if (lineVisible(l, visible))
+                drawThickLine(p, QLineF(view.toScreen(l.p1()), view.toScreen(l.p2())), 2);
+        }
+    }
+}
+
+void TopologyRenderer::drawSelectedGpus(QPainter& p, const ViewTransform& view) const
+{
+    if (m_selection.rank < 0)
+        return;
+    const QRectF visible = view.visibleWorld();
+    p.setBrush(Qt::NoBrush);
+    for (cs::Dim d : cs::kAllDims) {
+        p.setPen(QPen(selectionColor(d), 0));
+        for (int g : m_selection.members[size_t(d)]) {
+            const QRectF cell = m_layout.gpuPitchRect(g);
+            if (g != m_selection.rank && cell.intersects(visible))
+                p.drawRect(view.toScreen(cell).adjusted(0, 0, -1, -1));
+        }
+    }
+    // The selected GPU: a white frame just outside its cell.
+    p.setPen(QPen(Qt::white, 0));
+    const QRectF self =
+        view.toScreen(m_layout.gpuPitchRect(m_placement.gpuOfRank(m_selection.rank)));
+    p.drawRect(self.adjusted(-1, -1, 0, 0));
+    p.drawRect(self.adjusted(-2, -2, 1, 1));
+}
+
+void TopologyRenderer::prepareGpuLabels(const ViewTransform& view)
+{
+    m_labelLines.clear();
+    const LevelOfDetail lod = levelOfDetail(view.scale);
+    if (!lod.gpuLabels)
+        return;
+    m_labelFont = pixelFont(std::clamp(view.scale * 0.2, 8.0, 14.0));
+    const QFontMetricsF metrics(m_labelFont);
+    for (size_t i = 0; i < m_visibleGpus.size(); ++i) {
+        const int rank = m_visibleGpus[i]; // rank r runs on GPU r
+        QStringList lines{QStringLiteral("r%1").arg(rank)};
+        if (lod.gpuCoordinates) {
+            const cs::RankCoord c = m_placement.coord(rank);
+            lines << QStringLiteral("tp%1 cp%2").arg(c[cs::Dim::TP]).arg(c[cs::Dim::CP])
+                  << QStringLiteral("pp%1 dp%2").arg(c[cs::Dim::PP]).arg(c[cs::Dim::DP]);
+        }
+        const QPointF centre = QRectF(m_gpuCells[i]).center();
+        double y = centre.y() - lines.size() * metrics.height() / 2;
+        for (const QString& line : lines) {
+            QStaticText text(line);
+            text.prepare(QTransform(), m_labelFont);
+            m_labelLines.push_back({i, QPointF(centre.x() - text.size().width() / 2, y), text});
+            y += metrics.height();
+        }
+    }
+}
+
+void TopologyRenderer::drawGpuLabels(QPainter& p) const
+{
+    // Prepared with the static layer; per frame only the ink follows the cell colour.
+    p.setFont(m_labelFont);
+    for (const LabelLine& line : m_labelLines) {
+        const int g = m_visibleGpus[line.cell];
+        const QRgb rgb = m_colors.colorOf(g);
+        const bool dim = m_selection.rank >= 0 && !m_isMember[size_t(g)];
+        const QColor cell = dim ? dimmed(rgb) : QColor(rgb);
+        p.setPen(cell.lightnessF() > 0.55 ? Qt::black : Qt::white);
+        p.drawStaticText(line.position, line.text);
+    }
+}
+
+void TopologyRenderer::drawHover(QPainter& p, const ViewTransform& view) const
+{
+    QRectF world;
+    switch (m_hover.kind) {
+    case HitKind::Gpu:
+        world = m_layout.gpuPitchRect(m_hover.index);
+        break;
+    case HitKind::NvSwitch:
+        world = m_layout.nvSwitchRect(m_hover.index);
+        break;
+    case HitKind::Rack:
+        world = m_layout.rackRect(m_hover.index);
+        break;
+    case HitKind::Switch:
+        world = m_layout.switchRect(m_hover.index);
+        break;
+    case HitKind::Link:
+    case HitKind::Bundle: {
+        const QLineF l = m_hover.kind == HitKind::Link
+                             ? m_layout.linkLine(m_hover.index)
+                             : m_layout.bundles()[size_t(m_hover.index)].line;
+        p.setPen(QPen(kHover, 0));
+        drawThickLine(p, QLineF(view.toScreen(l.p1()), view.toScreen(l.p2())), 3);
+        return;
+    }
+    case HitKind::None:
+        return;
+    }
+    p.setPen(QPen(kHover, 0));
+    p.setBrush(Qt::NoBrush);
+    p.drawRect(view.toScreen(world).adjusted(-1, -1, 0, 0));
+}

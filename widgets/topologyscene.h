@@ -1,0 +1,46 @@
+#pragma once
+// The layout and renderer of one cluster and run, kept in step with a view state: the one
+// object the window's view and `--render` both draw with.
+
+#include <QSizeF>
+#include <QString>
+#include <memory>
+
+#include "gpucolors.h"
+#include "topologylayout.h"
+#include "topologyrenderer.h"
+
+namespace cs {
+class Topology;
+class Placement;
+struct Evaluation;
+struct ViewState;
+} // namespace cs
+
+class TopologyScene {
+public:
+    TopologyScene(const cs::Topology& topology, const cs::Placement& placement,
+                  const cs::Evaluation& evaluation, double aspect = 16.0 / 9.0);
+
+    // Colours (colorBy) and selection (highlightRank) from the view state.
+    void applyView(const cs::ViewState& view);
+    ViewTransform transform(const cs::ViewState& view, QSizeF viewport) const;
+    // The view state's zoom and centre for a transform (the inverse of transform()).
+    void storeTransform(const ViewTransform& transform, cs::ViewState* view) const;
+
+    const TopologyLayout& layout() const { return m_layout; }
+    TopologyRenderer& renderer() { return m_renderer; }
+    const cs::Placement& placement() const { return m_placement; }
+    const cs::Evaluation& evaluation() const { return m_evaluation; }
+    ColorBy colorBy() const { return m_colorBy; }
+    Legend legend() const;
+    QString describe(const Hit& hit) const; // tooltip text
+
+private:
+    const cs::Placement& m_placement;
+    const cs::Evaluation& m_evaluation;
+    TopologyLayout m_layout;
+    TopologyRenderer m_renderer;
+    ColorBy m_colorBy = ColorBy::PP;
+    int m_selectedRank = -2; // nothing applied yet
+};

@@ -1,0 +1,230 @@
+#include "topologyview.h"
+
+#include <QHelpEvent>
+#include <QKeyEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QToolTip>
+#include <QWheelEvent>
+#include <algorithm>
+#include <cmath>
+
+#include "description.h"
+#include "topologyscene.h"
+
+namespace {
+
+constexpr double kMinZoom = 0.5;
+constexpr double kMaxPixelsPerGpu = 400;
+constexpr double kZoomStep = 1.25;
+constexpr double kHitTolerancePx = 4;
+constexpr double kDragThresholdPx = 4;
+
+} // namespace
+
+TopologyView::TopologyView(ViewGetter getView, ViewSetter setView, QWidget* parent)
+    : QWidget(parent)
+    , m_getView(std::move(getView))
+    , m_setView(std::move(setView))
+{
+    setMouseTracking(true);
+    setFocusPolicy(Qt::StrongFocus);
+    setAttribute(Qt::WA_OpaquePaintEvent);
+    setMinimumSize(200, 150);
+}
+
+TopologyView::~TopologyView() = default;
+
+void TopologyView::setModel(const cs::Topology& topology, const cs::Placement& placement,
+                            const cs::Evaluation& evaluation)
+{
+    const double aspect = height() > 0 ? double(width()) / height() : 16.0 / 9.0;
+    m_scene = std::make_unique<TopologyScene>(topology, placement, evaluation, aspect);
+    m_hover = {};
+    m_scene->applyView(m_getView());
+    update();
+}
+
+void TopologyView::clearModel()
+{
+    m_scene.reset();
+    update();
+}
+
+void TopologyView::viewStateChanged()
+{
+    if (m_scene)
+        m_scene->applyView(m_getView());
+    update();
+}
+
+ViewTransform TopologyView::currentTransform() const
+{
+    return m_scene->transform(m_getView(), QSizeF(size()));
+}
+
+Hit TopologyView::hitAt(QPointF widgetPos) const
+{
+    if (!m_scene)
+        return {};
+    const ViewTransform t = currentTransform();
+    return m_scene->layout().hitTest(t.toWorld(widgetPos), kHitTolerancePx / t.scale,
+                                     levelOfDetail(t.scale));
+}
+
+void TopologyView::applyTransform(const ViewTransform& transform)
+{
+    cs::ViewState view = m_getView();
+    m_scene->storeTransform(transform, &view);
+    m_setView(view);
+}
+
+void TopologyView::zoomAt(QPointF anchor, double factor)
+{
+    if (!m_scene)
+        return;
+    const ViewTransform t = currentTransform();
+    const double fit = fitScale(m_scene->layout().bounds(), t.viewport);
+    const double scale =
+        std::clamp(t.scale * factor, fit * kMinZoom, std::max(fit, kMaxPixelsPerGpu));
+    applyTransform(t.zoomedAt(anchor, scale / t.scale));
+}
+
+void TopologyView::panBy(QPointF pixels)
+{
+    if (!m_scene)
+        return;
+    ViewTransform t = currentTransform();
+    t.center -= pixels / t.scale;
+    applyTransform(t);
+}
+
+void TopologyView::fitToView()
+{
+    if (!m_scene)
+        return;
+    cs::ViewState view = m_getView();
+    view.zoom = 1.0;
+    view.center = {0, 0};
+    m_setView(view);
+}
+
+void TopologyView::zoomIn()
+{
+    zoomAt(QPointF(width() / 2.0, height() / 2.0), kZoomStep);
+}
+void TopologyView::zoomOut()
+{
+    zoomAt(QPointF(width() / 2.0, height() / 2.0), 1 / kZoomStep);
+}
+
+void TopologyView::select(const Hit& hit)
+{
+    cs::ViewState view = m_getView();
+    view.highlightRank = hit.kind == HitKind::Gpu ? hit.index : -1;
+    m_setView(view);
+}
+
+void TopologyView::paintEvent(QPaintEvent*)
+{
+    QPainter painter(this);
+    if (!m_scene) {
+        painter.fillRect(rect(), TopologyRenderer::background());
+        return;
+    }
+    m_scene->renderer().setHover(m_hover);
+    m_scene->renderer().paint(painter, currentTransform());
+}
+
+void TopologyView::wheelEvent(QWheelEvent* event)
+{
+    // 120 units per notch; a notch zooms by about 1.2x, trackpads zoom smoothly.
+    zoomAt(event->position(), std::pow(1.0015, event->angleDelta().y()));
+    event->accept();
+}
+
+void TopologyView::mousePressEvent(QMouseEvent* event)
+{
+    if (event->button() != Qt::LeftButton)
+        return;
+    m_pressPos = m_lastDragPos = event->position();
+    m_dragging = false;
+}
+
+void TopologyView::mouseMoveEvent(QMouseEvent* event)
+{
+    if (event->buttons() & Qt::LeftButton) {
+        const QPointF delta = event->position() - m_lastDragPos;
+        if (!m_dragging && (event->position() - m_pressPos).manhattanLength() < kDragThresholdPx)
+            return;
+        m_dragging = true;
+        setCursor(Qt::ClosedHandCursor);
+        m_lastDragPos = event->position();
+        panBy(delta);
+        return;
+    }
+    const Hit hit = hitAt(event->position());
+    if (hit != m_hover) {
+        m_hover = hit;
+        update();
+    }
+}
+
+void TopologyView::mouseReleaseEvent(QMouseEvent* event)
+{
+    if (event->button() != Qt::LeftButton)
+        return;
+    if (m_dragging)
+        unsetCursor();
+    else
+        select(hitAt(event->position()));
+    m_dragging = false;
+}
+
+void TopologyView::keyPressEvent(QKeyEvent* event)
+{
+    const double step = 0.1 * std::min(width(), height());
+    switch (event->key()) {
+    case Qt::Key_Left:
+        panBy(QPointF(step, 0));
+        break;
+    case Qt::Key_Right:
+        panBy(QPointF(-step, 0));
+        break;
+    case Qt::Key_Up:
+        panBy(QPointF(0, step));
+        break;
+    case Qt::Key_Down:
+        panBy(QPointF(0, -step));
+        break;
+    case Qt::Key_F:
+        fitToView();
+        break;
+    case Qt::Key_Escape:
+        select({});
+        break;
+    default:
+        QWidget::keyPressEvent(event);
+    }
+}
+
+void TopologyView::leaveEvent(QEvent* event)
+{
+    m_hover = {};
+    update();
+    QWidget::leaveEvent(event);
+}
+
+bool TopologyView::event(QEvent* event)
+{
+    if (event->type() == QEvent::ToolTip && m_scene) {
+        auto* help = static_cast<QHelpEvent*>(event);
+        const QString text = m_scene->describe(hitAt(help->pos()));
+        if (text.isEmpty())
+            QToolTip::hideText();
+        else
+            QToolTip::showText(help->globalPos(), text, this);
+        return true;
+    }
+    return QWidget::event(event);
+}

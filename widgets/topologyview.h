@@ -1,0 +1,67 @@
+#pragma once
+// The data hall and its fabric as an interactive view: wheel zoom under the cursor, drag to
+// pan, arrow keys, fit-to-view, hover tooltips, click to select a rank. The zoom, centre,
+// colour mode and selection live in the document's view state (read and written through the
+// callbacks given), so sessions and bookmarks keep them.
+
+#include <QWidget>
+#include <functional>
+#include <memory>
+
+#include "topologylayout.h"
+
+class TopologyScene;
+namespace cs {
+class Topology;
+class Placement;
+struct Evaluation;
+struct ViewState;
+} // namespace cs
+
+class TopologyView : public QWidget {
+    Q_OBJECT
+public:
+    using ViewGetter = std::function<const cs::ViewState&()>;
+    using ViewSetter = std::function<void(const cs::ViewState&)>;
+
+    TopologyView(ViewGetter getView, ViewSetter setView, QWidget* parent = nullptr);
+    ~TopologyView() override;
+
+    // A new cluster or run: the layout is rebuilt. The objects must outlive the next call.
+    void setModel(const cs::Topology& topology, const cs::Placement& placement,
+                  const cs::Evaluation& evaluation);
+    void clearModel();
+    TopologyScene* scene() const { return m_scene.get(); }
+    ViewTransform currentTransform() const;
+    Hit hitAt(QPointF widgetPos) const;
+
+public slots:
+    void viewStateChanged();
+    void fitToView();
+    void zoomIn();
+    void zoomOut();
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    void wheelEvent(QWheelEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void mouseReleaseEvent(QMouseEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
+    void leaveEvent(QEvent* event) override;
+    bool event(QEvent* event) override;
+
+private:
+    void applyTransform(const ViewTransform& transform);
+    void zoomAt(QPointF anchor, double factor);
+    void panBy(QPointF pixels);
+    void select(const Hit& hit);
+
+    ViewGetter m_getView;
+    ViewSetter m_setView;
+    std::unique_ptr<TopologyScene> m_scene;
+    QPointF m_pressPos;
+    QPointF m_lastDragPos;
+    bool m_dragging = false;
+    Hit m_hover;
+};
