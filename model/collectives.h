@@ -1,0 +1,47 @@
+#pragma once
+// Alpha-beta costs of the collectives a training step uses: a latency per hop plus bytes
+// over the bus bandwidth. Bandwidths are per direction and already include link efficiency.
+
+#include <cstdint>
+
+namespace cs {
+
+struct LinkSpeed {
+    double GBps = 0;      // effective, per direction, per GPU
+    double latencyUs = 0; // per hop
+};
+
+enum class CollectiveAlgorithm { Ring, Tree };
+
+struct CollectiveCost {
+    double seconds = 0;
+    CollectiveAlgorithm algorithm = CollectiveAlgorithm::Ring;
+};
+
+// `bytes` is the full tensor each rank ends with (all-gather) or starts with (reduce-scatter,
+// all-reduce); n is the group size. A group of one costs nothing.
+double ringAllGather(double bytes, int n, LinkSpeed link);
+double ringReduceScatter(double bytes, int n, LinkSpeed link);
+double ringAllReduce(double bytes, int n, LinkSpeed link);
+// NCCL's double binary tree: log2(n) hops each way, the whole buffer pipelined through them.
+double treeAllReduce(double bytes, int n, LinkSpeed link);
+CollectiveCost allReduce(double bytes, int n, LinkSpeed link); // the cheaper of ring and tree
+double pointToPoint(double bytes, LinkSpeed link);
+
+// A group laid over NVLink domains: `perDomain` members share each of `domains` domains.
+// Collectives run in two levels: inside each domain on NVLink, then across domains on the
+// scale-out fabric, where each member moves 1/perDomain of the data on its own NIC.
+struct HierarchicalGroup {
+    int perDomain = 1;
+    int domains = 1;
+    LinkSpeed inner;
+    LinkSpeed outer;
+    int size() const { return perDomain * domains; }
+};
+double reduceScatter(double bytes, const HierarchicalGroup& g);
+double allGather(double bytes, const HierarchicalGroup& g);
+double allReduce(double bytes, const HierarchicalGroup& g);
+// The part of the above that runs on the scale-out fabric.
+double reduceScatterScaleOut(double bytes, const HierarchicalGroup& g);
+
+} // namespace cs

@@ -1,0 +1,35 @@
+#pragma once
+// Measured training runs (*.jsonl, one published run a line; see
+// ../shared/reference/validation/README.md), each turned into the cluster and run it describes
+// so that the cost model can predict it.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "description.h"
+#include "diagnostics.h"
+
+namespace cs {
+
+struct MeasuredRun {
+    std::string id;
+    int line = 0; // 1-based line in the file
+    ClusterDesc cluster;
+    RunDesc run; // run.measured holds the measured step time
+};
+
+// Problems are reported per row, as FILE:LINE:COLUMN for JSON syntax and FILE:LINE: /pointer
+// for a wrong value; a row with a problem is left out, the others are kept. Blank lines are
+// skipped.
+std::vector<MeasuredRun> parseMeasuredRuns(std::string_view text, const std::string& file,
+                                           Diagnostics& diags);
+std::vector<MeasuredRun> readMeasuredRuns(const std::string& path, Diagnostics& diags);
+
+// One row. `where` names it in diagnostics ("FILE:LINE").
+std::optional<MeasuredRun> measuredRunFromJson(const nlohmann::json& row, const std::string& where,
+                                               Diagnostics& diags);
+
+} // namespace cs

@@ -1,0 +1,317 @@
+// The cost model against the published figures of the reference systems and the measured
+// runs, and properties any sound model keeps.
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <tuple>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "clicommands.h"
+#include "costmodel.h"
+#include "measuredruns.h"
+#include "samplefiles.h"
+
+using namespace cs;
+
+namespace {
+
+struct Sample {
+    ClusterDesc cluster;
+    RunDesc run;
+};
+
+Sample sample(const std::string& runFile)
+{
+    const LoadedFile f = loadSample(runFile);
+    REQUIRE(f.cluster.has_value());
+    REQUIRE(f.run.has_value());
+    return {*f.cluster, *f.run};
+}
+
+Sample fairwater128()
+{
+    return sample("fairwater-gb200-128-llama405b.run.json");
+}
+Sample fairwater112()
+{
+    return sample("fairwater-gb200-112-llama405b.run.json");
+}
+Sample ndv5()
+{
+    return sample("ndv5-h100-1344-gpt3-175b.run.json");
+}
+
+std::vector<MeasuredRun> publicRuns()
+{
+    Diagnostics diags;
+    auto runs =
+        readMeasuredRuns(std::string(CS_SHARED_DIR) + "/reference/validation/public.jsonl", diags);
+    REQUIRE(diags.empty());
+    return runs;
+}
+
+void checkBreakdownAddsUp(const Evaluation& e)
+{
+    CHECK(e.breakdown.total() == Approx(e.stepTimeS).epsilon(1e-12));
+    for (const auto& [name, seconds] : e.breakdown.named()) {
+        INFO(name);
+        CHECK(seconds >= 0);
+    }
+}
+
+double step(const ClusterDesc& c, const RunDesc& r, bool events = true)
+{
+    return evaluate(c, r, {.withEvents = events}).stepTimeS;
+}
+
+} // namespace
+
+TEST_CASE("Fairwater, 128 racks: step time, exposed scale-out, weak scaling")
+{
+    const Sample s = fairwater128();
+    const Evaluation e = evaluate(s.cluster, s.run);
+    CHECK(e.stepTimeS == Approx(1.2712).epsilon(0.05));
+    const double exposedShare = e.exposedScaleOutS / e.stepTimeS;
+    CHECK(exposedShare >= 0.005);
+    CHECK(exposedShare <= 0.03);
+    CHECK(e.fitsMemory);
+    CHECK(e.memoryGiBPerGpu < s.cluster.gpu.hbmGiB);
+    REQUIRE(e.timeToTrainS.has_value());
+    CHECK(*e.timeToTrainS == Approx(330 * e.stepTimeS));
+    // TP, CP and PP stay on NVLink inside the rack; only DP crosses the fabric.
+    for (const Event& ev : e.events) {
+        if (ev.kind == EventKind::TpComm || ev.kind == EventKind::CpComm ||
+            ev.kind == EventKind::PpSend)
+            CHECK(ev.link == LinkClass::NVLink);
+        if (ev.kind == EventKind::DpComm)
+            CHECK(isScaleOut(ev.link));
+    }
+
+    const Sample s112 = fairwater112();
+    const double efficiency = step(s112.cluster, s112.run) / e.stepTimeS;
+    CHECK(efficiency >= 0.99);
+}
+
+TEST_CASE("ND H100 v5, 10,752 GPUs: GPT-3 175B step time")
+{
+    const Sample s = ndv5();
+    const Evaluation e = evaluate(s.cluster, s.run);
+    CHECK(e.stepTimeS == Approx(0.945).epsilon(0.08));
+    // The VM layer's 1.5 % is on the step.
+    CHECK(e.breakdown.overhead == Approx(0.015 / 1.015 * e.stepTimeS));
+    checkBreakdownAddsUp(e);
+}
+
+TEST_CASE("public measured runs: MAPE at most 5 %, no row off by more than 15 %")
+{
+    double sum = 0;
+    double worst = 0;
+    const auto runs = publicRuns();
+    for (const MeasuredRun& r : runs) {
+        const double error = step(r.cluster, r.run) / r.run.measured->stepTimeS - 1;
+        INFO(r.id << " error " << error);
+        CHECK(std::abs(error) <= 0.15);
+        sum += std::abs(error);
+        worst = std::max(worst, std::abs(error));
+    }
+    CHECK(sum / double(runs.size()) <= 0.05);
+}
+
+TEST_CASE("the analytical path agrees with the event simulation within 2 %")
+{
+    std::vector<std::tuple<std::string, ClusterDesc, RunDesc>> cases;
+    for (const Sample& s : {fairwater128(), fairwater112(), ndv5()})
+        cases.emplace_back(s.run.name, s.cluster, s.run);
+    for (const MeasuredRun& r : publicRuns())
+        cases.emplace_back(r.id, r.cluster, r.run);
+    for (const auto& [name, cluster, run] : cases) {
+        INFO(name);
+        const Evaluation fast = evaluate(cluster, run, {.withEvents = false});
+        const Evaluation full = evaluate(cluster, run, {.withEvents = true});
+        CHECK(fast.events.empty());
+        CHECK_FALSE(full.events.empty());
+        CHECK(fast.stepTimeS == Approx(full.stepTimeS).epsilon(0.02));
+        checkBreakdownAddsUp(fast);
+        checkBreakdownAddsUp(full);
+        CHECK(fast.memoryGiBPerGpu == full.memoryGiBPerGpu);
+    }
+}
+
+TEST_CASE("more bandwidth never slows a step")
+{
+    for (const Sample& s : {fairwater128(), ndv5()}) {
+        INFO(s.run.name);
+        for (bool events : {true, false}) {
+            const double base = step(s.cluster, s.run, events);
+            ClusterDesc nvlink = s.cluster;
+            nvlink.scaleUp.GBpsPerGpu *= 2;
+            CHECK(step(nvlink, s.run, events) <= base);
+            ClusterDesc nic = s.cluster;
+            nic.scaleOut.GbpsPerGpu *= 2;
+            CHECK(step(nic, s.run, events) < base); // DP crosses the fabric in both
+            ClusterDesc slowNic = s.cluster;
+            slowNic.scaleOut.GbpsPerGpu /= 4;
+            CHECK(step(slowNic, s.run, events) > base);
+            ClusterDesc oversubscribed = s.cluster;
+            oversubscribed.scaleOut.topology.oversubscription = 2;
+            CHECK(step(oversubscribed, s.run, events) > base);
+        }
+    }
+}
+
+TEST_CASE("doubling GPUs at constant work per GPU barely moves the step")
+{
+    const Sample s = sample("ndv5-h100-128-gpt3-175b.run.json");
+    ClusterDesc doubled = s.cluster;
+    doubled.racks *= 2;
+    RunDesc run = s.run;
+    run.parallelism.dp *= 2;
+    run.batch.global *= 2;
+    const double before = step(s.cluster, s.run);
+    const double after = step(doubled, run);
+    CHECK(after >= before);
+    CHECK(after / before < 1.02);
+}
+
+TEST_CASE("a 405B model on one node with no model parallelism does not fit")
+{
+    Sample s = fairwater128();
+    ClusterDesc node = s.cluster;
+    node.racks = 1;
+    node.nodesPerRack = 2;
+    RunDesc run = s.run;
+    run.parallelism = Parallelism{};
+    run.parallelism.dp = 8;
+    run.batch = {8, 1};
+    const Evaluation e = evaluate(node, run);
+    CHECK_FALSE(e.fitsMemory);
+    CHECK(e.memoryGiBPerGpu > 1000);
+    CHECK(s.cluster.gpu.hbmGiB < e.memoryGiBPerGpu);
+}
+
+TEST_CASE("recompute trades memory for time")
+{
+    const Sample s = fairwater128();
+    RunDesc selective = s.run;
+    selective.parallelism.recompute = Recompute::Selective;
+    RunDesc full = s.run;
+    full.parallelism.recompute = Recompute::Full;
+    const Evaluation none = evaluate(s.cluster, s.run);
+    const Evaluation sel = evaluate(s.cluster, selective);
+    const Evaluation all = evaluate(s.cluster, full);
+    CHECK(none.breakdown.recompute == 0);
+    CHECK(sel.breakdown.recompute > 0);
+    CHECK(all.breakdown.recompute > sel.breakdown.recompute);
+    CHECK(all.stepTimeS > sel.stepTimeS);
+    CHECK(sel.stepTimeS > none.stepTimeS);
+    CHECK(all.memoryGiBPerGpu < sel.memoryGiBPerGpu);
+    CHECK(sel.memoryGiBPerGpu < none.memoryGiBPerGpu);
+}
+
+TEST_CASE("events are well formed: ordered, one compute op at a time per stage, PP order kept")
+{
+    for (const Sample& s : {fairwater128(), ndv5()}) {
+        INFO(s.run.name);
+        const Evaluation e = evaluate(s.cluster, s.run);
+        std::map<int, std::vector<const Event*>> computeByStage;
+        // (forward?, micro-batch, virtual stage) -> [start, end] of its compute segments
+        std::map<std::tuple<bool, int, int>, std::pair<double, double>> ops;
+        const int p = s.run.parallelism.pp;
+        for (const Event& ev : e.events) {
+            CHECK(ev.end >= ev.start);
+            CHECK(ev.start >= 0);
+            CHECK(ev.end <= e.stepTimeS + 1e-12);
+            const bool onStream = ev.kind == EventKind::Forward || ev.kind == EventKind::Backward ||
+                                  ev.kind == EventKind::Recompute || ev.kind == EventKind::TpComm ||
+                                  ev.kind == EventKind::CpComm;
+            if (!onStream)
+                continue;
+            computeByStage[ev.stage].push_back(&ev);
+            const bool forward = ev.kind == EventKind::Forward;
+            if (forward || ev.kind == EventKind::Backward) {
+                auto& span = ops[{forward, ev.microBatch, ev.chunk * p + ev.stage}];
+                span = {ev.start, ev.end};
+            }
+        }
+        for (auto& [stage, events] : computeByStage) {
+            std::sort(events.begin(), events.end(),
+                      [](const Event* a, const Event* b) { return a->start < b->start; });
+            for (size_t i = 1; i < events.size(); ++i)
+                CHECK(events[i]->start >= events[i - 1]->end - 1e-12);
+        }
+        for (const auto& [key, span] : ops) {
+            const auto [forward, mb, vs] = key;
+            if (forward && vs > 0)
+                CHECK(span.first >= ops.at({true, mb, vs - 1}).second);
+            if (!forward && vs + 1 < p * s.run.parallelism.vp)
+                CHECK(span.first >= ops.at({false, mb, vs + 1}).second);
+        }
+    }
+}
+
+TEST_CASE("evaluate and trace on the command line")
+{
+    const std::string cluster = samplePath("fairwater-gb200-128.cluster.json");
+    const std::string run = samplePath("fairwater-gb200-128-llama405b.run.json");
+    std::ostringstream out, err;
+    REQUIRE(cli::runEvaluate({cluster, run, "--json"}, {out, err}) == cli::kExitOk);
+    const nlohmann::json j = nlohmann::json::parse(out.str());
+    double sum = 0;
+    for (const auto& [name, seconds] : j.at("breakdown").items())
+        sum += seconds.get<double>();
+    CHECK(sum == Approx(j.at("step_time_s").get<double>()));
+    for (const char* key : {"comm_total_s", "exposed_scale_out_s", "mfu", "tokens_per_s",
+                            "memory_gib_per_gpu", "fits_memory", "time_to_train_s", "error"})
+        CHECK(j.contains(key));
+    CHECK(j.at("comm_total_s").size() == 4);
+
+    std::ostringstream out2, err2;
+    CHECK(cli::runEvaluate({cluster}, {out2, err2}) == cli::kExitUsage);
+    CHECK(cli::runEvaluate({cluster, cluster}, {out2, err2}) == cli::kExitBadInput);
+
+    const std::string trace =
+        (std::filesystem::temp_directory_path() / "clusterscope-trace-test.json").string();
+    std::ostringstream out3, err3;
+    REQUIRE(cli::runTrace({cluster, run, "-o", trace}, {out3, err3}) == cli::kExitOk);
+    std::ifstream in(trace);
+    const nlohmann::json t = nlohmann::json::parse(in);
+    std::remove(trace.c_str());
+    int complete = 0, names = 0;
+    for (const auto& ev : t.at("traceEvents")) {
+        if (ev.at("ph") == "X") {
+            ++complete;
+            CHECK(ev.at("dur").get<double>() >= 0);
+            CHECK(ev.contains("ts"));
+            CHECK(ev.contains("tid"));
+        } else if (ev.at("name") == "thread_name" && ev.at("args").at("name") == "DP fabric") {
+            ++names;
+        }
+    }
+    CHECK(complete > 1000);
+    CHECK(names == 8);
+}
+
+TEST_CASE("validate-runs prints every row and the MAPE; bad rows exit 1")
+{
+    std::ostringstream out, err;
+    const std::string file = std::string(CS_SHARED_DIR) + "/reference/validation/public.jsonl";
+    REQUIRE(cli::runValidateRuns({file, "--json"}, {out, err}) == cli::kExitOk);
+    const nlohmann::json j = nlohmann::json::parse(out.str());
+    CHECK(j.at("rows").size() == 56);
+    double sum = 0;
+    for (const auto& r : j.at("rows")) {
+        CHECK(r.at("error").get<double>() ==
+              Approx(r.at("predicted_s").get<double>() / r.at("measured_s").get<double>() - 1));
+        sum += std::abs(r.at("error").get<double>());
+    }
+    CHECK(j.at("mape").get<double>() == Approx(sum / 56));
+    std::ostringstream out2, err2;
+    CHECK(cli::runValidateRuns({}, {out2, err2}) == cli::kExitUsage);
+    CHECK(cli::runValidateRuns({file, "--bogus"}, {out2, err2}) == cli::kExitUsage);
+}

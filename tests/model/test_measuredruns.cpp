@@ -1,0 +1,140 @@
+// Measured runs (.jsonl): every public row loads, clusters are set from the row, and problems
+// are located by line.
+
+#include <map>
+
+#include <catch2/catch.hpp>
+
+#include "measuredruns.h"
+
+using namespace cs;
+
+namespace {
+
+const std::string kPublic = std::string(CS_SHARED_DIR) + "/reference/validation/public.jsonl";
+
+std::string row(const std::string& clusterExtra = "", const std::string& parallelism = "")
+{
+    return R"({"id":"r","cluster":{"gpu":"GB200","gpus":256,"gpus_per_node":4,)"
+           R"("nvlink_domain_gpus":72,"gpus_used_per_nvlink_domain":72,"nvlink_GBps_bidir":1800,)"
+           R"("scale_out_Gbps_per_gpu":400)" +
+           clusterExtra +
+           R"(},"model":{"name":"m","layers":126,"hidden":16384,"ffn_hidden":53248,"heads":128,)"
+           R"("kv_heads":8,"vocab":128256,"seq_len":8192,"gated_mlp":true},)"
+           R"("parallelism":{"tp":4,"cp":1,"pp":16,"vp":4,"dp":)" +
+           (parallelism.empty() ? std::string("4") : parallelism) +
+           R"(,"sequence_parallel":true,"distributed_optimizer":true,"recompute":"none"},)"
+           R"("batch":{"micro":1,"global":1536},"precision":"fp8",)"
+           R"("measured":{"step_time_s":60.458,"kind":"derived"}})";
+}
+
+const MeasuredRun* byId(const std::vector<MeasuredRun>& runs, const std::string& prefix)
+{
+    for (const MeasuredRun& r : runs) {
+        if (r.id.rfind(prefix, 0) == 0)
+            return &r;
+    }
+    return nullptr;
+}
+
+} // namespace
+
+TEST_CASE("every public measured run loads into a cluster and run of its GPU count")
+{
+    Diagnostics diags;
+    const std::vector<MeasuredRun> runs = readMeasuredRuns(kPublic, diags);
+    INFO(diags.formatAll());
+    CHECK(diags.empty());
+    REQUIRE(runs.size() == 56);
+    for (const MeasuredRun& r : runs) {
+        INFO(r.id);
+        const Parallelism& par = r.run.parallelism;
+        CHECK(r.cluster.gpuCount() == int64_t(par.tp) * par.cp * par.pp * par.dp);
+        REQUIRE(r.run.measured.has_value());
+        CHECK(r.run.measured->stepTimeS > 0);
+        CHECK(r.line >= 1);
+    }
+}
+
+TEST_CASE("NVL72 rows make rack domains of the GPUs used per rack")
+{
+    Diagnostics diags;
+    const std::vector<MeasuredRun> runs = readMeasuredRuns(kPublic, diags);
+    const MeasuredRun* hsg = byId(runs, "mlperf_v5.1_llama31_405b_NVIDIA_hsg");
+    REQUIRE(hsg);
+    CHECK(hsg->cluster.scaleUp.domain == DomainKind::Rack);
+    CHECK(hsg->cluster.nodesPerRack == 16); // 64 of 72 GPUs used, 4 a tray
+    CHECK(hsg->cluster.racks == 80);
+    CHECK(hsg->cluster.scaleOut.GbpsPerGpu == 400);
+    CHECK(hsg->cluster.gpu.name == "GB200");
+
+    // Smaller than a rack: one rack of the trays used.
+    const MeasuredRun* small = byId(runs, "nemo_bridge_25.11_DGX-GB200_LLAMA3_8B_8gpu");
+    REQUIRE(small);
+    CHECK(small->cluster.racks == 1);
+    CHECK(small->cluster.nodesPerRack == 2);
+    CHECK(small->cluster.domainSize() == 8);
+
+    const MeasuredRun* h100 = byId(runs, "mlperf_v3.1_gpt3_Azure");
+    REQUIRE(h100);
+    CHECK(h100->cluster.scaleUp.domain == DomainKind::Node);
+    CHECK(h100->cluster.domainSize() == 8);
+    CHECK(h100->cluster.gpuCount() == 10752);
+}
+
+TEST_CASE("72 GPUs used per rack that do not divide the GPUs: the largest even split")
+{
+    Diagnostics diags;
+    const std::vector<MeasuredRun> runs = parseMeasuredRuns(row(), "x.jsonl", diags);
+    INFO(diags.formatAll());
+    REQUIRE(runs.size() == 1);
+    CHECK(runs[0].cluster.nodesPerRack == 16); // 64 trays: 16 divides, 18 does not
+    CHECK(runs[0].cluster.racks == 4);
+}
+
+TEST_CASE("measured-run problems are located by line: syntax by column, values by pointer")
+{
+    const std::string text = row() + "\n\n{\"id\": \"broken\",\n" + row("", "5") + "\n" +
+                             row(R"(,"gpus_per_node":"four")") + "\n";
+    Diagnostics diags;
+    const std::vector<MeasuredRun> runs = parseMeasuredRuns(text, "runs.jsonl", diags);
+    INFO(diags.formatAll());
+    REQUIRE(runs.size() == 1);
+    CHECK(runs[0].line == 1);
+    std::map<int, std::vector<Diagnostic>> byLine;
+    for (const Diagnostic& d : diags.items()) {
+        const std::string text = d.format();
+        REQUIRE(text.rfind("runs.jsonl:", 0) == 0);
+        byLine[std::stoi(text.substr(11))].push_back(d);
+    }
+    CHECK(byLine.size() == 3);
+    REQUIRE(byLine.count(3));
+    CHECK(byLine[3].front().line == 3); // syntax: FILE:LINE:COLUMN
+    CHECK(byLine[3].front().column > 0);
+    REQUIRE(byLine.count(4));
+    CHECK(byLine[4].front().format().rfind("runs.jsonl:4: /parallelism/dp: ", 0) == 0);
+    REQUIRE(byLine.count(5)); // a duplicated key
+    CHECK(byLine[5].front().line == 5);
+}
+
+TEST_CASE("wrong values are reported at their pointer and never crash")
+{
+    const std::string cases[] = {
+        R"({"id":"x"})",
+        R"([1,2,3])",
+        R"({"id":"x","cluster":7,"model":{},"parallelism":{},"batch":{},"measured":{}})",
+    };
+    for (const std::string& text : cases) {
+        Diagnostics diags;
+        CHECK(parseMeasuredRuns(text, "f.jsonl", diags).empty());
+        CHECK_FALSE(diags.empty());
+        for (const Diagnostic& d : diags.items())
+            CHECK(d.format().rfind("f.jsonl:1", 0) == 0);
+    }
+    Diagnostics diags;
+    std::string unknownGpu = row();
+    unknownGpu.replace(unknownGpu.find("GB200"), 5, "Z900");
+    CHECK(parseMeasuredRuns(unknownGpu, "f.jsonl", diags).empty());
+    CHECK(diags.contains("unknown GPU"));
+    CHECK(diags.items().at(0).pointer == "/cluster/gpu");
+}

@@ -1,0 +1,134 @@
+// The pipeline simulation: terminates for any shape, keeps each stage to one op at a time,
+// respects the dependencies, and matches the textbook makespan where there is one.
+
+#include <map>
+#include <tuple>
+
+#include <catch2/catch.hpp>
+
+#include "schedule.h"
+
+using namespace cs;
+
+namespace {
+
+PipelineSpec uniform(int p, int v, int m, double f, double b, double send)
+{
+    PipelineSpec s;
+    s.stages = p;
+    s.chunks = v;
+    s.microBatches = m;
+    s.forward.assign(size_t(p * v), f);
+    s.backward.assign(size_t(p * v), b);
+    s.send.assign(size_t(p), send);
+    return s;
+}
+
+// Every op once, stages never run two ops at once, inputs arrive before use.
+void checkWellFormed(const PipelineSpec& spec, const PipelineSchedule& sched)
+{
+    const int p = spec.stages, v = spec.chunks, m = spec.microBatches;
+    REQUIRE(sched.ops.size() == size_t(2 * p * v * m));
+    std::map<std::tuple<bool, int, int>, const PipelineOp*> byKey; // (backward, mb, vs)
+    std::vector<double> stageFree(size_t(p), 0);
+    for (const PipelineOp& op : sched.ops) {
+        CHECK(op.end >= op.start);
+        CHECK(op.start >= stageFree[size_t(op.stage)] - 1e-12);
+        stageFree[size_t(op.stage)] = op.end;
+        const int vs = op.chunk * p + op.stage;
+        CHECK(byKey.emplace(std::make_tuple(op.backward, op.microBatch, vs), &op).second);
+        CHECK(op.end <= sched.makespan);
+    }
+    for (const auto& [key, op] : byKey) {
+        const auto [backward, mb, vs] = key;
+        const PipelineOp* input = nullptr;
+        if (!backward && vs > 0)
+            input = byKey.at({false, mb, vs - 1});
+        if (backward)
+            input = vs == p * v - 1 ? byKey.at({false, mb, vs}) : byKey.at({true, mb, vs + 1});
+        if (input)
+            CHECK(op->start >= input->end + (input->stage == op->stage ? 0 : spec.send[0]) - 1e-9);
+    }
+}
+
+} // namespace
+
+TEST_CASE("the schedule terminates and is well formed for many shapes")
+{
+    for (int p : {1, 2, 3, 4, 8}) {
+        for (int v : {1, 2, 3, 5, 8}) {
+            for (int m : {1, 2, 3, 5, 7, 8, 9, 13, 16, 17}) {
+                INFO("pp " << p << " vp " << v << " m " << m);
+                const PipelineSpec spec = uniform(p, v, m, 1.0, 2.0, 0.1);
+                const PipelineSchedule sched = simulatePipeline(spec);
+                checkWellFormed(spec, sched);
+                // Never shorter than the busiest stage's work.
+                CHECK(sched.makespan >= m * v * 3.0 - 1e-9);
+                if (m >= p)
+                    CHECK(sched.relaxedOrder == 0);
+            }
+        }
+    }
+}
+
+TEST_CASE("interleaved 1F1B has the textbook bubble of p - 1 chunk slots")
+{
+    struct Case {
+        int p, v, m;
+    };
+    for (const Case c : {Case{8, 12, 8}, Case{8, 12, 128}, Case{8, 1, 64}, Case{4, 5, 32},
+                         Case{35, 3, 280}, Case{8, 8, 9}, Case{8, 4, 13}}) {
+        INFO("pp " << c.p << " vp " << c.v << " m " << c.m);
+        const PipelineSchedule sched = simulatePipeline(uniform(c.p, c.v, c.m, 1.0, 2.0, 0.0));
+        CHECK(sched.makespan == Approx((c.m * c.v + c.p - 1) * 3.0));
+    }
+}
+
+TEST_CASE("the heaviest stage sets the pace")
+{
+    PipelineSpec spec = uniform(4, 1, 16, 1.0, 2.0, 0.0);
+    spec.forward[3] = 2.0;
+    spec.backward[3] = 4.0;
+    const PipelineSchedule sched = simulatePipeline(spec);
+    CHECK(sched.makespan == Approx(16 * 6.0 + 3 * 3.0));
+}
+
+TEST_CASE("transfers between stages lengthen the step, and a chunk waits for its parameters")
+{
+    const PipelineSchedule without = simulatePipeline(uniform(4, 2, 8, 1.0, 2.0, 0.0));
+    const PipelineSchedule with = simulatePipeline(uniform(4, 2, 8, 1.0, 2.0, 0.25));
+    CHECK(with.makespan > without.makespan);
+
+    PipelineSpec late = uniform(4, 2, 8, 1.0, 2.0, 0.0);
+    late.chunkReady.assign(8, 0.0);
+    late.chunkReady[0] = 5.0; // stage 0, chunk 0
+    const PipelineSchedule waited = simulatePipeline(late);
+    CHECK(waited.makespan == Approx(without.makespan + 5.0));
+    CHECK(waited.ops.front().bound == OpBound::ChunkReady);
+}
+
+TEST_CASE("micro-batches are grouped by stages, and never in a group smaller than the stages")
+{
+    CHECK(groupCount(8, 64) == 8);
+    CHECK(groupSize(8, 64, 0) == 8);
+    CHECK(groupCount(8, 9) == 1);
+    CHECK(groupSize(8, 9, 0) == 9);
+    CHECK(groupCount(8, 17) == 2);
+    CHECK(groupSize(8, 17, 0) == 9);
+    CHECK(groupSize(8, 17, 1) == 8);
+    CHECK(groupCount(8, 3) == 1);
+    const std::vector<ChunkMicroBatch> order = forwardOrder(2, 2, 4);
+    const std::vector<std::pair<int, int>> expected{{0, 0}, {0, 1}, {1, 0}, {1, 1},
+                                                    {0, 2}, {0, 3}, {1, 2}, {1, 3}};
+    REQUIRE(order.size() == expected.size());
+    for (size_t i = 0; i < order.size(); ++i) {
+        CHECK(order[i].chunk == expected[i].first);
+        CHECK(order[i].microBatch == expected[i].second);
+    }
+    CHECK(backwardOrder(2, 2, 4).front().chunk == 1);
+    CHECK(inFlightLimit(8, 1, 64, 0) == 8);
+    CHECK(inFlightLimit(8, 1, 64, 7) == 1);
+    CHECK(inFlightLimit(8, 8, 9, 0) == 72); // all of them
+    CHECK(inFlightLimit(8, 8, 18, 0) == 14 + 7 * 9 + 1);
+    CHECK(inFlightLimit(8, 8, 1, 0) == 8);
+}
