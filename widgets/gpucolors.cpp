@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "activitycolors.h"
 #include "costmodel.h"
 #include "placement.h"
 #include "topology.h"
@@ -195,8 +196,10 @@ Legend legendFor(ColorBy mode, const cs::Topology& topology, const cs::Placement
     const GpuColors colors = colorGpus(mode, topology, placement, evaluation);
     switch (mode) {
     case ColorBy::Activity:
-        legend.title = QObject::tr("Activity: what each GPU does at the current time");
-        legend.entries.push_back({QColor(kIdleGrey), QObject::tr("idle")});
+        legend.title = QObject::tr("Activity: what each GPU does at the current time; lit links by dimension");
+        legend.entries = activityLegend();
+        for (const LegendEntry& e : dimensionLegend())
+            legend.entries.push_back(e);
         return legend;
     case ColorBy::Memory: {
         const double hbm = topology.cluster().gpu.hbmGiB;

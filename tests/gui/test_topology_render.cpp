@@ -168,7 +168,7 @@ TEST_CASE("inspector says where each group of the selected rank runs")
     CHECK(text.contains("crosses fabric"));       // PP and DP leave the node
 }
 
-TEST_CASE("--render writes a PNG of the asked size, and reports bad input")
+TEST_CASE("render writes a PNG of the asked size, and reports bad input")
 {
     QTemporaryDir dir;
     for (QSize size : {QSize(800, 500), QSize(333, 777)}) {

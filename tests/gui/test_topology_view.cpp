@@ -75,7 +75,7 @@ TEST_CASE("wheel zoom keeps the point under the cursor, F fits, arrows pan")
     CHECK(f.document.view().center == std::array<double, 2>{0, 0});
 }
 
-TEST_CASE("clicking a GPU selects its rank; clicking empty space clears the selection")
+TEST_CASE("clicking a GPU selects its rank and clicking empty space clears the selection")
 {
     ViewFixture f("ndv5-h100-128-gpt3-175b.run.json");
     const ViewTransform t = f.view.currentTransform();

@@ -297,7 +297,7 @@ TEST_CASE("evaluate and trace on the command line")
     CHECK(names == 8);
 }
 
-TEST_CASE("validate-runs prints every row and the MAPE; bad rows exit 1")
+TEST_CASE("validate-runs prints every row and the MAPE, and bad rows exit 1")
 {
     std::ostringstream out, err;
     const std::string file = std::string(CS_SHARED_DIR) + "/reference/validation/public.jsonl";

@@ -8,7 +8,7 @@
 
 using namespace cs;
 
-TEST_CASE("Fairwater: TP, CP and PP stay in a rack; DP spans all 128 racks", "[placement]") {
+TEST_CASE("Fairwater: TP, CP and PP stay in a rack and DP spans all 128 racks", "[placement]") {
     const LoadedFile f = loadSample("fairwater-gb200-128-llama405b.run.json");
     const Placement p = placeRun(*f.run, *f.cluster);
     REQUIRE(p.worldSize() == 8192);

@@ -1,0 +1,75 @@
+#include "document.h"
+
+#include <QUndoStack>
+
+Document::Document(QObject* parent)
+    : QObject(parent)
+    , m_undo(new QUndoStack(this))
+{
+    connect(m_undo, &QUndoStack::cleanChanged, this, [this](bool clean) { emit modifiedChanged(!clean); });
+}
+
+Document::~Document() = default;
+
+void Document::setSession(cs::Session session, const QString& filePath)
+{
+    m_session = std::move(session);
+    m_view = m_session.view.value_or(cs::ViewState{});
+    m_filePath = filePath;
+    m_undo->clear();
+    rebuild();
+    emit filePathChanged();
+    emit modelChanged();
+    emit viewChanged();
+    emit bookmarksChanged();
+}
+
+void Document::setClusterRun(const cs::ClusterDesc& cluster, const cs::RunDesc& run)
+{
+    m_session.cluster = cluster;
+    m_session.run = run;
+    rebuild();
+    emit modelChanged();
+}
+
+void Document::setView(const cs::ViewState& view)
+{
+    if (view == m_view)
+        return;
+    m_view = view;
+    emit viewChanged();
+}
+
+void Document::setBookmarks(const std::vector<cs::Bookmark>& bookmarks)
+{
+    m_session.bookmarks = bookmarks;
+    emit bookmarksChanged();
+}
+
+bool Document::isModified() const { return !m_undo->isClean(); }
+
+void Document::markSaved(const QString& filePath)
+{
+    m_undo->setClean();
+    setFilePath(filePath);
+}
+
+void Document::setFilePath(const QString& path)
+{
+    m_filePath = path;
+    emit filePathChanged();
+}
+
+cs::Session Document::sessionToSave() const
+{
+    cs::Session s = m_session;
+    s.view = m_view;
+    return s;
+}
+
+void Document::rebuild()
+{
+    m_topology = std::make_unique<cs::Topology>(m_session.cluster);
+    m_placement = std::make_unique<cs::Placement>(cs::placeRun(m_session.run, m_session.cluster));
+    m_evaluation = cs::evaluate(m_session.cluster, m_session.run);
+}

@@ -1,0 +1,66 @@
+#pragma once
+// The open document: a session (cluster, run, view, bookmarks) and what the model derives
+// from it (topology, placement, evaluation). Views read it and listen to its signals.
+
+#include <QObject>
+#include <QString>
+#include <memory>
+
+#include "costmodel.h"
+#include "description.h"
+#include "placement.h"
+#include "topology.h"
+
+class QUndoStack;
+
+class Document : public QObject {
+    Q_OBJECT
+public:
+    explicit Document(QObject* parent = nullptr);
+    ~Document() override;
+
+    // Replaces everything; clears undo history. The session must be valid.
+    void setSession(cs::Session session, const QString& filePath);
+    // Replaces cluster and run (an edit): derived data is rebuilt and modelChanged emitted.
+    void setClusterRun(const cs::ClusterDesc& cluster, const cs::RunDesc& run);
+    void setView(const cs::ViewState& view);
+    void setBookmarks(const std::vector<cs::Bookmark>& bookmarks);
+    const std::vector<cs::Bookmark>& bookmarks() const { return m_session.bookmarks; }
+    // Unsaved changes: edits on the undo stack since the last save or load.
+    bool isModified() const;
+    void markSaved(const QString& filePath);
+
+    const cs::Session& session() const { return m_session; }
+    const cs::ClusterDesc& cluster() const { return m_session.cluster; }
+    const cs::RunDesc& run() const { return m_session.run; }
+    const cs::ViewState& view() const { return m_view; }
+    // False until the first session: topology, placement and evaluation do not exist yet.
+    bool hasModel() const { return m_topology != nullptr; }
+    const cs::Topology& topology() const { return *m_topology; }
+    const cs::Placement& placement() const { return *m_placement; }
+    const cs::Evaluation& evaluation() const { return m_evaluation; }
+
+    QString filePath() const { return m_filePath; }
+    void setFilePath(const QString& path);
+    QUndoStack* undoStack() const { return m_undo; }
+    // The session as it would be saved now (the current view included).
+    cs::Session sessionToSave() const;
+
+signals:
+    void modelChanged(); // cluster or run changed: topology, placement and evaluation are new
+    void viewChanged();
+    void filePathChanged();
+    void bookmarksChanged();
+    void modifiedChanged(bool modified);
+
+private:
+    void rebuild();
+
+    cs::Session m_session;
+    cs::ViewState m_view;
+    std::unique_ptr<cs::Topology> m_topology;
+    std::unique_ptr<cs::Placement> m_placement;
+    cs::Evaluation m_evaluation;
+    QString m_filePath;
+    QUndoStack* m_undo = nullptr;
+};

@@ -1,0 +1,40 @@
+#include "editcommands.h"
+
+#include "document.h"
+
+EditModelCommand::EditModelCommand(Document* doc, cs::ClusterDesc cluster, cs::RunDesc run,
+                                   const QString& text, int mergeId)
+    : QUndoCommand(text)
+    , m_doc(doc)
+    , m_before{doc->cluster(), doc->run()}
+    , m_after{std::move(cluster), std::move(run)}
+    , m_mergeId(mergeId)
+{
+}
+
+void EditModelCommand::undo() { m_doc->setClusterRun(m_before.cluster, m_before.run); }
+
+void EditModelCommand::redo() { m_doc->setClusterRun(m_after.cluster, m_after.run); }
+
+bool EditModelCommand::mergeWith(const QUndoCommand* other)
+{
+    const auto* next = static_cast<const EditModelCommand*>(other);
+    if (next->m_doc != m_doc)
+        return false;
+    m_after = next->m_after;
+    setObsolete(m_after == m_before);
+    return true;
+}
+
+SetBookmarksCommand::SetBookmarksCommand(Document* doc, std::vector<cs::Bookmark> bookmarks,
+                                         const QString& text)
+    : QUndoCommand(text)
+    , m_doc(doc)
+    , m_before(doc->bookmarks())
+    , m_after(std::move(bookmarks))
+{
+}
+
+void SetBookmarksCommand::undo() { m_doc->setBookmarks(m_before); }
+
+void SetBookmarksCommand::redo() { m_doc->setBookmarks(m_after); }

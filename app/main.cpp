@@ -1,0 +1,95 @@
+#include <QApplication>
+#include <QCommandLineParser>
+#include <cstdio>
+
+#include "mainwindow.h"
+#include "render.h"
+
+namespace {
+
+bool parseSize(const QString& text, QSize* size)
+{
+    const QStringList parts = text.split(QLatin1Char('x'));
+    if (parts.size() != 2)
+        return false;
+    bool okW = false, okH = false;
+    const int w = parts[0].toInt(&okW), h = parts[1].toInt(&okH);
+    if (!okW || !okH || w < 16 || h < 16 || w > 16384 || h > 16384)
+        return false;
+    *size = QSize(w, h);
+    return true;
+}
+
+int usageError(const QString& message)
+{
+    std::fprintf(stderr, "clusterscope: %s\nTry 'clusterscope --help'.\n", qPrintable(message));
+    return 2;
+}
+
+// --render must work with no display, so the platform is chosen before QApplication exists.
+bool wantsRender(int argc, char** argv)
+{
+    for (int i = 1; i < argc; ++i)
+        if (qstrcmp(argv[i], "--render") == 0)
+            return true;
+    return false;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    if (wantsRender(argc, argv))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+    QApplication::setApplicationName("ClusterScope");
+    QApplication::setOrganizationName("ClusterScope");
+    QApplication::setApplicationVersion(CLUSTERSCOPE_VERSION);
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription("See a GPU training cluster and where a training step's time goes.");
+    parser.addHelpOption();
+    parser.addVersionOption();
+    QCommandLineOption render("render", "Draw the view into OUT.png with no display and exit.", "OUT.png");
+    QCommandLineOption size("size", "Image size for --render (default 1600x1000).", "WxH");
+    QCommandLineOption colorBy("color-by", "Colour GPUs by tp, cp, pp, dp, domain, memory or activity.", "DIM");
+    QCommandLineOption select("select", "Select a rank (highlights its groups).", "RANK");
+    QCommandLineOption time("time", "Time in the step to show, in seconds.", "T");
+    parser.addOptions({render, size, colorBy, select, time});
+    parser.addPositionalArgument("FILE", "Cluster, run or session files to open.", "[FILE...]");
+    parser.process(app);
+
+    const QStringList files = parser.positionalArguments();
+    if (parser.isSet(render)) {
+        if (files.size() != 1)
+            return usageError("--render needs exactly one FILE");
+        RenderRequest request;
+        request.input = files.first();
+        request.output = parser.value(render);
+        if (parser.isSet(size) && !parseSize(parser.value(size), &request.size))
+            return usageError("--size takes WxH, e.g. 1920x1080");
+        request.colorBy = parser.value(colorBy);
+        if (parser.isSet(select)) {
+            bool ok = false;
+            request.selectRank = parser.value(select).toInt(&ok);
+            if (!ok || request.selectRank < 0)
+                return usageError("--select takes a rank number");
+        }
+        if (parser.isSet(time)) {
+            bool ok = false;
+            request.timeS = parser.value(time).toDouble(&ok);
+            if (!ok || request.timeS < 0)
+                return usageError("--time takes seconds, e.g. 0.42");
+        }
+        return renderToPng(request);
+    }
+
+    MainWindow window;
+    window.show();
+    if (!window.offerRecovery()) {
+        const QStringList toOpen = files.isEmpty() ? QStringList{QStringLiteral(CS_DEFAULT_SAMPLE)} : files;
+        for (const QString& file : toOpen)
+            window.openFile(file);
+    }
+    return app.exec();
+}

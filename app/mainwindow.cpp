@@ -1,0 +1,569 @@
+#include "mainwindow.h"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QKeySequence>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QPainter>
+#include <QPdfWriter>
+#include <QProgressDialog>
+#include <QSaveFile>
+#include <QSettings>
+#include <QStatusBar>
+#include <QStyleFactory>
+#include <QSvgGenerator>
+#include <QUndoStack>
+
+#include <QComboBox>
+#include <QToolBar>
+
+#include "autosave.h"
+#include "bookmarkslist.h"
+#include "document.h"
+#include "documentio.h"
+#include "editcommands.h"
+#include "exports.h"
+#include "inspectorpanel.h"
+#include "legendwidget.h"
+#include "presentation.h"
+#include "propertiespanel.h"
+#include "search.h"
+#include "searchdialog.h"
+#include "topologyscene.h"
+#include "topologyview.h"
+#include "stepviews.h"
+
+namespace {
+constexpr int kMaxRecentFiles = 10;
+const QString kSessionFilter = QStringLiteral("ClusterScope sessions (*.csession)");
+} // namespace
+
+MainWindow::MainWindow(const QString& recoveryPath, QWidget* parent)
+    : QMainWindow(parent)
+    , m_document(new Document(this))
+{
+    setWindowIcon(QIcon(QStringLiteral(":/clusterscope.svg")));
+    setAcceptDrops(true);
+    createTopologyView();
+    m_presentation = new Presentation(this, m_document);
+    createDocks();
+    createActions();
+    addStepViews(this, m_document); // after the topology view: its colours are set first
+    menuBar()->addAction(m_helpMenu->menuAction()); // Help stays last
+    addDockToggles();
+    // The charts and inspector need room; the saved layout, when there is one, wins below.
+    if (auto* legend = findChild<QDockWidget*>(QStringLiteral("legend")))
+        resizeDocks({legend}, {560}, Qt::Horizontal);
+    m_autosaver = new Autosaver(m_document,
+                                recoveryPath.isEmpty() ? Autosaver::defaultRecoveryPath() : recoveryPath,
+                                Autosaver::kIntervalMs, this);
+    connect(m_document, &Document::filePathChanged, this, &MainWindow::updateTitle);
+    connect(m_document, &Document::modifiedChanged, this, &QWidget::setWindowModified);
+    connect(m_document, &Document::modelChanged, this, [this] {
+        m_properties->setValues(m_document->cluster(), m_document->run());
+    });
+    connect(m_document, &Document::bookmarksChanged, this, [this] {
+        m_bookmarks->setBookmarks(m_document->bookmarks());
+    });
+    resize(1600, 1000);
+    readSettings();
+    updateTitle();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::createTopologyView()
+{
+    m_topologyView = new TopologyView([this]() -> const cs::ViewState& { return m_document->view(); },
+                                      [this](const cs::ViewState& v) { m_document->setView(v); }, this);
+    setCentralWidget(m_topologyView);
+    m_legend = new LegendWidget(this);
+    auto* legendDock = new QDockWidget(tr("Legend"), this);
+    legendDock->setObjectName(QStringLiteral("legend"));
+    legendDock->setWidget(m_legend);
+    addDockWidget(Qt::RightDockWidgetArea, legendDock);
+    m_inspector = new InspectorPanel(this);
+    auto* inspectorDock = new QDockWidget(tr("Inspector"), this);
+    inspectorDock->setObjectName(QStringLiteral("inspector"));
+    inspectorDock->setWidget(m_inspector);
+    addDockWidget(Qt::RightDockWidgetArea, inspectorDock);
+
+    QToolBar* toolbar = addToolBar(tr("View"));
+    toolbar->setObjectName(QStringLiteral("viewToolbar"));
+    toolbar->addWidget(new QLabel(tr(" Colour by: "), toolbar));
+    m_colorBy = new QComboBox(toolbar);
+    const std::pair<const char*, QString> modes[] = {
+        {"tp", tr("TP group")},         {"cp", tr("CP group")},   {"pp", tr("PP stage")},
+        {"dp", tr("DP group")},         {"domain", tr("NVLink domain")},
+        {"memory", tr("Memory per GPU")}, {"activity", tr("Activity")}};
+    for (const auto& [key, label] : modes)
+        m_colorBy->addItem(label, QString::fromLatin1(key));
+    toolbar->addWidget(m_colorBy);
+    connect(m_colorBy, &QComboBox::activated, this, [this](int i) {
+        cs::ViewState v = m_document->view();
+        v.colorBy = m_colorBy->itemData(i).toString().toStdString();
+        m_document->setView(v);
+    });
+    QAction* fit = new QAction(tr("&Fit to View"), this);
+    fit->setShortcut(Qt::Key_F);
+    connect(fit, &QAction::triggered, m_topologyView, &TopologyView::fitToView);
+    QAction* zoomIn = new QAction(tr("Zoom &In"), this);
+    zoomIn->setShortcut(QKeySequence::ZoomIn);
+    connect(zoomIn, &QAction::triggered, m_topologyView, &TopologyView::zoomIn);
+    QAction* zoomOut = new QAction(tr("Zoom &Out"), this);
+    zoomOut->setShortcut(QKeySequence::ZoomOut);
+    connect(zoomOut, &QAction::triggered, m_topologyView, &TopologyView::zoomOut);
+    m_topologyActions = {fit, zoomIn, zoomOut};
+    toolbar->addActions(m_topologyActions);
+
+    connect(m_document, &Document::modelChanged, this, [this] {
+        m_topologyView->setModel(m_document->topology(), m_document->placement(), m_document->evaluation());
+        updateTopologyPanels();
+    });
+    connect(m_document, &Document::viewChanged, this, [this] {
+        m_topologyView->viewStateChanged();
+        // Playback changes the time sixty times a second; the panels depend on the rest.
+        const cs::ViewState& v = m_document->view();
+        if (v.colorBy != m_panelsColorBy || v.highlightRank != m_panelsRank)
+            updateTopologyPanels();
+    });
+}
+
+void MainWindow::updateTopologyPanels()
+{
+    TopologyScene* scene = m_topologyView->scene();
+    if (!scene)
+        return;
+    const cs::ViewState& view = m_document->view();
+    m_panelsColorBy = view.colorBy;
+    m_panelsRank = view.highlightRank;
+    m_colorBy->setCurrentIndex(std::max(0, m_colorBy->findData(QString::fromStdString(view.colorBy))));
+    m_legend->setLegend(scene->legend());
+    m_inspector->showRank(m_document->topology(), m_document->placement(), m_document->evaluation(),
+                          view.highlightRank);
+}
+
+void MainWindow::createDocks()
+{
+    m_properties = new PropertiesPanel(this);
+    auto* propertiesDock = new QDockWidget(tr("Properties"), this);
+    propertiesDock->setObjectName(QStringLiteral("properties"));
+    propertiesDock->setWidget(m_properties);
+    addDockWidget(Qt::LeftDockWidgetArea, propertiesDock);
+    connect(m_properties, &PropertiesPanel::editRequested, this,
+            [this](const cs::ClusterDesc& c, const cs::RunDesc& r, const QString& what, int field) {
+                m_document->undoStack()->push(new EditModelCommand(m_document, c, r, what, field));
+            });
+
+    m_bookmarks = new BookmarksList(this);
+    auto* bookmarksDock = new QDockWidget(tr("Bookmarks"), this);
+    bookmarksDock->setObjectName(QStringLiteral("bookmarks"));
+    bookmarksDock->setWidget(m_bookmarks);
+    addDockWidget(Qt::LeftDockWidgetArea, bookmarksDock);
+    connect(m_bookmarks, &BookmarksList::goToRequested, m_presentation,
+            [this](int i) { m_presentation->goTo(i); });
+    connect(m_bookmarks, &BookmarksList::renameRequested, this, [this](int i, const QString& title) {
+        auto marks = m_document->bookmarks();
+        if (i < 0 || i >= int(marks.size()) || title.isEmpty())
+            return;
+        marks[size_t(i)].title = title.toStdString();
+        m_document->undoStack()->push(new SetBookmarksCommand(m_document, marks, tr("Rename Bookmark")));
+    });
+    connect(m_bookmarks, &BookmarksList::removeRequested, this, [this](int i) {
+        auto marks = m_document->bookmarks();
+        if (i < 0 || i >= int(marks.size()))
+            return;
+        marks.erase(marks.begin() + i);
+        m_document->undoStack()->push(new SetBookmarksCommand(m_document, marks, tr("Delete Bookmark")));
+    });
+}
+
+void MainWindow::createActions()
+{
+    createFileMenu();
+    createEditMenu();
+    createViewMenu();
+    QMenu* tools = menuBar()->addMenu(tr("&Tools"));
+    QAction* search = tools->addAction(tr("&Search Parallelism..."), this, &MainWindow::searchParallelism);
+    search->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L));
+    search->setStatusTip(tr("Rank every valid TP, CP, PP, VP, micro-batch, recompute and placement for this model on this cluster"));
+    m_helpMenu = menuBar()->addMenu(tr("&Help"));
+    m_helpMenu->addAction(tr("&About ClusterScope"), this, &MainWindow::about);
+    m_helpMenu->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+}
+
+void MainWindow::createFileMenu()
+{
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&New"), QKeySequence::New, this, &MainWindow::newDocument)
+        ->setStatusTip(tr("A new session on the Fairwater sample cluster"));
+    file->addAction(tr("&Open..."), QKeySequence::Open, this, [this] {
+        if (!maybeSave())
+            return;
+        const QString path = QFileDialog::getOpenFileName(
+            this, tr("Open"), m_lastDir,
+            tr("ClusterScope files (*.json *.csession *.jsonl);;All files (*)"));
+        if (!path.isEmpty())
+            openFile(path);
+    });
+    m_recentMenu = file->addMenu(tr("Open &Recent"));
+    file->addSeparator();
+    file->addAction(tr("&Save Session"), QKeySequence::Save, this, &MainWindow::save);
+    file->addAction(tr("Save Session &As..."), QKeySequence::SaveAs, this, &MainWindow::saveAs);
+    file->addSeparator();
+    QMenu* exportMenu = file->addMenu(tr("&Export"));
+    for (const QString& format : {QStringLiteral("PNG"), QStringLiteral("SVG"), QStringLiteral("PDF")})
+        exportMenu->addAction(tr("Topology as %1...").arg(format), this, [this, format] { exportTopology(format); });
+    exportMenu->addSeparator();
+    for (const QString& format : {QStringLiteral("PNG"), QStringLiteral("SVG"), QStringLiteral("PDF")})
+        exportMenu->addAction(tr("Window as %1...").arg(format), this, [this, format] { exportWindow(format); });
+    exportMenu->addSeparator();
+    exportMenu->addAction(tr("Breakdown as CSV..."), this, &MainWindow::exportBreakdownCsv);
+    exportMenu->addAction(tr("Step Trace (Chrome JSON)..."), this, &MainWindow::exportTrace);
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+    updateRecentMenu();
+}
+
+void MainWindow::createEditMenu()
+{
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    QAction* undo = m_document->undoStack()->createUndoAction(this, tr("&Undo"));
+    undo->setShortcut(QKeySequence::Undo);
+    QAction* redo = m_document->undoStack()->createRedoAction(this, tr("&Redo"));
+    redo->setShortcut(QKeySequence::Redo);
+    edit->addAction(undo);
+    edit->addAction(redo);
+    edit->addSeparator();
+    edit->addAction(m_presentation->addBookmarkAction());
+}
+
+void MainWindow::createViewMenu()
+{
+    m_viewMenu = menuBar()->addMenu(tr("&View"));
+    m_viewMenu->addActions(m_topologyActions);
+    m_viewMenu->addSeparator();
+    m_viewMenu->addAction(m_presentation->toggleAction());
+    m_viewMenu->addAction(m_presentation->nextAction());
+    m_viewMenu->addAction(m_presentation->previousAction());
+    m_viewMenu->addSeparator();
+    QMenu* theme = m_viewMenu->addMenu(tr("&Theme"));
+    auto* group = new QActionGroup(this);
+    QAction* light = theme->addAction(tr("&Light"), this, [this] { setDarkTheme(false); });
+    QAction* dark = theme->addAction(tr("&Dark"), this, [this] { setDarkTheme(true); });
+    for (QAction* a : {light, dark}) {
+        a->setCheckable(true);
+        group->addAction(a);
+    }
+    light->setChecked(true);
+    dark->setObjectName(QStringLiteral("darkTheme"));
+    light->setObjectName(QStringLiteral("lightTheme"));
+}
+
+void MainWindow::addDockToggles()
+{
+    m_viewMenu->addSeparator();
+    for (QDockWidget* dock : findChildren<QDockWidget*>())
+        m_viewMenu->addAction(dock->toggleViewAction());
+}
+
+bool MainWindow::openFile(const QString& path)
+{
+    QString problems;
+    auto session = loadSessionFromFile(path, &problems);
+    if (!session) {
+        report(tr("Cannot open %1").arg(QFileInfo(path).fileName()), problems);
+        return false;
+    }
+    const bool isSession = path.endsWith(QLatin1String(".csession"));
+    m_document->setSession(std::move(*session), isSession ? path : QString());
+    m_lastDir = QFileInfo(path).absolutePath();
+    addRecentFile(QFileInfo(path).absoluteFilePath());
+    statusBar()->showMessage(tr("Opened %1").arg(path), 4000);
+    return true;
+}
+
+bool MainWindow::saveTo(const QString& path)
+{
+    QString error;
+    if (!saveSessionToFile(m_document->sessionToSave(), path, &error)) {
+        report(tr("Cannot save %1").arg(QFileInfo(path).fileName()), error);
+        return false;
+    }
+    m_document->markSaved(path);
+    m_autosaver->discard();
+    addRecentFile(QFileInfo(path).absoluteFilePath());
+    statusBar()->showMessage(tr("Saved %1").arg(path), 4000);
+    return true;
+}
+
+bool MainWindow::save()
+{
+    const QString path = m_document->filePath();
+    return path.isEmpty() ? saveAs() : saveTo(path);
+}
+
+bool MainWindow::saveAs()
+{
+    const QString suggested = m_document->filePath().isEmpty()
+                                  ? QString::fromStdString(m_document->run().name) + QStringLiteral(".csession")
+                                  : m_document->filePath();
+    QString path = askSavePath(tr("Save Session As"), suggested, kSessionFilter);
+    if (path.isEmpty())
+        return false;
+    if (!path.endsWith(QLatin1String(".csession")))
+        path += QStringLiteral(".csession");
+    return saveTo(path);
+}
+
+QString MainWindow::askSavePath(const QString& title, const QString& suggestedName, const QString& filter)
+{
+    const QString start = QFileInfo(suggestedName).isAbsolute() ? suggestedName
+                                                                 : m_lastDir + QLatin1Char('/') + suggestedName;
+    const QString path = QFileDialog::getSaveFileName(this, title, start, filter);
+    if (!path.isEmpty())
+        m_lastDir = QFileInfo(path).absolutePath();
+    return path;
+}
+
+bool MainWindow::maybeSave()
+{
+    if (!m_document->isModified())
+        return true;
+    const auto answer = QMessageBox::warning(
+        this, tr("Unsaved changes"), tr("The session has unsaved changes. Save them?"),
+        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+    if (answer == QMessageBox::Save)
+        return save();
+    return answer == QMessageBox::Discard;
+}
+
+void MainWindow::newDocument()
+{
+    if (!maybeSave())
+        return;
+    QString problems;
+    auto session = loadSessionFromFile(QStringLiteral(CS_DEFAULT_SAMPLE), &problems);
+    if (!session) {
+        report(tr("Cannot start a new session"), problems);
+        return;
+    }
+    session->bookmarks.clear();
+    m_document->setSession(std::move(*session), QString());
+}
+
+bool MainWindow::offerRecovery()
+{
+    auto recovery = Autosaver::pending(m_autosaver->recoveryPath());
+    if (!recovery)
+        return false;
+    const QString origin = recovery->originalPath.isEmpty() ? tr("an untitled session") : recovery->originalPath;
+    const auto answer = m_quiet ? QMessageBox::Yes
+                                : QMessageBox::question(this, tr("Restore unsaved changes?"),
+                                                        tr("ClusterScope did not close normally. Restore the "
+                                                           "unsaved changes to %1?").arg(origin),
+                                                        QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes);
+    if (answer != QMessageBox::Yes) {
+        m_autosaver->discard();
+        return false;
+    }
+    m_document->setSession(std::move(recovery->session), recovery->originalPath);
+    m_document->undoStack()->resetClean(); // restored changes are still unsaved
+    return true;
+}
+
+void MainWindow::report(const QString& title, const QString& text)
+{
+    m_lastProblem = text;
+    statusBar()->showMessage(title, 8000);
+    if (m_quiet)
+        return;
+    QMessageBox box(QMessageBox::Warning, title, title, QMessageBox::Ok, this);
+    box.setInformativeText(text.section(QLatin1Char('\n'), 0, 4)
+                           + tr("\n\nThe open document is unchanged."));
+    box.setDetailedText(text);
+    box.exec();
+}
+
+void MainWindow::updateTitle()
+{
+    const QString path = m_document->filePath();
+    const QString name = path.isEmpty() ? tr("untitled") : QFileInfo(path).fileName();
+    setWindowTitle(QStringLiteral("%1[*] - ClusterScope").arg(name));
+    setWindowModified(m_document->isModified());
+}
+
+void MainWindow::addRecentFile(const QString& path)
+{
+    QSettings settings;
+    QStringList recent = settings.value(QStringLiteral("recentFiles")).toStringList();
+    recent.removeAll(path);
+    recent.prepend(path);
+    while (recent.size() > kMaxRecentFiles)
+        recent.removeLast();
+    settings.setValue(QStringLiteral("recentFiles"), recent);
+    updateRecentMenu();
+}
+
+void MainWindow::updateRecentMenu()
+{
+    m_recentMenu->clear();
+    const QStringList recent = QSettings().value(QStringLiteral("recentFiles")).toStringList();
+    for (const QString& path : recent) {
+        m_recentMenu->addAction(QFileInfo(path).fileName(), this, [this, path] {
+            if (maybeSave())
+                openFile(path);
+        })->setStatusTip(path);
+    }
+    m_recentMenu->addSeparator();
+    QAction* clear = m_recentMenu->addAction(tr("&Clear"), this, [this] {
+        QSettings().remove(QStringLiteral("recentFiles"));
+        updateRecentMenu();
+    });
+    clear->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    if (!maybeSave()) {
+        event->ignore();
+        return;
+    }
+    m_presentation->leave();
+    writeSettings();
+    m_autosaver->discard();
+    event->accept();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event)
+{
+    if (event->mimeData()->hasUrls())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event)
+{
+    const QList<QUrl> urls = event->mimeData()->urls();
+    if (urls.isEmpty() || !urls.first().isLocalFile() || !maybeSave())
+        return;
+    openFile(urls.first().toLocalFile());
+    event->acceptProposedAction();
+}
+
+void MainWindow::exportTopology(const QString& format)
+{
+    const QString path = askSavePath(tr("Export Topology"), QStringLiteral("topology.") + format.toLower(),
+                                     tr("%1 files (*.%2)").arg(format, format.toLower()));
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (!exportWidget(centralWidget(), path, format, &error))
+        report(tr("Cannot export"), error);
+}
+
+void MainWindow::exportWindow(const QString& format)
+{
+    const QString path = askSavePath(tr("Export Window"), QStringLiteral("clusterscope.") + format.toLower(),
+                                     tr("%1 files (*.%2)").arg(format, format.toLower()));
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (!exportWidget(this, path, format, &error))
+        report(tr("Cannot export"), error);
+}
+
+void MainWindow::exportBreakdownCsv()
+{
+    const QString path = askSavePath(tr("Export Breakdown"), QStringLiteral("breakdown.csv"), tr("CSV files (*.csv)"));
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (!writeTextAtomically(path, breakdownCsv(m_document->evaluation(), m_document->run()), &error))
+        report(tr("Cannot export"), error);
+}
+
+void MainWindow::exportTrace()
+{
+    const QString path = askSavePath(tr("Export Step Trace"), QStringLiteral("step.trace.json"), tr("JSON files (*.json)"));
+    if (path.isEmpty())
+        return;
+    QProgressDialog progress(tr("Writing the step trace..."), QString(), 0, 0, this);
+    progress.setWindowModality(Qt::WindowModal);
+    progress.setMinimumDuration(300);
+    QString error;
+    if (!writeTextAtomically(path, stepTraceJson(m_document->cluster(), m_document->run()), &error))
+        report(tr("Cannot export"), error);
+}
+
+void MainWindow::searchParallelism()
+{
+    auto* dialog = new SearchDialog(m_document->cluster(), m_document->run(), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &SearchDialog::layoutChosen, this, [this](const cs::Layout& layout) {
+        const cs::RunDesc run = cs::withLayout(m_document->run(), layout);
+        const cs::Parallelism& p = run.parallelism;
+        m_document->undoStack()->push(new EditModelCommand(
+            m_document, m_document->cluster(), run,
+            tr("Apply layout TP %1 CP %2 PP %3 VP %4 DP %5").arg(p.tp).arg(p.cp).arg(p.pp).arg(p.vp).arg(p.dp)));
+    });
+    dialog->open();
+}
+
+void MainWindow::setDarkTheme(bool dark)
+{
+    qApp->setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
+    QPalette p = qApp->style()->standardPalette();
+    if (dark) {
+        p.setColor(QPalette::Window, QColor(37, 40, 45));
+        p.setColor(QPalette::WindowText, QColor(220, 223, 228));
+        p.setColor(QPalette::Base, QColor(28, 30, 34));
+        p.setColor(QPalette::AlternateBase, QColor(45, 48, 54));
+        p.setColor(QPalette::Text, QColor(220, 223, 228));
+        p.setColor(QPalette::Button, QColor(45, 48, 54));
+        p.setColor(QPalette::ButtonText, QColor(220, 223, 228));
+        p.setColor(QPalette::Highlight, QColor(64, 128, 200));
+        p.setColor(QPalette::HighlightedText, Qt::white);
+        p.setColor(QPalette::ToolTipBase, QColor(45, 48, 54));
+        p.setColor(QPalette::ToolTipText, QColor(220, 223, 228));
+        p.setColor(QPalette::PlaceholderText, QColor(140, 144, 150));
+    }
+    qApp->setPalette(p);
+    QSettings().setValue(QStringLiteral("theme"), dark ? QStringLiteral("dark") : QStringLiteral("light"));
+    if (auto* a = findChild<QAction*>(dark ? QStringLiteral("darkTheme") : QStringLiteral("lightTheme")))
+        a->setChecked(true);
+}
+
+void MainWindow::readSettings()
+{
+    QSettings settings;
+    restoreGeometry(settings.value(QStringLiteral("geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("windowState")).toByteArray());
+    m_lastDir = settings.value(QStringLiteral("lastDir")).toString();
+    if (settings.value(QStringLiteral("theme")).toString() == QLatin1String("dark"))
+        setDarkTheme(true);
+}
+
+void MainWindow::writeSettings()
+{
+    QSettings settings;
+    settings.setValue(QStringLiteral("geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("windowState"), saveState());
+    settings.setValue(QStringLiteral("lastDir"), m_lastDir);
+}
+
+void MainWindow::about()
+{
+    QMessageBox::about(this, tr("About ClusterScope"),
+                       tr("<h3>ClusterScope %1</h3><p>See which GPUs hold which parallel groups, "
+                          "what crosses NVLink and what crosses the fabric, and where the time of "
+                          "one training step goes.</p>")
+                           .arg(QStringLiteral(CLUSTERSCOPE_VERSION)));
+}

@@ -1,0 +1,94 @@
+#pragma once
+
+#include <QMainWindow>
+#include <string>
+
+class Autosaver;
+class BookmarksList;
+class Document;
+class InspectorPanel;
+class LegendWidget;
+class QComboBox;
+class TopologyView;
+class Presentation;
+class PropertiesPanel;
+class QMenu;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    // recoveryPath: where unsaved changes are autosaved (empty: the default place).
+    explicit MainWindow(const QString& recoveryPath = QString(), QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    Document* document() const { return m_document; }
+    Presentation* presentation() const { return m_presentation; }
+    PropertiesPanel* propertiesPanel() const { return m_properties; }
+    TopologyView* topologyView() const { return m_topologyView; }
+    InspectorPanel* inspector() const { return m_inspector; }
+    LegendWidget* legend() const { return m_legend; }
+    Autosaver* autosaver() const { return m_autosaver; }
+
+    // Loads a session, run or cluster file; on failure shows the problems and keeps the
+    // current document. Returns whether it loaded.
+    bool openFile(const QString& path);
+    // Saves the session; on failure reports and leaves the old file as it was.
+    bool saveTo(const QString& path);
+    bool save();
+    bool saveAs();
+    // Offers a recovery file left by a crash; returns whether one was restored.
+    bool offerRecovery();
+    // When set, problems are kept in lastProblem() instead of shown in a dialog (tests).
+    void setQuiet(bool quiet) { m_quiet = quiet; }
+    QString lastProblem() const { return m_lastProblem; }
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
+private:
+    void createTopologyView();
+    void updateTopologyPanels();
+    void createDocks();
+    void createActions();
+    void createFileMenu();
+    void createEditMenu();
+    void createViewMenu();
+    void addDockToggles();
+    void updateTitle();
+    void updateRecentMenu();
+    void addRecentFile(const QString& path);
+    void newDocument();
+    bool maybeSave();
+    void report(const QString& title, const QString& text);
+    void exportTopology(const QString& format);
+    void exportWindow(const QString& format);
+    void exportBreakdownCsv();
+    void exportTrace();
+    QString askSavePath(const QString& title, const QString& suggestedName, const QString& filter);
+    void searchParallelism();
+    void setDarkTheme(bool dark);
+    void readSettings();
+    void writeSettings();
+    void about();
+
+    Document* m_document = nullptr;
+    Presentation* m_presentation = nullptr;
+    PropertiesPanel* m_properties = nullptr;
+    TopologyView* m_topologyView = nullptr;
+    InspectorPanel* m_inspector = nullptr;
+    LegendWidget* m_legend = nullptr;
+    QComboBox* m_colorBy = nullptr;
+    QList<QAction*> m_topologyActions;
+    std::string m_panelsColorBy; // what the legend and inspector show now
+    int m_panelsRank = -2;
+    BookmarksList* m_bookmarks = nullptr;
+    Autosaver* m_autosaver = nullptr;
+    QMenu* m_recentMenu = nullptr;
+    QMenu* m_viewMenu = nullptr;
+    QMenu* m_helpMenu = nullptr;
+    QString m_lastDir;
+    bool m_quiet = false;
+    QString m_lastProblem;
+};

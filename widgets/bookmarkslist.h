@@ -1,0 +1,22 @@
+#pragma once
+// The session's bookmarks: activate one to go there, edit a title in place, delete.
+
+#include <QListWidget>
+#include <vector>
+
+#include "description.h"
+
+class BookmarksList : public QListWidget {
+    Q_OBJECT
+public:
+    explicit BookmarksList(QWidget* parent = nullptr);
+    void setBookmarks(const std::vector<cs::Bookmark>& bookmarks);
+
+signals:
+    void goToRequested(int index);
+    void renameRequested(int index, const QString& title);
+    void removeRequested(int index);
+
+protected:
+    void keyPressEvent(QKeyEvent* event) override;
+};

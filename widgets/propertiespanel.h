@@ -1,0 +1,48 @@
+#pragma once
+// Edits the cluster and the run. An edit that breaks a rule is refused in place: the field
+// turns red and the reason is shown; only valid edits are requested from the document.
+
+#include <QWidget>
+#include <functional>
+#include <vector>
+
+#include "description.h"
+
+class QLabel;
+class QFormLayout;
+
+class PropertiesPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit PropertiesPanel(QWidget* parent = nullptr);
+    ~PropertiesPanel() override;
+
+    // Shows these values (no signal is emitted).
+    void setValues(const cs::ClusterDesc& cluster, const cs::RunDesc& run);
+    // The reason the last edit was refused; empty when it was accepted.
+    QString problem() const;
+    // Sets a field by its label as a user would (used by tests and scripting); false when no
+    // such field exists.
+    bool editField(const QString& label, const QVariant& value);
+
+signals:
+    // A valid edit: the new cluster and run, a description for the undo stack, and the
+    // field's id so that consecutive edits of one field merge.
+    void editRequested(const cs::ClusterDesc& cluster, const cs::RunDesc& run, const QString& what,
+                       int fieldId);
+
+public:
+    struct Field;
+
+private:
+    void buildFields();
+    void addEditor(int index, QFormLayout* form);
+    void commit(int index, const QVariant& value);
+    void refresh();
+
+    std::vector<Field> m_fields;
+    std::vector<QWidget*> m_editors;
+    cs::ClusterRun m_values;
+    QLabel* m_problem = nullptr;
+    int m_badField = -1;
+};
