@@ -46,6 +46,12 @@ void Document::setBookmarks(const std::vector<cs::Bookmark>& bookmarks)
     emit bookmarksChanged();
 }
 
+void Document::setCompare(const std::optional<cs::ClusterRun>& compare)
+{
+    m_session.compare = compare;
+    emit modelChanged();
+}
+
 bool Document::isModified() const { return !m_undo->isClean(); }
 
 void Document::markSaved(const QString& filePath)

@@ -25,6 +25,8 @@ public:
     void setClusterRun(const cs::ClusterDesc& cluster, const cs::RunDesc& run);
     void setView(const cs::ViewState& view);
     void setBookmarks(const std::vector<cs::Bookmark>& bookmarks);
+    // The run shown beside this one (charts); nothing clears it.
+    void setCompare(const std::optional<cs::ClusterRun>& compare);
     const std::vector<cs::Bookmark>& bookmarks() const { return m_session.bookmarks; }
     // Unsaved changes: edits on the undo stack since the last save or load.
     bool isModified() const;

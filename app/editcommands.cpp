@@ -26,6 +26,19 @@ bool EditModelCommand::mergeWith(const QUndoCommand* other)
     return true;
 }
 
+SetCompareCommand::SetCompareCommand(Document* doc, std::optional<cs::ClusterRun> compare,
+                                     const QString& text)
+    : QUndoCommand(text)
+    , m_doc(doc)
+    , m_before(doc->session().compare)
+    , m_after(std::move(compare))
+{
+}
+
+void SetCompareCommand::undo() { m_doc->setCompare(m_before); }
+
+void SetCompareCommand::redo() { m_doc->setCompare(m_after); }
+
 SetBookmarksCommand::SetBookmarksCommand(Document* doc, std::vector<cs::Bookmark> bookmarks,
                                          const QString& text)
     : QUndoCommand(text)

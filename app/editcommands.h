@@ -25,6 +25,18 @@ private:
     int m_mergeId;
 };
 
+class SetCompareCommand : public QUndoCommand {
+public:
+    SetCompareCommand(Document* doc, std::optional<cs::ClusterRun> compare, const QString& text);
+    void undo() override;
+    void redo() override;
+
+private:
+    Document* m_doc;
+    std::optional<cs::ClusterRun> m_before;
+    std::optional<cs::ClusterRun> m_after;
+};
+
 class SetBookmarksCommand : public QUndoCommand {
 public:
     SetBookmarksCommand(Document* doc, std::vector<cs::Bookmark> bookmarks, const QString& text);

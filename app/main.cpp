@@ -1,5 +1,6 @@
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QIcon>
 #include <cstdio>
 
 #include "mainwindow.h"
@@ -45,6 +46,7 @@ int main(int argc, char** argv)
     QApplication::setApplicationName("ClusterScope");
     QApplication::setOrganizationName("ClusterScope");
     QApplication::setApplicationVersion(CLUSTERSCOPE_VERSION);
+    QApplication::setWindowIcon(QIcon(QStringLiteral(":/clusterscope.svg")));
 
     QCommandLineParser parser;
     parser.setApplicationDescription("See a GPU training cluster and where a training step's time goes.");

@@ -37,6 +37,7 @@
 #include "propertiespanel.h"
 #include "search.h"
 #include "searchdialog.h"
+#include "measuredrunsdialog.h"
 #include "topologyscene.h"
 #include "topologyview.h"
 #include "stepviews.h"
@@ -50,7 +51,6 @@ MainWindow::MainWindow(const QString& recoveryPath, QWidget* parent)
     : QMainWindow(parent)
     , m_document(new Document(this))
 {
-    setWindowIcon(QIcon(QStringLiteral(":/clusterscope.svg")));
     setAcceptDrops(true);
     createTopologyView();
     m_presentation = new Presentation(this, m_document);
@@ -215,6 +215,15 @@ void MainWindow::createFileMenu()
             openFile(path);
     });
     m_recentMenu = file->addMenu(tr("Open &Recent"));
+    file->addAction(tr("&Compare With..."), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Compare With"), m_lastDir,
+                                                          tr("Runs, clusters and sessions (*.json *.csession)"));
+        if (!path.isEmpty())
+            compareWith(path);
+    })->setStatusTip(tr("Show another run or cluster beside this one: breakdowns side by side and their differences"));
+    file->addAction(tr("Clear Comparison"), this, [this] {
+        m_document->undoStack()->push(new SetCompareCommand(m_document, std::nullopt, tr("Clear Comparison")));
+    });
     file->addSeparator();
     file->addAction(tr("&Save Session"), QKeySequence::Save, this, &MainWindow::save);
     file->addAction(tr("Save Session &As..."), QKeySequence::SaveAs, this, &MainWindow::saveAs);
@@ -277,6 +286,8 @@ void MainWindow::addDockToggles()
 
 bool MainWindow::openFile(const QString& path)
 {
+    if (path.endsWith(QLatin1String(".jsonl")))
+        return openMeasuredRuns(path);
     QString problems;
     auto session = loadSessionFromFile(path, &problems);
     if (!session) {
@@ -288,6 +299,41 @@ bool MainWindow::openFile(const QString& path)
     m_lastDir = QFileInfo(path).absolutePath();
     addRecentFile(QFileInfo(path).absoluteFilePath());
     statusBar()->showMessage(tr("Opened %1").arg(path), 4000);
+    return true;
+}
+
+bool MainWindow::openMeasuredRuns(const QString& path)
+{
+    cs::Diagnostics diags;
+    std::vector<cs::MeasuredRun> runs = cs::readMeasuredRuns(path.toStdString(), diags);
+    if (!diags.empty())
+        report(tr("Problems in %1").arg(QFileInfo(path).fileName()), QString::fromStdString(diags.formatAll()));
+    if (runs.empty())
+        return false;
+    addRecentFile(QFileInfo(path).absoluteFilePath());
+    auto* dialog = new MeasuredRunsDialog(std::move(runs), QFileInfo(path).fileName(), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &MeasuredRunsDialog::openRequested, this, [this](const cs::MeasuredRun& run) {
+        if (maybeSave())
+            m_document->setSession(cs::Session{run.cluster, run.run, {}, {}, {}, {}}, QString());
+    });
+    m_measuredRuns = dialog;
+    if (!m_quiet)
+        dialog->open();
+    return true;
+}
+
+bool MainWindow::compareWith(const QString& path)
+{
+    QString problems;
+    auto session = loadSessionFromFile(path, &problems);
+    if (!session) {
+        report(tr("Cannot compare with %1").arg(QFileInfo(path).fileName()), problems);
+        return false;
+    }
+    m_document->undoStack()->push(new SetCompareCommand(
+        m_document, cs::ClusterRun{session->cluster, session->run},
+        tr("Compare with %1").arg(QString::fromStdString(session->run.name))));
     return true;
 }
 

@@ -1,11 +1,13 @@
 #pragma once
 
 #include <QMainWindow>
+#include <QPointer>
 #include <string>
 
 class Autosaver;
 class BookmarksList;
 class Document;
+class MeasuredRunsDialog;
 class InspectorPanel;
 class LegendWidget;
 class QComboBox;
@@ -32,6 +34,12 @@ public:
     // Loads a session, run or cluster file; on failure shows the problems and keeps the
     // current document. Returns whether it loaded.
     bool openFile(const QString& path);
+    // Shows the cost model beside every measured run of a .jsonl file; a row opens as a document.
+    bool openMeasuredRuns(const QString& path);
+    // Puts another run (or a cluster, or a session's run) beside this one, as one undo step.
+    bool compareWith(const QString& path);
+    // The last measured-runs dialog opened (tests).
+    QPointer<MeasuredRunsDialog> measuredRunsDialog() const { return m_measuredRuns; }
     // Saves the session; on failure reports and leaves the old file as it was.
     bool saveTo(const QString& path);
     bool save();
@@ -91,4 +99,5 @@ private:
     QString m_lastDir;
     bool m_quiet = false;
     QString m_lastProblem;
+    QPointer<MeasuredRunsDialog> m_measuredRuns;
 };

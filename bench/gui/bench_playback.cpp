@@ -18,8 +18,6 @@
 #include "playbackbar.h"
 #include "scaling.h"
 #include "scalingchart.h"
-#include "stepviews.h"
-#include "timelineview.h"
 
 namespace {
 
@@ -34,8 +32,6 @@ int main(int argc, char** argv)
     setenv("QT_QPA_PLATFORM", "offscreen", 0);
     QApplication app(argc, argv);
     MainWindow window(QDir::temp().filePath(QStringLiteral("bench_playback_recovery.csession")));
-    if (!window.findChild<TimelineView*>()) // until the window adds the step views itself
-        addStepViews(&window, window.document());
     if (!window.openFile(QStringLiteral(CS_SAMPLES_DIR "/fairwater-gb200-128.csession")))
         return 1;
     Document* doc = window.document();

@@ -9,6 +9,7 @@
 #include "guitestutil.h"
 #include "loader.h"
 #include "mainwindow.h"
+#include "measuredrunsdialog.h"
 #include "presentation.h"
 #include "propertiespanel.h"
 
@@ -211,4 +212,36 @@ TEST_CASE("bookmark transitions interpolate zoom geometrically", "[bookmarks]")
         CHECK(v.timeS == Approx(c.time));
         CHECK(v.playing == c.playing);
     }
+}
+
+TEST_CASE("a measured-runs file opens as a table of predictions whose rows open as documents", "[documents][measured]")
+{
+    Fixture f;
+    REQUIRE(f.window.openFile(sampleFile("fairwater-gb200-128.csession")));
+    const QString jsonl = QStringLiteral(CS_SAMPLES_DIR "/../../shared/reference/validation/public.jsonl");
+    REQUIRE(f.window.openFile(jsonl));
+    MeasuredRunsDialog* dialog = f.window.measuredRunsDialog();
+    REQUIRE(dialog);
+    CHECK(dialog->rowCount() == 56);
+    CHECK(dialog->mape() > 0);
+    CHECK(dialog->mape() < 0.06);
+    const cs::MeasuredRun& row = dialog->runs().at(3);
+    emit dialog->openRequested(row);
+    CHECK(f.window.document()->cluster() == row.cluster);
+    CHECK(f.window.document()->run() == row.run);
+}
+
+TEST_CASE("comparing with another run is one undoable change", "[documents][compare]")
+{
+    Fixture f;
+    REQUIRE(f.window.openFile(sampleFile("fairwater-gb200-128-llama405b.run.json")));
+    Document* doc = f.window.document();
+    REQUIRE_FALSE(doc->session().compare);
+    REQUIRE(f.window.compareWith(sampleFile("fairwater-gb200-112-llama405b.run.json")));
+    REQUIRE(doc->session().compare);
+    CHECK(doc->session().compare->cluster.racks == 112);
+    CHECK(doc->isModified());
+    doc->undoStack()->undo();
+    CHECK_FALSE(doc->session().compare);
+    CHECK_FALSE(f.window.compareWith(f.path("missing.run.json")));
 }
