@@ -57,6 +57,7 @@ private:
     void createMenu();
     void modelChanged();
     void viewChanged();
+    void refreshShownCharts();
     void updateCompare();
     void setTime(double timeS);
     TopologyView* topologyView();
@@ -70,6 +71,8 @@ private:
     BreakdownChart* m_breakdown = nullptr;
     ScalingChart* m_scaling = nullptr;
     ComparePanel* m_compare = nullptr;
+    bool m_scalingStale = true;
+    bool m_compareStale = true;
     std::vector<QDockWidget*> m_docks;
     ActivityOverlay m_overlay;
     QPointer<TopologyView> m_topology;
@@ -154,6 +157,11 @@ void StepViews::createDocks()
     m_window->tabifyDockWidget(scaling, compare);
     breakdown->raise();
     m_docks.insert(m_docks.end(), {breakdown, scaling, compare});
+    for (QDockWidget* dock : {scaling, compare})
+        QObject::connect(dock, &QDockWidget::visibilityChanged, this, [this](bool shown) {
+            if (shown)
+                refreshShownCharts();
+        });
 }
 
 void StepViews::createMenu()
@@ -202,10 +210,24 @@ void StepViews::modelChanged()
     if (run.measured)
         measured = run.measured->stepTimeS;
     m_breakdown->setEvaluation(eval, measured);
-    m_scaling->setPoints(cs::weakScaling(m_document->cluster(), run));
-    updateCompare();
+    m_scalingStale = m_compareStale = true;
+    refreshShownCharts();
     m_overlay = ActivityOverlay(eval, m_document->placement());
     showActivity();
+}
+
+// Weak scaling and the comparison share tabs with the breakdown: one that cannot be seen is
+// rebuilt when its tab is shown, so that an edit pays only for what is on screen.
+void StepViews::refreshShownCharts()
+{
+    if (m_scalingStale && m_scaling->isVisibleTo(m_window)) {
+        m_scaling->setPoints(cs::weakScaling(m_document->cluster(), m_document->run()));
+        m_scalingStale = false;
+    }
+    if (m_compareStale && m_compare->isVisibleTo(m_window)) {
+        updateCompare();
+        m_compareStale = false;
+    }
 }
 
 void StepViews::updateCompare()

@@ -148,6 +148,10 @@ void ComparePanel::fillChart(const cs::Evaluation& main, const cs::Evaluation& c
 
 void ComparePanel::fillTable(const std::vector<CompareRow>& rows)
 {
+    // Sizing columns to their contents once, not after every cell, keeps an edit cheap.
+    QHeaderView* header = m_table->horizontalHeader();
+    header->setSectionResizeMode(QHeaderView::Interactive);
+    m_table->setUpdatesEnabled(false);
     m_table->setRowCount(int(rows.size()));
     for (int r = 0; r < int(rows.size()); ++r) {
         const CompareRow& row = rows[size_t(r)];
@@ -170,4 +174,6 @@ void ComparePanel::fillTable(const std::vector<CompareRow>& rows)
         change->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
         m_table->setItem(r, Change, change);
     }
+    header->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->setUpdatesEnabled(true);
 }
