@@ -72,6 +72,18 @@ double baselineFrameMs(const TopologyScene& scene, const ViewTransform& view, QI
     graphics.setBackgroundBrush(TopologyRenderer::background());
     std::vector<QGraphicsRectItem*> items;
     const auto& layout = scene.layout();
+    // The same picture as the product: racks, trays, switches and link bundles as items under
+    // one item per GPU.
+    const cs::Topology& topology = layout.topology();
+    const QPen outline(QColor(120, 160, 60), 0);
+    for (size_t r = 0; r < topology.racks().size(); ++r)
+        graphics.addRect(layout.rackRect(int(r)), outline, QColor(40, 44, 50));
+    for (size_t n = 0; n < topology.nodes().size(); ++n)
+        graphics.addRect(layout.trayRect(int(n)), Qt::NoPen, QColor(50, 54, 60));
+    for (size_t s = 0; s < topology.switches().size(); ++s)
+        graphics.addRect(layout.switchRect(int(s)), Qt::NoPen, QColor(90, 140, 200));
+    for (const LinkBundle& b : layout.bundles())
+        graphics.addLine(b.line, QPen(QColor(70, 110, 150), 0));
     for (size_t g = 0; g < layout.topology().gpus().size(); ++g) {
         auto* item = graphics.addRect(layout.gpuRect(int(g)), Qt::NoPen);
         items.push_back(item);
