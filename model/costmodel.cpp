@@ -568,6 +568,25 @@ bool hopScaleOut(const Workload& w, int from, int to)
     return w.sendScaleOut[size_t(hop)];
 }
 
+// Communication per dimension along the critical stage, hidden and exposed together, and
+// what of the exposed time is on the scale-out fabric. Needs e.breakdown filled.
+void setCommTotals(const Workload& w, int critical, double ppTotal, double dpTotal,
+                   double ppScaleOut, Evaluation& e)
+{
+    double tpTotal = 0, cpTotal = 0;
+    for (int k = 0; k < w.v; ++k) {
+        tpTotal += w.m * w.tpCommPerOp[w.op(critical, k)];
+        cpTotal += w.m * w.cpCommPerOp[w.op(critical, k)];
+    }
+    e.commTotalS[Dim::TP] = tpTotal;
+    e.commTotalS[Dim::CP] = cpTotal;
+    e.commTotalS[Dim::PP] = ppTotal;
+    e.commTotalS[Dim::DP] = dpTotal;
+    const Breakdown& bd = e.breakdown;
+    e.exposedScaleOutS = (w.dpGrad.scaleOut ? bd.dpExposed : 0) + ppScaleOut +
+                         (w.tp.scaleOut ? bd.tpExposed : 0) + (w.cp.scaleOut ? bd.cpExposed : 0);
+}
+
 Evaluation simulated(const Workload& w, bool withEvents)
 {
     Evaluation e;
@@ -679,17 +698,7 @@ Evaluation simulated(const Workload& w, bool withEvents)
     bd.overhead = w.virtualization * beforeOverhead;
     e.stepTimeS = beforeOverhead + bd.overhead;
 
-    double tpTotal = 0, cpTotal = 0;
-    for (int k = 0; k < w.v; ++k) {
-        tpTotal += w.m * w.tpCommPerOp[w.op(critical, k)];
-        cpTotal += w.m * w.cpCommPerOp[w.op(critical, k)];
-    }
-    e.commTotalS[Dim::TP] = tpTotal;
-    e.commTotalS[Dim::CP] = cpTotal;
-    e.commTotalS[Dim::PP] = ppTotal;
-    e.commTotalS[Dim::DP] = dpTotal[size_t(critical)];
-    e.exposedScaleOutS = (w.dpGrad.scaleOut ? bd.dpExposed : 0) + ppScaleOut +
-                         (w.tp.scaleOut ? bd.tpExposed : 0) + (w.cp.scaleOut ? bd.cpExposed : 0);
+    setCommTotals(w, critical, ppTotal, dpTotal[size_t(critical)], ppScaleOut, e);
 
     if (!withEvents)
         return e;
@@ -857,17 +866,8 @@ Evaluation analytic(const Workload& w)
     bd.overhead = w.virtualization * beforeOverhead;
     e.stepTimeS = beforeOverhead + bd.overhead;
 
-    double tpTotal = 0, cpTotal = 0;
-    for (int k = 0; k < w.v; ++k) {
-        tpTotal += w.m * w.tpCommPerOp[w.op(critical, k)];
-        cpTotal += w.m * w.cpCommPerOp[w.op(critical, k)];
-    }
-    e.commTotalS[Dim::TP] = tpTotal;
-    e.commTotalS[Dim::CP] = cpTotal;
-    e.commTotalS[Dim::PP] = w.p > 1 ? 2.0 * w.m * w.v * w.send[size_t(critical)] : 0.0;
-    e.commTotalS[Dim::DP] = dpTotal;
-    e.exposedScaleOutS = (w.dpGrad.scaleOut ? bd.dpExposed : 0) + ppScaleOut +
-                         (w.tp.scaleOut ? bd.tpExposed : 0) + (w.cp.scaleOut ? bd.cpExposed : 0);
+    setCommTotals(w, critical, w.p > 1 ? 2.0 * w.m * w.v * w.send[size_t(critical)] : 0.0, dpTotal,
+                  ppScaleOut, e);
     return e;
 }
 
