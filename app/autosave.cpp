@@ -43,12 +43,15 @@ void Autosaver::writeNow()
         qWarning("autosave: %s", qPrintable(error));
 }
 
-void Autosaver::discard() { QFile::remove(m_path); }
+void Autosaver::discard()
+{
+    QFile::remove(m_path);
+}
 
 QString Autosaver::defaultRecoveryPath()
 {
-    return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)
-           + QStringLiteral("/recovery.csession");
+    return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) +
+           QStringLiteral("/recovery.csession");
 }
 
 std::optional<Autosaver::Recovery> Autosaver::pending(const QString& recoveryPath)

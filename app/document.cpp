@@ -6,7 +6,8 @@ Document::Document(QObject* parent)
     : QObject(parent)
     , m_undo(new QUndoStack(this))
 {
-    connect(m_undo, &QUndoStack::cleanChanged, this, [this](bool clean) { emit modifiedChanged(!clean); });
+    connect(m_undo, &QUndoStack::cleanChanged, this,
+            [this](bool clean) { emit modifiedChanged(!clean); });
 }
 
 Document::~Document() = default;
@@ -52,7 +53,10 @@ void Document::setCompare(const std::optional<cs::ClusterRun>& compare)
     emit modelChanged();
 }
 
-bool Document::isModified() const { return !m_undo->isClean(); }
+bool Document::isModified() const
+{
+    return !m_undo->isClean();
+}
 
 void Document::markSaved(const QString& filePath)
 {

@@ -12,9 +12,15 @@ EditModelCommand::EditModelCommand(Document* doc, cs::ClusterDesc cluster, cs::R
 {
 }
 
-void EditModelCommand::undo() { m_doc->setClusterRun(m_before.cluster, m_before.run); }
+void EditModelCommand::undo()
+{
+    m_doc->setClusterRun(m_before.cluster, m_before.run);
+}
 
-void EditModelCommand::redo() { m_doc->setClusterRun(m_after.cluster, m_after.run); }
+void EditModelCommand::redo()
+{
+    m_doc->setClusterRun(m_after.cluster, m_after.run);
+}
 
 bool EditModelCommand::mergeWith(const QUndoCommand* other)
 {
@@ -35,9 +41,15 @@ SetCompareCommand::SetCompareCommand(Document* doc, std::optional<cs::ClusterRun
 {
 }
 
-void SetCompareCommand::undo() { m_doc->setCompare(m_before); }
+void SetCompareCommand::undo()
+{
+    m_doc->setCompare(m_before);
+}
 
-void SetCompareCommand::redo() { m_doc->setCompare(m_after); }
+void SetCompareCommand::redo()
+{
+    m_doc->setCompare(m_after);
+}
 
 SetBookmarksCommand::SetBookmarksCommand(Document* doc, std::vector<cs::Bookmark> bookmarks,
                                          const QString& text)
@@ -48,6 +60,12 @@ SetBookmarksCommand::SetBookmarksCommand(Document* doc, std::vector<cs::Bookmark
 {
 }
 
-void SetBookmarksCommand::undo() { m_doc->setBookmarks(m_before); }
+void SetBookmarksCommand::undo()
+{
+    m_doc->setBookmarks(m_before);
+}
 
-void SetBookmarksCommand::redo() { m_doc->setBookmarks(m_after); }
+void SetBookmarksCommand::redo()
+{
+    m_doc->setBookmarks(m_after);
+}

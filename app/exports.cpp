@@ -60,7 +60,8 @@ bool exportWidget(QWidget* widget, const QString& path, const QString& format, Q
         QPainter painter(&pdf);
         widget->render(&painter);
     } else {
-        *error = QStringLiteral("%1: unknown format %2; expected PNG, SVG or PDF").arg(path, format);
+        *error =
+            QStringLiteral("%1: unknown format %2; expected PNG, SVG or PDF").arg(path, format);
         file.cancelWriting();
         return false;
     }
@@ -78,14 +79,21 @@ bool writeTextAtomically(const QString& path, const QString& text, QString* erro
 
 QString breakdownCsv(const cs::Evaluation& e, const cs::RunDesc& run)
 {
-    QString out = QStringLiteral("# %1\nitem,seconds,share\n").arg(QString::fromStdString(run.name));
+    QString out =
+        QStringLiteral("# %1\nitem,seconds,share\n").arg(QString::fromStdString(run.name));
     const double step = e.stepTimeS > 0 ? e.stepTimeS : 1;
     for (const auto& [name, seconds] : e.breakdown.named())
-        out += QStringLiteral("%1,%2,%3\n").arg(QLatin1String(name)).arg(seconds, 0, 'g', 9).arg(seconds / step, 0, 'f', 6);
+        out += QStringLiteral("%1,%2,%3\n")
+                   .arg(QLatin1String(name))
+                   .arg(seconds, 0, 'g', 9)
+                   .arg(seconds / step, 0, 'f', 6);
     out += QStringLiteral("step_time_s,%1,1\n").arg(e.stepTimeS, 0, 'g', 9);
     out += QStringLiteral("\ndimension,comm_total_s,comm_exposed_s\n");
     for (cs::Dim d : cs::kAllDims)
-        out += QStringLiteral("%1,%2,%3\n").arg(QLatin1String(cs::toString(d))).arg(e.commTotalS[d], 0, 'g', 9).arg(e.commExposedS[d], 0, 'g', 9);
+        out += QStringLiteral("%1,%2,%3\n")
+                   .arg(QLatin1String(cs::toString(d)))
+                   .arg(e.commTotalS[d], 0, 'g', 9)
+                   .arg(e.commExposedS[d], 0, 'g', 9);
     return out;
 }
 

@@ -49,12 +49,15 @@ int main(int argc, char** argv)
     QApplication::setWindowIcon(QIcon(QStringLiteral(":/clusterscope.svg")));
 
     QCommandLineParser parser;
-    parser.setApplicationDescription("See a GPU training cluster and where a training step's time goes.");
+    parser.setApplicationDescription(
+        "See a GPU training cluster and where a training step's time goes.");
     parser.addHelpOption();
     parser.addVersionOption();
-    QCommandLineOption render("render", "Draw the view into OUT.png with no display and exit.", "OUT.png");
+    QCommandLineOption render("render", "Draw the view into OUT.png with no display and exit.",
+                              "OUT.png");
     QCommandLineOption size("size", "Image size for --render (default 1600x1000).", "WxH");
-    QCommandLineOption colorBy("color-by", "Colour GPUs by tp, cp, pp, dp, domain, memory or activity.", "DIM");
+    QCommandLineOption colorBy("color-by",
+                               "Colour GPUs by tp, cp, pp, dp, domain, memory or activity.", "DIM");
     QCommandLineOption select("select", "Select a rank (highlights its groups).", "RANK");
     QCommandLineOption time("time", "Time in the step to show, in seconds.", "T");
     parser.addOptions({render, size, colorBy, select, time});
@@ -89,7 +92,8 @@ int main(int argc, char** argv)
     MainWindow window;
     window.show();
     if (!window.offerRecovery()) {
-        const QStringList toOpen = files.isEmpty() ? QStringList{QStringLiteral(CS_DEFAULT_SAMPLE)} : files;
+        const QStringList toOpen =
+            files.isEmpty() ? QStringList{QStringLiteral(CS_DEFAULT_SAMPLE)} : files;
         for (const QString& file : toOpen)
             window.openFile(file);
     }

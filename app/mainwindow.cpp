@@ -33,14 +33,14 @@
 #include "exports.h"
 #include "inspectorpanel.h"
 #include "legendwidget.h"
+#include "measuredrunsdialog.h"
 #include "presentation.h"
 #include "propertiespanel.h"
 #include "search.h"
 #include "searchdialog.h"
-#include "measuredrunsdialog.h"
+#include "stepviews.h"
 #include "topologyscene.h"
 #include "topologyview.h"
-#include "stepviews.h"
 
 namespace {
 constexpr int kMaxRecentFiles = 10;
@@ -62,17 +62,15 @@ MainWindow::MainWindow(const QString& recoveryPath, QWidget* parent)
     // The charts and inspector need room; the saved layout, when there is one, wins below.
     if (auto* legend = findChild<QDockWidget*>(QStringLiteral("legend")))
         resizeDocks({legend}, {560}, Qt::Horizontal);
-    m_autosaver = new Autosaver(m_document,
-                                recoveryPath.isEmpty() ? Autosaver::defaultRecoveryPath() : recoveryPath,
-                                Autosaver::kIntervalMs, this);
+    m_autosaver = new Autosaver(
+        m_document, recoveryPath.isEmpty() ? Autosaver::defaultRecoveryPath() : recoveryPath,
+        Autosaver::kIntervalMs, this);
     connect(m_document, &Document::filePathChanged, this, &MainWindow::updateTitle);
     connect(m_document, &Document::modifiedChanged, this, &QWidget::setWindowModified);
-    connect(m_document, &Document::modelChanged, this, [this] {
-        m_properties->setValues(m_document->cluster(), m_document->run());
-    });
-    connect(m_document, &Document::bookmarksChanged, this, [this] {
-        m_bookmarks->setBookmarks(m_document->bookmarks());
-    });
+    connect(m_document, &Document::modelChanged, this,
+            [this] { m_properties->setValues(m_document->cluster(), m_document->run()); });
+    connect(m_document, &Document::bookmarksChanged, this,
+            [this] { m_bookmarks->setBookmarks(m_document->bookmarks()); });
     resize(1600, 1000);
     readSettings();
     updateTitle();
@@ -82,8 +80,9 @@ MainWindow::~MainWindow() = default;
 
 void MainWindow::createTopologyView()
 {
-    m_topologyView = new TopologyView([this]() -> const cs::ViewState& { return m_document->view(); },
-                                      [this](const cs::ViewState& v) { m_document->setView(v); }, this);
+    m_topologyView =
+        new TopologyView([this]() -> const cs::ViewState& { return m_document->view(); },
+                         [this](const cs::ViewState& v) { m_document->setView(v); }, this);
     setCentralWidget(m_topologyView);
     m_legend = new LegendWidget(this);
     auto* legendDock = new QDockWidget(tr("Legend"), this);
@@ -101,9 +100,10 @@ void MainWindow::createTopologyView()
     toolbar->addWidget(new QLabel(tr(" Colour by: "), toolbar));
     m_colorBy = new QComboBox(toolbar);
     const std::pair<const char*, QString> modes[] = {
-        {"tp", tr("TP group")},         {"cp", tr("CP group")},   {"pp", tr("PP stage")},
-        {"dp", tr("DP group")},         {"domain", tr("NVLink domain")},
-        {"memory", tr("Memory per GPU")}, {"activity", tr("Activity")}};
+        {"tp", tr("TP group")},          {"cp", tr("CP group")},
+        {"pp", tr("PP stage")},          {"dp", tr("DP group")},
+        {"domain", tr("NVLink domain")}, {"memory", tr("Memory per GPU")},
+        {"activity", tr("Activity")}};
     for (const auto& [key, label] : modes)
         m_colorBy->addItem(label, QString::fromLatin1(key));
     toolbar->addWidget(m_colorBy);
@@ -125,7 +125,8 @@ void MainWindow::createTopologyView()
     toolbar->addActions(m_topologyActions);
 
     connect(m_document, &Document::modelChanged, this, [this] {
-        m_topologyView->setModel(m_document->topology(), m_document->placement(), m_document->evaluation());
+        m_topologyView->setModel(m_document->topology(), m_document->placement(),
+                                 m_document->evaluation());
         updateTopologyPanels();
     });
     connect(m_document, &Document::viewChanged, this, [this] {
@@ -145,7 +146,8 @@ void MainWindow::updateTopologyPanels()
     const cs::ViewState& view = m_document->view();
     m_panelsColorBy = view.colorBy;
     m_panelsRank = view.highlightRank;
-    m_colorBy->setCurrentIndex(std::max(0, m_colorBy->findData(QString::fromStdString(view.colorBy))));
+    m_colorBy->setCurrentIndex(
+        std::max(0, m_colorBy->findData(QString::fromStdString(view.colorBy))));
     m_legend->setLegend(scene->legend());
     m_inspector->showRank(m_document->topology(), m_document->placement(), m_document->evaluation(),
                           view.highlightRank);
@@ -170,19 +172,22 @@ void MainWindow::createDocks()
     addDockWidget(Qt::LeftDockWidgetArea, bookmarksDock);
     connect(m_bookmarks, &BookmarksList::goToRequested, m_presentation,
             [this](int i) { m_presentation->goTo(i); });
-    connect(m_bookmarks, &BookmarksList::renameRequested, this, [this](int i, const QString& title) {
-        auto marks = m_document->bookmarks();
-        if (i < 0 || i >= int(marks.size()) || title.isEmpty())
-            return;
-        marks[size_t(i)].title = title.toStdString();
-        m_document->undoStack()->push(new SetBookmarksCommand(m_document, marks, tr("Rename Bookmark")));
-    });
+    connect(m_bookmarks, &BookmarksList::renameRequested, this,
+            [this](int i, const QString& title) {
+                auto marks = m_document->bookmarks();
+                if (i < 0 || i >= int(marks.size()) || title.isEmpty())
+                    return;
+                marks[size_t(i)].title = title.toStdString();
+                m_document->undoStack()->push(
+                    new SetBookmarksCommand(m_document, marks, tr("Rename Bookmark")));
+            });
     connect(m_bookmarks, &BookmarksList::removeRequested, this, [this](int i) {
         auto marks = m_document->bookmarks();
         if (i < 0 || i >= int(marks.size()))
             return;
         marks.erase(marks.begin() + i);
-        m_document->undoStack()->push(new SetBookmarksCommand(m_document, marks, tr("Delete Bookmark")));
+        m_document->undoStack()->push(
+            new SetBookmarksCommand(m_document, marks, tr("Delete Bookmark")));
     });
 }
 
@@ -192,9 +197,11 @@ void MainWindow::createActions()
     createEditMenu();
     createViewMenu();
     QMenu* tools = menuBar()->addMenu(tr("&Tools"));
-    QAction* search = tools->addAction(tr("&Search Parallelism..."), this, &MainWindow::searchParallelism);
+    QAction* search =
+        tools->addAction(tr("&Search Parallelism..."), this, &MainWindow::searchParallelism);
     search->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L));
-    search->setStatusTip(tr("Rank every valid TP, CP, PP, VP, micro-batch, recompute and placement for this model on this cluster"));
+    search->setStatusTip(tr("Rank every valid TP, CP, PP, VP, micro-batch, recompute and placement "
+                            "for this model on this cluster"));
     m_helpMenu = menuBar()->addMenu(tr("&Help"));
     m_helpMenu->addAction(tr("&About ClusterScope"), this, &MainWindow::about);
     m_helpMenu->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
@@ -215,25 +222,34 @@ void MainWindow::createFileMenu()
             openFile(path);
     });
     m_recentMenu = file->addMenu(tr("Open &Recent"));
-    file->addAction(tr("&Compare With..."), this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Compare With"), m_lastDir,
-                                                          tr("Runs, clusters and sessions (*.json *.csession)"));
-        if (!path.isEmpty())
-            compareWith(path);
-    })->setStatusTip(tr("Show another run or cluster beside this one: breakdowns side by side and their differences"));
+    file->addAction(tr("&Compare With..."), this,
+                    [this] {
+                        const QString path = QFileDialog::getOpenFileName(
+                            this, tr("Compare With"), m_lastDir,
+                            tr("Runs, clusters and sessions (*.json *.csession)"));
+                        if (!path.isEmpty())
+                            compareWith(path);
+                    })
+        ->setStatusTip(tr("Show another run or cluster beside this one: breakdowns side by side "
+                          "and their differences"));
     file->addAction(tr("Clear Comparison"), this, [this] {
-        m_document->undoStack()->push(new SetCompareCommand(m_document, std::nullopt, tr("Clear Comparison")));
+        m_document->undoStack()->push(
+            new SetCompareCommand(m_document, std::nullopt, tr("Clear Comparison")));
     });
     file->addSeparator();
     file->addAction(tr("&Save Session"), QKeySequence::Save, this, &MainWindow::save);
     file->addAction(tr("Save Session &As..."), QKeySequence::SaveAs, this, &MainWindow::saveAs);
     file->addSeparator();
     QMenu* exportMenu = file->addMenu(tr("&Export"));
-    for (const QString& format : {QStringLiteral("PNG"), QStringLiteral("SVG"), QStringLiteral("PDF")})
-        exportMenu->addAction(tr("Topology as %1...").arg(format), this, [this, format] { exportTopology(format); });
+    for (const QString& format :
+         {QStringLiteral("PNG"), QStringLiteral("SVG"), QStringLiteral("PDF")})
+        exportMenu->addAction(tr("Topology as %1...").arg(format), this,
+                              [this, format] { exportTopology(format); });
     exportMenu->addSeparator();
-    for (const QString& format : {QStringLiteral("PNG"), QStringLiteral("SVG"), QStringLiteral("PDF")})
-        exportMenu->addAction(tr("Window as %1...").arg(format), this, [this, format] { exportWindow(format); });
+    for (const QString& format :
+         {QStringLiteral("PNG"), QStringLiteral("SVG"), QStringLiteral("PDF")})
+        exportMenu->addAction(tr("Window as %1...").arg(format), this,
+                              [this, format] { exportWindow(format); });
     exportMenu->addSeparator();
     exportMenu->addAction(tr("Breakdown as CSV..."), this, &MainWindow::exportBreakdownCsv);
     exportMenu->addAction(tr("Step Trace (Chrome JSON)..."), this, &MainWindow::exportTrace);
@@ -307,7 +323,8 @@ bool MainWindow::openMeasuredRuns(const QString& path)
     cs::Diagnostics diags;
     std::vector<cs::MeasuredRun> runs = cs::readMeasuredRuns(path.toStdString(), diags);
     if (!diags.empty())
-        report(tr("Problems in %1").arg(QFileInfo(path).fileName()), QString::fromStdString(diags.formatAll()));
+        report(tr("Problems in %1").arg(QFileInfo(path).fileName()),
+               QString::fromStdString(diags.formatAll()));
     if (runs.empty())
         return false;
     addRecentFile(QFileInfo(path).absoluteFilePath());
@@ -359,9 +376,10 @@ bool MainWindow::save()
 
 bool MainWindow::saveAs()
 {
-    const QString suggested = m_document->filePath().isEmpty()
-                                  ? QString::fromStdString(m_document->run().name) + QStringLiteral(".csession")
-                                  : m_document->filePath();
+    const QString suggested =
+        m_document->filePath().isEmpty()
+            ? QString::fromStdString(m_document->run().name) + QStringLiteral(".csession")
+            : m_document->filePath();
     QString path = askSavePath(tr("Save Session As"), suggested, kSessionFilter);
     if (path.isEmpty())
         return false;
@@ -370,10 +388,12 @@ bool MainWindow::saveAs()
     return saveTo(path);
 }
 
-QString MainWindow::askSavePath(const QString& title, const QString& suggestedName, const QString& filter)
+QString MainWindow::askSavePath(const QString& title, const QString& suggestedName,
+                                const QString& filter)
 {
-    const QString start = QFileInfo(suggestedName).isAbsolute() ? suggestedName
-                                                                 : m_lastDir + QLatin1Char('/') + suggestedName;
+    const QString start = QFileInfo(suggestedName).isAbsolute()
+                              ? suggestedName
+                              : m_lastDir + QLatin1Char('/') + suggestedName;
     const QString path = QFileDialog::getSaveFileName(this, title, start, filter);
     if (!path.isEmpty())
         m_lastDir = QFileInfo(path).absolutePath();
@@ -411,12 +431,15 @@ bool MainWindow::offerRecovery()
     auto recovery = Autosaver::pending(m_autosaver->recoveryPath());
     if (!recovery)
         return false;
-    const QString origin = recovery->originalPath.isEmpty() ? tr("an untitled session") : recovery->originalPath;
-    const auto answer = m_quiet ? QMessageBox::Yes
-                                : QMessageBox::question(this, tr("Restore unsaved changes?"),
-                                                        tr("ClusterScope did not close normally. Restore the "
-                                                           "unsaved changes to %1?").arg(origin),
-                                                        QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes);
+    const QString origin =
+        recovery->originalPath.isEmpty() ? tr("an untitled session") : recovery->originalPath;
+    const auto answer =
+        m_quiet ? QMessageBox::Yes
+                : QMessageBox::question(this, tr("Restore unsaved changes?"),
+                                        tr("ClusterScope did not close normally. Restore the "
+                                           "unsaved changes to %1?")
+                                            .arg(origin),
+                                        QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes);
     if (answer != QMessageBox::Yes) {
         m_autosaver->discard();
         return false;
@@ -433,8 +456,8 @@ void MainWindow::report(const QString& title, const QString& text)
     if (m_quiet)
         return;
     QMessageBox box(QMessageBox::Warning, title, title, QMessageBox::Ok, this);
-    box.setInformativeText(text.section(QLatin1Char('\n'), 0, 4)
-                           + tr("\n\nThe open document is unchanged."));
+    box.setInformativeText(text.section(QLatin1Char('\n'), 0, 4) +
+                           tr("\n\nThe open document is unchanged."));
     box.setDetailedText(text);
     box.exec();
 }
@@ -464,10 +487,13 @@ void MainWindow::updateRecentMenu()
     m_recentMenu->clear();
     const QStringList recent = QSettings().value(QStringLiteral("recentFiles")).toStringList();
     for (const QString& path : recent) {
-        m_recentMenu->addAction(QFileInfo(path).fileName(), this, [this, path] {
-            if (maybeSave())
-                openFile(path);
-        })->setStatusTip(path);
+        m_recentMenu
+            ->addAction(QFileInfo(path).fileName(), this,
+                        [this, path] {
+                            if (maybeSave())
+                                openFile(path);
+                        })
+            ->setStatusTip(path);
     }
     m_recentMenu->addSeparator();
     QAction* clear = m_recentMenu->addAction(tr("&Clear"), this, [this] {
@@ -506,8 +532,9 @@ void MainWindow::dropEvent(QDropEvent* event)
 
 void MainWindow::exportTopology(const QString& format)
 {
-    const QString path = askSavePath(tr("Export Topology"), QStringLiteral("topology.") + format.toLower(),
-                                     tr("%1 files (*.%2)").arg(format, format.toLower()));
+    const QString path =
+        askSavePath(tr("Export Topology"), QStringLiteral("topology.") + format.toLower(),
+                    tr("%1 files (*.%2)").arg(format, format.toLower()));
     if (path.isEmpty())
         return;
     QString error;
@@ -517,8 +544,9 @@ void MainWindow::exportTopology(const QString& format)
 
 void MainWindow::exportWindow(const QString& format)
 {
-    const QString path = askSavePath(tr("Export Window"), QStringLiteral("clusterscope.") + format.toLower(),
-                                     tr("%1 files (*.%2)").arg(format, format.toLower()));
+    const QString path =
+        askSavePath(tr("Export Window"), QStringLiteral("clusterscope.") + format.toLower(),
+                    tr("%1 files (*.%2)").arg(format, format.toLower()));
     if (path.isEmpty())
         return;
     QString error;
@@ -528,17 +556,20 @@ void MainWindow::exportWindow(const QString& format)
 
 void MainWindow::exportBreakdownCsv()
 {
-    const QString path = askSavePath(tr("Export Breakdown"), QStringLiteral("breakdown.csv"), tr("CSV files (*.csv)"));
+    const QString path = askSavePath(tr("Export Breakdown"), QStringLiteral("breakdown.csv"),
+                                     tr("CSV files (*.csv)"));
     if (path.isEmpty())
         return;
     QString error;
-    if (!writeTextAtomically(path, breakdownCsv(m_document->evaluation(), m_document->run()), &error))
+    if (!writeTextAtomically(path, breakdownCsv(m_document->evaluation(), m_document->run()),
+                             &error))
         report(tr("Cannot export"), error);
 }
 
 void MainWindow::exportTrace()
 {
-    const QString path = askSavePath(tr("Export Step Trace"), QStringLiteral("step.trace.json"), tr("JSON files (*.json)"));
+    const QString path = askSavePath(tr("Export Step Trace"), QStringLiteral("step.trace.json"),
+                                     tr("JSON files (*.json)"));
     if (path.isEmpty())
         return;
     QProgressDialog progress(tr("Writing the step trace..."), QString(), 0, 0, this);
@@ -556,9 +587,14 @@ void MainWindow::searchParallelism()
     connect(dialog, &SearchDialog::layoutChosen, this, [this](const cs::Layout& layout) {
         const cs::RunDesc run = cs::withLayout(m_document->run(), layout);
         const cs::Parallelism& p = run.parallelism;
-        m_document->undoStack()->push(new EditModelCommand(
-            m_document, m_document->cluster(), run,
-            tr("Apply layout TP %1 CP %2 PP %3 VP %4 DP %5").arg(p.tp).arg(p.cp).arg(p.pp).arg(p.vp).arg(p.dp)));
+        m_document->undoStack()->push(
+            new EditModelCommand(m_document, m_document->cluster(), run,
+                                 tr("Apply layout TP %1 CP %2 PP %3 VP %4 DP %5")
+                                     .arg(p.tp)
+                                     .arg(p.cp)
+                                     .arg(p.pp)
+                                     .arg(p.vp)
+                                     .arg(p.dp)));
     });
     dialog->open();
 }
@@ -582,8 +618,10 @@ void MainWindow::setDarkTheme(bool dark)
         p.setColor(QPalette::PlaceholderText, QColor(140, 144, 150));
     }
     qApp->setPalette(p);
-    QSettings().setValue(QStringLiteral("theme"), dark ? QStringLiteral("dark") : QStringLiteral("light"));
-    if (auto* a = findChild<QAction*>(dark ? QStringLiteral("darkTheme") : QStringLiteral("lightTheme")))
+    QSettings().setValue(QStringLiteral("theme"),
+                         dark ? QStringLiteral("dark") : QStringLiteral("light"));
+    if (auto* a =
+            findChild<QAction*>(dark ? QStringLiteral("darkTheme") : QStringLiteral("lightTheme")))
         a->setChecked(true);
 }
 

@@ -33,8 +33,8 @@ Presentation::Presentation(QMainWindow* window, Document* doc)
     , m_caption(new QLabel(window))
 {
     // The bookmark's title, over the view, for the audience.
-    m_caption->setStyleSheet(QStringLiteral(
-        "background: rgba(20, 24, 30, 200); color: white; padding: 10px 18px; border-radius: 6px;"));
+    m_caption->setStyleSheet(QStringLiteral("background: rgba(20, 24, 30, 200); color: white; "
+                                            "padding: 10px 18px; border-radius: 6px;"));
     m_caption->hide();
     m_toggle->setCheckable(true);
     // The platform's full-screen key (F11, Ctrl+Shift+F or Ctrl+Meta+F), and F11 everywhere.
@@ -42,14 +42,16 @@ Presentation::Presentation(QMainWindow* window, Document* doc)
     if (!fullScreen.contains(QKeySequence(Qt::Key_F11)))
         fullScreen << QKeySequence(Qt::Key_F11);
     m_toggle->setShortcuts(fullScreen);
-    m_toggle->setStatusTip(tr("Full screen with large type, no menus; Page Down/Up walk the bookmarks"));
+    m_toggle->setStatusTip(
+        tr("Full screen with large type, no menus; Page Down/Up walk the bookmarks"));
     connect(m_toggle, &QAction::triggered, this, [this](bool on) { on ? enter() : leave(); });
     m_next->setShortcut(QKeySequence(Qt::Key_PageDown));
     connect(m_next, &QAction::triggered, this, [this] { goTo(m_current + 1); });
     m_previous->setShortcut(QKeySequence(Qt::Key_PageUp));
     connect(m_previous, &QAction::triggered, this, [this] { goTo(m_current - 1); });
     m_addBookmark->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_B));
-    m_addBookmark->setStatusTip(tr("Keep the current view (zoom, centre, colours, selection, time) as a bookmark"));
+    m_addBookmark->setStatusTip(
+        tr("Keep the current view (zoom, centre, colours, selection, time) as a bookmark"));
     connect(m_addBookmark, &QAction::triggered, this, &Presentation::addBookmark);
     // Escape must work while menus are hidden, so the action lives on the window itself.
     m_leave->setShortcut(QKeySequence(Qt::Key_Escape));
@@ -81,7 +83,8 @@ void Presentation::enter()
     hideVisible(m_window->statusBar());
     for (QToolBar* bar : m_window->findChildren<QToolBar*>(QString(), Qt::FindDirectChildrenOnly))
         hideVisible(bar);
-    for (QDockWidget* dock : m_window->findChildren<QDockWidget*>(QString(), Qt::FindDirectChildrenOnly))
+    for (QDockWidget* dock :
+         m_window->findChildren<QDockWidget*>(QString(), Qt::FindDirectChildrenOnly))
         hideVisible(dock);
     m_savedFont = m_window->font();
     QFont large = m_savedFont;
@@ -128,9 +131,10 @@ void Presentation::goTo(int index, bool animate)
         m_doc->setView(to);
         return;
     }
-    connect(m_animation, &QVariantAnimation::valueChanged, this, [this, from, to](const QVariant& t) {
-        m_doc->setView(interpolate(from, to, t.toDouble()));
-    });
+    connect(m_animation, &QVariantAnimation::valueChanged, this,
+            [this, from, to](const QVariant& t) {
+                m_doc->setView(interpolate(from, to, t.toDouble()));
+            });
     connect(m_animation, &QVariantAnimation::finished, this, [this, to] { m_doc->setView(to); });
     m_animation->start();
 }
@@ -151,7 +155,8 @@ void Presentation::showCaption()
                            .arg(marks.size())
                            .arg(QString::fromStdString(marks[size_t(m_current)].title)));
     m_caption->adjustSize();
-    const QRect area = m_window->centralWidget() ? m_window->centralWidget()->geometry() : m_window->rect();
+    const QRect area =
+        m_window->centralWidget() ? m_window->centralWidget()->geometry() : m_window->rect();
     m_caption->move(area.left() + 24, area.bottom() - m_caption->height() - 24);
     m_caption->raise();
     m_caption->show();

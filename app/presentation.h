@@ -2,11 +2,11 @@
 // Presentation mode: full screen, large type, no menus or docks; Page Down / Page Up walk the
 // session's bookmarks with a smooth transition; Escape leaves.
 
-#include <QObject>
-#include <QPointer>
 #include <QByteArray>
 #include <QFont>
 #include <QList>
+#include <QObject>
+#include <QPointer>
 
 #include "description.h"
 

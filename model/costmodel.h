@@ -43,9 +43,9 @@ const char* toString(EventKind k);
 struct Event {
     double start = 0; // seconds from the start of the step
     double end = 0;
-    int stage = 0;      // pipeline stage (PP rank); -1 for cluster-wide events
+    int stage = 0; // pipeline stage (PP rank); -1 for cluster-wide events
     int microBatch = -1;
-    int chunk = -1;     // virtual pipeline chunk
+    int chunk = -1; // virtual pipeline chunk
     EventKind kind = EventKind::Forward;
     LinkClass link = LinkClass::NVLink; // for communication events
     bool exposed = true;                // false: hidden under compute

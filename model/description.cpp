@@ -4,7 +4,8 @@
 
 namespace cs {
 
-const char* toString(Precision p) {
+const char* toString(Precision p)
+{
     switch (p) {
     case Precision::BF16:
         return "bf16";
@@ -16,15 +17,18 @@ const char* toString(Precision p) {
     return "?";
 }
 
-const char* toString(DomainKind d) {
+const char* toString(DomainKind d)
+{
     return d == DomainKind::Rack ? "rack" : "node";
 }
 
-const char* toString(FabricKind f) {
+const char* toString(FabricKind f)
+{
     return f == FabricKind::FatTree ? "fat-tree" : "rail-optimized";
 }
 
-const char* toString(Recompute r) {
+const char* toString(Recompute r)
+{
     switch (r) {
     case Recompute::None:
         return "none";
@@ -36,7 +40,8 @@ const char* toString(Recompute r) {
     return "?";
 }
 
-const char* toString(Dim d) {
+const char* toString(Dim d)
+{
     switch (d) {
     case Dim::TP:
         return "tp";
@@ -50,7 +55,8 @@ const char* toString(Dim d) {
     return "?";
 }
 
-std::optional<Precision> precisionFromString(const std::string& s) {
+std::optional<Precision> precisionFromString(const std::string& s)
+{
     for (Precision p : {Precision::BF16, Precision::FP8, Precision::NVFP4}) {
         if (s == toString(p))
             return p;
@@ -58,7 +64,8 @@ std::optional<Precision> precisionFromString(const std::string& s) {
     return std::nullopt;
 }
 
-std::optional<Dim> dimFromString(const std::string& s) {
+std::optional<Dim> dimFromString(const std::string& s)
+{
     for (Dim d : kAllDims) {
         if (s == toString(d))
             return d;
@@ -66,7 +73,8 @@ std::optional<Dim> dimFromString(const std::string& s) {
     return std::nullopt;
 }
 
-double GpuSpec::peakTflops(Precision p) const {
+double GpuSpec::peakTflops(Precision p) const
+{
     switch (p) {
     case Precision::BF16:
         return peakTflopsBf16;
@@ -78,7 +86,8 @@ double GpuSpec::peakTflops(Precision p) const {
     return 0;
 }
 
-const std::vector<GpuSpec>& gpuCatalog() {
+const std::vector<GpuSpec>& gpuCatalog()
+{
     // Dense tensor-core peaks of formats.md; 0 where the GPU lacks the precision.
     static const std::vector<GpuSpec> catalog{
         {"A100", 312, 0, 0, 80, 2.0, 600},           {"H100", 989, 1979, 0, 80, 3.35, 900},
@@ -88,7 +97,8 @@ const std::vector<GpuSpec>& gpuCatalog() {
     return catalog;
 }
 
-const GpuSpec* findCatalogGpu(const std::string& name) {
+const GpuSpec* findCatalogGpu(const std::string& name)
+{
     for (const GpuSpec& gpu : gpuCatalog()) {
         if (gpu.name == name)
             return &gpu;
@@ -96,18 +106,21 @@ const GpuSpec* findCatalogGpu(const std::string& name) {
     return nullptr;
 }
 
-int ClusterDesc::rows() const {
+int ClusterDesc::rows() const
+{
     if (layoutRows > 0)
         return layoutRows;
     return std::max(1, int(std::lround(std::sqrt(double(racks)))));
 }
 
-int ClusterDesc::columns() const {
+int ClusterDesc::columns() const
+{
     const int r = rows();
     return (racks + r - 1) / r;
 }
 
-int Parallelism::size(Dim d) const {
+int Parallelism::size(Dim d) const
+{
     switch (d) {
     case Dim::TP:
         return tp;
@@ -121,7 +134,8 @@ int Parallelism::size(Dim d) const {
     return 0;
 }
 
-int RunDesc::dpFor(int64_t gpus) const {
+int RunDesc::dpFor(int64_t gpus) const
+{
     if (parallelism.dp > 0)
         return parallelism.dp;
     const int64_t modelParallel = int64_t(parallelism.tp) * parallelism.cp * parallelism.pp;
@@ -130,14 +144,16 @@ int RunDesc::dpFor(int64_t gpus) const {
     return int(gpus / modelParallel);
 }
 
-int RunDesc::microBatchesFor(int64_t gpus) const {
+int RunDesc::microBatchesFor(int64_t gpus) const
+{
     const int64_t perStep = int64_t(dpFor(gpus)) * batch.micro;
     if (perStep <= 0)
         return 0;
     return int(batch.global / perStep);
 }
 
-const std::vector<std::string>& colorByModes() {
+const std::vector<std::string>& colorByModes()
+{
     static const std::vector<std::string> modes{"tp",     "cp",     "pp",      "dp",
                                                 "domain", "memory", "activity"};
     return modes;

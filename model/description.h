@@ -86,7 +86,10 @@ struct ClusterDesc {
 
     int64_t gpuCount() const { return int64_t(racks) * nodesPerRack * gpusPerNode; }
     int nodeCount() const { return racks * nodesPerRack; }
-    int domainSize() const { return scaleUp.domain == DomainKind::Rack ? nodesPerRack * gpusPerNode : gpusPerNode; }
+    int domainSize() const
+    {
+        return scaleUp.domain == DomainKind::Rack ? nodesPerRack * gpusPerNode : gpusPerNode;
+    }
     int domainCount() const { return int(gpuCount() / domainSize()); }
     int rows() const;    // the resolved number of rack rows
     int columns() const; // racks per row (the last row may be shorter)

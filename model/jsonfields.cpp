@@ -7,7 +7,8 @@ namespace cs {
 
 using nlohmann::json;
 
-std::string jsonTypeName(const json& j) {
+std::string jsonTypeName(const json& j)
+{
     switch (j.type()) {
     case json::value_t::null:
         return "null";
@@ -28,7 +29,8 @@ std::string jsonTypeName(const json& j) {
     }
 }
 
-std::string pointerToken(const std::string& key) {
+std::string pointerToken(const std::string& key)
+{
     std::string token;
     for (char c : key) {
         if (c == '~')
@@ -41,7 +43,8 @@ std::string pointerToken(const std::string& key) {
     return token;
 }
 
-std::string withThousands(int64_t n) {
+std::string withThousands(int64_t n)
+{
     const std::string digits = std::to_string(n);
     const size_t sign = n < 0 ? 1 : 0;
     std::string text = digits.substr(0, sign);
@@ -53,7 +56,8 @@ std::string withThousands(int64_t n) {
     return text;
 }
 
-std::string numberText(double x) {
+std::string numberText(double x)
+{
     if (std::isfinite(x) && x == std::floor(x) && std::fabs(x) < 1e15)
         return std::to_string(int64_t(x));
     char buffer[32];
@@ -61,7 +65,8 @@ std::string numberText(double x) {
     return buffer;
 }
 
-bool isExtensionKey(const std::string& key) {
+bool isExtensionKey(const std::string& key)
+{
     return key == "notes" || key.rfind("x-", 0) == 0;
 }
 
@@ -70,17 +75,22 @@ FieldReader::FieldReader(const json& object, std::string file, std::string point
     : m_object(object)
     , m_file(std::move(file))
     , m_pointer(std::move(pointer))
-    , m_diags(diags) {}
+    , m_diags(diags)
+{
+}
 
-std::string FieldReader::pointerOf(const std::string& key) const {
+std::string FieldReader::pointerOf(const std::string& key) const
+{
     return m_pointer + "/" + pointerToken(key);
 }
 
-void FieldReader::error(const std::string& key, std::string message) {
+void FieldReader::error(const std::string& key, std::string message)
+{
     m_diags.atPointer(m_file, pointerOf(key), std::move(message));
 }
 
-const json* FieldReader::find(const std::string& key, Need need) {
+const json* FieldReader::find(const std::string& key, Need need)
+{
     m_read.insert(key);
     if (m_object.is_object()) {
         const auto it = m_object.find(key);
@@ -92,12 +102,14 @@ const json* FieldReader::find(const std::string& key, Need need) {
     return nullptr;
 }
 
-bool FieldReader::typeError(const std::string& key, const char* expected, const json& value) {
+bool FieldReader::typeError(const std::string& key, const char* expected, const json& value)
+{
     error(key, std::string("expected ") + expected + ", got " + jsonTypeName(value));
     return false;
 }
 
-bool FieldReader::readInt(const std::string& key, int& out, int min, int max, Need need) {
+bool FieldReader::readInt(const std::string& key, int& out, int min, int max, Need need)
+{
     const json* value = find(key, need);
     if (!value)
         return need == Need::Optional;
@@ -134,8 +146,8 @@ bool FieldReader::readInt(const std::string& key, int& out, int min, int max, Ne
     return true;
 }
 
-bool FieldReader::readNumber(const std::string& key, double& out, double min, double max,
-                             Need need) {
+bool FieldReader::readNumber(const std::string& key, double& out, double min, double max, Need need)
+{
     const json* value = find(key, need);
     if (!value)
         return need == Need::Optional;
@@ -155,7 +167,8 @@ bool FieldReader::readNumber(const std::string& key, double& out, double min, do
     return true;
 }
 
-bool FieldReader::readString(const std::string& key, std::string& out, Need need) {
+bool FieldReader::readString(const std::string& key, std::string& out, Need need)
+{
     const json* value = find(key, need);
     if (!value)
         return need == Need::Optional;
@@ -165,7 +178,8 @@ bool FieldReader::readString(const std::string& key, std::string& out, Need need
     return true;
 }
 
-bool FieldReader::readBool(const std::string& key, bool& out, Need need) {
+bool FieldReader::readBool(const std::string& key, bool& out, Need need)
+{
     const json* value = find(key, need);
     if (!value)
         return need == Need::Optional;
@@ -176,7 +190,8 @@ bool FieldReader::readBool(const std::string& key, bool& out, Need need) {
 }
 
 bool FieldReader::readWord(const std::string& key, std::string& out,
-                           const std::vector<std::string>& words, Need need) {
+                           const std::vector<std::string>& words, Need need)
+{
     std::string word;
     if (!readString(key, word, need))
         return false;
@@ -195,7 +210,8 @@ bool FieldReader::readWord(const std::string& key, std::string& out,
     return false;
 }
 
-const json* FieldReader::readObject(const std::string& key, Need need) {
+const json* FieldReader::readObject(const std::string& key, Need need)
+{
     const json* value = find(key, need);
     if (value && !value->is_object()) {
         typeError(key, "an object", *value);
@@ -204,7 +220,8 @@ const json* FieldReader::readObject(const std::string& key, Need need) {
     return value;
 }
 
-const json* FieldReader::readArray(const std::string& key, Need need) {
+const json* FieldReader::readArray(const std::string& key, Need need)
+{
     const json* value = find(key, need);
     if (value && !value->is_array()) {
         typeError(key, "an array", *value);
@@ -213,7 +230,8 @@ const json* FieldReader::readArray(const std::string& key, Need need) {
     return value;
 }
 
-void FieldReader::reportUnknownKeys() {
+void FieldReader::reportUnknownKeys()
+{
     if (!m_object.is_object())
         return;
     for (const auto& [key, value] : m_object.items()) {
@@ -222,7 +240,8 @@ void FieldReader::reportUnknownKeys() {
     }
 }
 
-json FieldReader::extensions() const {
+json FieldReader::extensions() const
+{
     json kept = json::object();
     if (!m_object.is_object())
         return kept;

@@ -26,13 +26,16 @@ class DomBuilder {
 public:
     DomBuilder(const std::string& file, Diagnostics& diags)
         : m_file(file)
-        , m_diags(diags) {}
+        , m_diags(diags)
+    {
+    }
 
     bool null() { return add(json(nullptr)) != nullptr; }
     bool boolean(bool v) { return add(json(v)) != nullptr; }
     bool number_integer(json::number_integer_t v) { return add(json(v)) != nullptr; }
     bool number_unsigned(json::number_unsigned_t v) { return add(json(v)) != nullptr; }
-    bool number_float(json::number_float_t v, const std::string&) {
+    bool number_float(json::number_float_t v, const std::string&)
+    {
         return add(json(v)) != nullptr;
     }
     bool string(std::string& v) { return add(json(std::move(v))) != nullptr; }
@@ -42,7 +45,8 @@ public:
     bool end_object() { return close(); }
     bool end_array() { return close(); }
 
-    bool key(std::string& k) {
+    bool key(std::string& k)
+    {
         if (m_stack.back()->contains(k)) {
             m_diags.atPointer(m_file, currentPointer() + "/" + pointerToken(k),
                               "duplicate key \"" + k + "\"");
@@ -52,7 +56,8 @@ public:
         return true;
     }
 
-    bool parse_error(std::size_t position, const std::string& token, const json::exception& e) {
+    bool parse_error(std::size_t position, const std::string& token, const json::exception& e)
+    {
         // A number out of range is only known once read whole: point at its first digit.
         const bool numberOverflow = e.id == 406 && !token.empty();
         m_errorPosition = numberOverflow ? position + 1 - token.size() : position;
@@ -67,7 +72,8 @@ public:
     const std::string& errorMessage() const { return m_errorMessage; }
 
 private:
-    json* add(json&& value) {
+    json* add(json&& value)
+    {
         if (m_stack.empty()) {
             m_root = std::move(value);
             m_lastToken.clear();
@@ -85,7 +91,8 @@ private:
         return &slot;
     }
 
-    bool open(json&& container) {
+    bool open(json&& container)
+    {
         if (int(m_stack.size()) >= kMaxJsonDepth) {
             m_tooDeep = true;
             return false;
@@ -96,13 +103,15 @@ private:
         return true;
     }
 
-    bool close() {
+    bool close()
+    {
         m_stack.pop_back();
         m_tokens.pop_back();
         return true;
     }
 
-    std::string currentPointer() const {
+    std::string currentPointer() const
+    {
         std::string pointer;
         for (size_t i = 1; i < m_tokens.size(); ++i)
             pointer += "/" + pointerToken(m_tokens[i]);
@@ -130,7 +139,8 @@ struct TextPosition {
 };
 
 // Columns count characters, not bytes, as editors do.
-TextPosition positionOf(std::string_view text, size_t index) {
+TextPosition positionOf(std::string_view text, size_t index)
+{
     TextPosition pos;
     size_t lineStart = 0;
     for (size_t i = 0; i < index && i < text.size(); ++i) {
@@ -148,7 +158,8 @@ TextPosition positionOf(std::string_view text, size_t index) {
 
 // The offset of the bracket that opens level kMaxJsonDepth + 1. Only called after the
 // parser accepted everything before it, so brackets inside strings are all that need care.
-size_t tooDeepOffset(std::string_view text) {
+size_t tooDeepOffset(std::string_view text)
+{
     int depth = 0;
     bool inString = false;
     for (size_t i = 0; i < text.size(); ++i) {
@@ -170,14 +181,16 @@ size_t tooDeepOffset(std::string_view text) {
     return text.size();
 }
 
-void replaceAll(std::string& text, const std::string& from, const std::string& to) {
+void replaceAll(std::string& text, const std::string& from, const std::string& to)
+{
     for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
         text.replace(at, from.size(), to);
 }
 
 // nlohmann's messages carry an exception id and a position of their own; keep only what
 // went wrong, in the words a person editing the file uses.
-std::string plainSyntaxMessage(std::string what) {
+std::string plainSyntaxMessage(std::string what)
+{
     const size_t dash = what.find(" - ");
     if (what.find("syntax error") != std::string::npos && dash != std::string::npos)
         what = what.substr(dash + 3);
@@ -199,7 +212,8 @@ std::string plainSyntaxMessage(std::string what) {
 
 } // namespace
 
-std::optional<json> parseJson(std::string_view text, const std::string& file, Diagnostics& diags) {
+std::optional<json> parseJson(std::string_view text, const std::string& file, Diagnostics& diags)
+{
     if (text.starts_with("\xEF\xBB\xBF"))
         text.remove_prefix(3);
     if (text.empty()) {
@@ -232,7 +246,8 @@ std::optional<json> parseJson(std::string_view text, const std::string& file, Di
     return std::move(builder.root());
 }
 
-std::optional<std::string> readFileText(const std::string& path, Diagnostics& diags) {
+std::optional<std::string> readFileText(const std::string& path, Diagnostics& diags)
+{
     std::error_code ec;
     if (fs::is_directory(path, ec)) {
         diags.atPointer(path, "", "is a directory, not a file");
@@ -262,7 +277,8 @@ std::optional<std::string> readFileText(const std::string& path, Diagnostics& di
     return text;
 }
 
-std::string resolveRelative(const std::string& fromFile, const std::string& relative) {
+std::string resolveRelative(const std::string& fromFile, const std::string& relative)
+{
     const fs::path target(relative);
     if (target.is_absolute())
         return target.lexically_normal().string();
@@ -271,7 +287,8 @@ std::string resolveRelative(const std::string& fromFile, const std::string& rela
 
 namespace {
 
-bool writeAll(int fd, const std::string& text) {
+bool writeAll(int fd, const std::string& text)
+{
     size_t written = 0;
     while (written < text.size()) {
         const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
@@ -285,14 +302,16 @@ bool writeAll(int fd, const std::string& text) {
 }
 
 // Keeps the permissions of the file being replaced; a new file gets rw-r--r--.
-mode_t modeFor(const std::string& path) {
+mode_t modeFor(const std::string& path)
+{
     struct stat st {};
     return ::stat(path.c_str(), &st) == 0 ? (st.st_mode & 07777) : 0644;
 }
 
 } // namespace
 
-bool writeFileAtomically(const std::string& path, const std::string& text, Diagnostics& diags) {
+bool writeFileAtomically(const std::string& path, const std::string& text, Diagnostics& diags)
+{
     std::string temp = path + ".XXXXXX";
     const int fd = ::mkstemp(temp.data());
     if (fd < 0) {

@@ -52,25 +52,29 @@ const std::vector<std::string> kFabricWords{"rail-optimized", "fat-tree"};
 const std::vector<std::string> kPrecisionWords{"bf16", "fp8", "nvfp4"};
 const std::vector<std::string> kRecomputeWords{"none", "selective", "full"};
 
-std::string joined(const std::vector<std::string>& words, const std::string& separator) {
+std::string joined(const std::vector<std::string>& words, const std::string& separator)
+{
     std::string text;
     for (const std::string& word : words)
         text += (text.empty() ? "" : separator) + word;
     return text;
 }
 
-std::string catalogNames() {
+std::string catalogNames()
+{
     std::vector<std::string> names;
     for (const GpuSpec& gpu : gpuCatalog())
         names.push_back(gpu.name);
     return joined(names, ", ");
 }
 
-std::string str(int64_t n) {
+std::string str(int64_t n)
+{
     return std::to_string(n);
 }
 
-bool checkFormat(FieldReader& fields, const char* expected) {
+bool checkFormat(FieldReader& fields, const char* expected)
+{
     std::string format;
     if (!fields.readString("format", format, Need::Required))
         return false;
@@ -81,7 +85,8 @@ bool checkFormat(FieldReader& fields, const char* expected) {
 }
 
 bool requireObject(const json& j, const std::string& file, const std::string& base,
-                   const char* what, Diagnostics& diags) {
+                   const char* what, Diagnostics& diags)
+{
     if (j.is_object())
         return true;
     diags.atPointer(file, base,
@@ -90,7 +95,8 @@ bool requireObject(const json& j, const std::string& file, const std::string& ba
 }
 
 void readGpuObject(const json& object, FieldReader& owner, ClusterDesc& c, const std::string& file,
-                   Diagnostics& diags) {
+                   Diagnostics& diags)
+{
     FieldReader g(object, file, owner.pointerOf("gpu"), diags);
     std::string name;
     g.readString("name", name, Need::Required);
@@ -115,7 +121,8 @@ void readGpuObject(const json& object, FieldReader& owner, ClusterDesc& c, const
     c.gpuByName = false;
 }
 
-void readGpu(FieldReader& top, ClusterDesc& c, const std::string& file, Diagnostics& diags) {
+void readGpu(FieldReader& top, ClusterDesc& c, const std::string& file, Diagnostics& diags)
+{
     const json* gpu = top.find("gpu", Need::Required);
     if (!gpu)
         return;
@@ -138,7 +145,8 @@ void readGpu(FieldReader& top, ClusterDesc& c, const std::string& file, Diagnost
 }
 
 void readScaleUp(const json& object, const std::string& pointer, ClusterDesc& c,
-                 const std::string& file, Diagnostics& diags) {
+                 const std::string& file, Diagnostics& diags)
+{
     FieldReader u(object, file, pointer, diags);
     u.readString("name", c.scaleUp.name, Need::Optional);
     std::string domain;
@@ -150,7 +158,8 @@ void readScaleUp(const json& object, const std::string& pointer, ClusterDesc& c,
 }
 
 void readScaleOut(const json& object, const std::string& pointer, ClusterDesc& c,
-                  const std::string& file, Diagnostics& diags) {
+                  const std::string& file, Diagnostics& diags)
+{
     FieldReader o(object, file, pointer, diags);
     o.readString("name", c.scaleOut.name, Need::Optional);
     o.readNumber("Gbps_per_gpu", c.scaleOut.GbpsPerGpu, 1, kMaxGBps, Need::Required);
@@ -170,7 +179,8 @@ void readScaleOut(const json& object, const std::string& pointer, ClusterDesc& c
 }
 
 void readModel(const json& object, const std::string& pointer, ModelShape& m,
-               const std::string& file, Diagnostics& diags) {
+               const std::string& file, Diagnostics& diags)
+{
     FieldReader f(object, file, pointer, diags);
     f.readString("name", m.name, Need::Optional);
     f.readInt("layers", m.layers, 1, kMaxLayers, Need::Required);
@@ -187,7 +197,8 @@ void readModel(const json& object, const std::string& pointer, ModelShape& m,
 }
 
 void readParallelism(const json& object, const std::string& pointer, Parallelism& p,
-                     const std::string& file, Diagnostics& diags) {
+                     const std::string& file, Diagnostics& diags)
+{
     FieldReader f(object, file, pointer, diags);
     const int maxSize = int(kMaxGpus);
     f.readInt("tp", p.tp, 1, maxSize, Need::Optional);
@@ -206,7 +217,8 @@ void readParallelism(const json& object, const std::string& pointer, Parallelism
 }
 
 void readPlacement(const json& array, const std::string& pointer, std::array<Dim, 4>& placement,
-                   const std::string& file, Diagnostics& diags) {
+                   const std::string& file, Diagnostics& diags)
+{
     std::vector<Dim> dims;
     bool wordsOk = true;
     for (size_t i = 0; i < array.size(); ++i) {
@@ -247,7 +259,8 @@ void readPlacement(const json& array, const std::string& pointer, std::array<Dim
 }
 
 std::optional<ClusterRun> readClusterRun(FieldReader& owner, const std::string& file,
-                                         Diagnostics& diags) {
+                                         Diagnostics& diags)
+{
     const json* clusterJson = owner.readObject("cluster", Need::Required);
     const json* runJson = owner.readObject("run", Need::Required);
     std::optional<ClusterDesc> cluster;
@@ -266,7 +279,8 @@ std::optional<ClusterRun> readClusterRun(FieldReader& owner, const std::string& 
 }
 
 std::optional<Bookmark> readBookmark(const json& j, const std::string& pointer,
-                                     const std::string& file, Diagnostics& diags) {
+                                     const std::string& file, Diagnostics& diags)
+{
     if (!requireObject(j, file, pointer, "a bookmark", diags))
         return std::nullopt;
     const size_t before = diags.size();
@@ -286,7 +300,8 @@ std::optional<Bookmark> readBookmark(const json& j, const std::string& pointer,
 } // namespace
 
 std::optional<ClusterDesc> clusterFromJson(const json& j, const std::string& file,
-                                           const std::string& base, Diagnostics& diags) {
+                                           const std::string& base, Diagnostics& diags)
+{
     if (!requireObject(j, file, base, "a cluster", diags))
         return std::nullopt;
     const size_t before = diags.size();
@@ -325,7 +340,8 @@ std::optional<ClusterDesc> clusterFromJson(const json& j, const std::string& fil
 }
 
 std::optional<RunDesc> runFromJson(const json& j, const std::string& file, const std::string& base,
-                                   Diagnostics& diags) {
+                                   Diagnostics& diags)
+{
     if (!requireObject(j, file, base, "a run", diags))
         return std::nullopt;
     const size_t before = diags.size();
@@ -385,7 +401,8 @@ std::optional<RunDesc> runFromJson(const json& j, const std::string& file, const
 }
 
 std::optional<ViewState> viewFromJson(const json& j, const std::string& file,
-                                      const std::string& base, Diagnostics& diags) {
+                                      const std::string& base, Diagnostics& diags)
+{
     if (!requireObject(j, file, base, "a view", diags))
         return std::nullopt;
     const size_t before = diags.size();
@@ -414,7 +431,8 @@ std::optional<ViewState> viewFromJson(const json& j, const std::string& file,
     return v;
 }
 
-std::optional<Session> sessionFromJson(const json& j, const std::string& file, Diagnostics& diags) {
+std::optional<Session> sessionFromJson(const json& j, const std::string& file, Diagnostics& diags)
+{
     if (!requireObject(j, file, "", "a session", diags))
         return std::nullopt;
     const size_t before = diags.size();
@@ -447,7 +465,8 @@ std::optional<Session> sessionFromJson(const json& j, const std::string& file, D
 }
 
 void checkRunShape(const RunDesc& r, const std::string& file, const std::string& base,
-                   Diagnostics& diags) {
+                   Diagnostics& diags)
+{
     const ModelShape& m = r.model;
     const Parallelism& p = r.parallelism;
     // A struct built in code may hold anything; the rules below divide by these.
@@ -495,7 +514,8 @@ void checkRunShape(const RunDesc& r, const std::string& file, const std::string&
 }
 
 void checkRunOnCluster(const RunDesc& run, const ClusterDesc& cluster, const std::string& file,
-                       const std::string& runBase, Diagnostics& diags) {
+                       const std::string& runBase, Diagnostics& diags)
+{
     const Parallelism& p = run.parallelism;
     const int64_t gpus = cluster.gpuCount();
     const int64_t modelParallel = int64_t(p.tp) * p.cp * p.pp;
@@ -533,7 +553,8 @@ void checkRunOnCluster(const RunDesc& run, const ClusterDesc& cluster, const std
     }
 }
 
-json toJson(const ClusterDesc& c) {
+json toJson(const ClusterDesc& c)
+{
     json j = c.extensions;
     j["format"] = kClusterFormat;
     j["name"] = c.name;
@@ -570,7 +591,8 @@ json toJson(const ClusterDesc& c) {
     return j;
 }
 
-json toJson(const RunDesc& r) {
+json toJson(const RunDesc& r)
+{
     json j = r.extensions;
     j["format"] = kRunFormat;
     j["name"] = r.name;
@@ -606,14 +628,16 @@ json toJson(const RunDesc& r) {
     return j;
 }
 
-json toJson(const ViewState& v) {
+json toJson(const ViewState& v)
+{
     return {{"zoom", v.zoom},        {"center", {v.center[0], v.center[1]}},
             {"color_by", v.colorBy}, {"highlight_rank", v.highlightRank},
             {"time_s", v.timeS},     {"speed", v.speed},
             {"playing", v.playing}};
 }
 
-json toJson(const Session& s) {
+json toJson(const Session& s)
+{
     json j = s.extensions;
     j["format"] = kSessionFormat;
     j["cluster"] = toJson(s.cluster);
@@ -630,7 +654,8 @@ json toJson(const Session& s) {
     return j;
 }
 
-FileKind fileKindOf(const json& j) {
+FileKind fileKindOf(const json& j)
+{
     if (!j.is_object())
         return FileKind::Unknown;
     const auto format = j.find("format");
@@ -648,7 +673,8 @@ FileKind fileKindOf(const json& j) {
 
 namespace {
 
-void reportUnknownFormat(const json& j, const std::string& file, Diagnostics& diags) {
+void reportUnknownFormat(const json& j, const std::string& file, Diagnostics& diags)
+{
     const std::string expected = std::string("expected one of \"") + kClusterFormat + "\", \"" +
                                  kRunFormat + "\", \"" + kSessionFormat + "\"";
     const auto format = j.find("format");
@@ -661,7 +687,8 @@ void reportUnknownFormat(const json& j, const std::string& file, Diagnostics& di
                         "unknown format \"" + format->get<std::string>() + "\"; " + expected);
 }
 
-std::optional<json> readJsonFile(const std::string& path, Diagnostics& diags) {
+std::optional<json> readJsonFile(const std::string& path, Diagnostics& diags)
+{
     const std::optional<std::string> text = readFileText(path, diags);
     if (!text)
         return std::nullopt;
@@ -669,7 +696,8 @@ std::optional<json> readJsonFile(const std::string& path, Diagnostics& diags) {
 }
 
 // The cluster a run names, with its own problems reported under its own file name.
-void loadRunCluster(LoadedFile& loaded, Diagnostics& diags) {
+void loadRunCluster(LoadedFile& loaded, Diagnostics& diags)
+{
     const RunDesc& run = *loaded.run;
     loaded.clusterPath = resolveRelative(loaded.path, run.clusterPath);
     std::error_code ec;
@@ -695,7 +723,8 @@ void loadRunCluster(LoadedFile& loaded, Diagnostics& diags) {
 
 } // namespace
 
-std::optional<LoadedFile> loadFile(const std::string& path, Diagnostics& diags) {
+std::optional<LoadedFile> loadFile(const std::string& path, Diagnostics& diags)
+{
     LoadedFile loaded;
     loaded.path = path;
     // Measured runs have their own reader; here only their kind is told.

@@ -19,10 +19,10 @@ struct RankCoord {
 // How one dimension's groups sit on the NVLink domains.
 struct DimensionPlacement {
     Dim dim = Dim::TP;
-    int size = 1;            // members per group
-    int stride = 1;          // rank distance between consecutive members
-    int groups = 1;          // number of groups
-    int groupsCrossing = 0;  // groups with members in more than one NVLink domain
+    int size = 1;           // members per group
+    int stride = 1;         // rank distance between consecutive members
+    int groups = 1;         // number of groups
+    int groupsCrossing = 0; // groups with members in more than one NVLink domain
     int maxDomainsPerGroup = 1;
     int minMembersPerDomain = 1; // of a crossing group: fewest members sharing one domain
     bool insideDomain() const { return groupsCrossing == 0; }

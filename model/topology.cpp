@@ -9,7 +9,10 @@ namespace {
 // An NVL72 rack's NVLink fabric is nine NVSwitch trays; every GPU has links to all nine.
 constexpr int kNvSwitchTraysPerRack = 9;
 
-int ceilDiv(int64_t a, int64_t b) { return int((a + b - 1) / b); }
+int ceilDiv(int64_t a, int64_t b)
+{
+    return int((a + b - 1) / b);
+}
 
 } // namespace
 
@@ -114,13 +117,20 @@ void Topology::buildFabric(SwitchAssumptions sw)
         Gpu& gpu = m_gpus[g];
         for (int s = 0; s < m_nvSwitchesPerDomain; ++s) {
             const int sw = gpu.domain * m_nvSwitchesPerDomain + s;
-            m_links.push_back({LinkClass::NVLink, {EndpointKind::Gpu, int(g)},
-                               {EndpointKind::NvSwitch, sw}, 1, nvlinkGBps / m_nvSwitchesPerDomain,
+            m_links.push_back({LinkClass::NVLink,
+                               {EndpointKind::Gpu, int(g)},
+                               {EndpointKind::NvSwitch, sw},
+                               1,
+                               nvlinkGBps / m_nvSwitchesPerDomain,
                                c.scaleUp.latencyUs});
         }
         gpu.leaf = rails ? gpu.local * groupsPerRail + gpu.node / down : int(g) / down;
-        m_links.push_back({LinkClass::ScaleOut1, {EndpointKind::Gpu, int(g)},
-                           {EndpointKind::Switch, gpu.leaf}, 1, portGBps, latency});
+        m_links.push_back({LinkClass::ScaleOut1,
+                           {EndpointKind::Gpu, int(g)},
+                           {EndpointKind::Switch, gpu.leaf},
+                           1,
+                           portGBps,
+                           latency});
     }
     if (tiers == 1)
         return;
@@ -131,24 +141,31 @@ void Topology::buildFabric(SwitchAssumptions sw)
     const int firstSpine = int(m_switches.size());
     for (int s = 0; s < spines; ++s)
         m_switches.push_back({2, s, -1, s});
-    auto connect = [&](int lowerFirst, int lowerCount, int lowerUp, int upperFirst,
-                       int upperCount, LinkClass cls) {
+    auto connect = [&](int lowerFirst, int lowerCount, int lowerUp, int upperFirst, int upperCount,
+                       LinkClass cls) {
         for (int l = 0; l < lowerCount; ++l) {
             // Uplink k of switch l goes to upper switch (l * lowerUp + k) mod upperCount;
             // consecutive uplinks to the same upper switch are one bundled link.
             const int perUpper = lowerUp / upperCount, extra = lowerUp % upperCount;
             if (perUpper > 0) {
                 for (int u = 0; u < upperCount; ++u) {
-                    const int cables = perUpper + (((u - l) % upperCount + upperCount) % upperCount < extra);
-                    m_links.push_back({cls, {EndpointKind::Switch, lowerFirst + l},
-                                       {EndpointKind::Switch, upperFirst + u}, cables,
-                                       cables * portGBps, latency});
+                    const int cables =
+                        perUpper + (((u - l) % upperCount + upperCount) % upperCount < extra);
+                    m_links.push_back({cls,
+                                       {EndpointKind::Switch, lowerFirst + l},
+                                       {EndpointKind::Switch, upperFirst + u},
+                                       cables,
+                                       cables * portGBps,
+                                       latency});
                 }
             } else {
                 for (int k = 0; k < lowerUp; ++k) {
                     const int u = int((int64_t(l) * lowerUp + k) % upperCount);
-                    m_links.push_back({cls, {EndpointKind::Switch, lowerFirst + l},
-                                       {EndpointKind::Switch, upperFirst + u}, 1, portGBps,
+                    m_links.push_back({cls,
+                                       {EndpointKind::Switch, lowerFirst + l},
+                                       {EndpointKind::Switch, upperFirst + u},
+                                       1,
+                                       portGBps,
                                        latency});
                 }
             }
@@ -174,8 +191,8 @@ int Topology::switchCount(int tier) const
 
 int Topology::linkCount(LinkClass c) const
 {
-    return int(std::count_if(m_links.begin(), m_links.end(),
-                             [c](const Link& l) { return l.cls == c; }));
+    return int(
+        std::count_if(m_links.begin(), m_links.end(), [c](const Link& l) { return l.cls == c; }));
 }
 
 double Topology::totalGBps(LinkClass c) const
@@ -189,9 +206,9 @@ double Topology::totalGBps(LinkClass c) const
 
 size_t Topology::memoryBytes() const
 {
-    return m_racks.capacity() * sizeof(Rack) + m_nodes.capacity() * sizeof(Node)
-           + m_gpus.capacity() * sizeof(Gpu) + m_nvSwitches.capacity() * sizeof(NvSwitch)
-           + m_switches.capacity() * sizeof(Switch) + m_links.capacity() * sizeof(Link);
+    return m_racks.capacity() * sizeof(Rack) + m_nodes.capacity() * sizeof(Node) +
+           m_gpus.capacity() * sizeof(Gpu) + m_nvSwitches.capacity() * sizeof(NvSwitch) +
+           m_switches.capacity() * sizeof(Switch) + m_links.capacity() * sizeof(Link);
 }
 
 } // namespace cs

@@ -19,7 +19,10 @@ enum class LinkClass : uint8_t {
     ScaleOut3, // spine <-> core (tier 3)
 };
 const char* toString(LinkClass c);
-inline bool isScaleOut(LinkClass c) { return c != LinkClass::NVLink; }
+inline bool isScaleOut(LinkClass c)
+{
+    return c != LinkClass::NVLink;
+}
 
 enum class EndpointKind : uint8_t { Gpu, NvSwitch, Switch };
 
@@ -68,8 +71,8 @@ struct Link {
     LinkClass cls = LinkClass::NVLink;
     Endpoint a;
     Endpoint b;
-    int cables = 1;        // parallel physical links bundled in this one
-    double GBps = 0;       // per direction, all cables together
+    int cables = 1;  // parallel physical links bundled in this one
+    double GBps = 0; // per direction, all cables together
     double latencyUs = 0;
 };
 

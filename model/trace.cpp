@@ -87,7 +87,6 @@ json chromeTrace(const Evaluation& e, const RunDesc& run)
                 {"otherData", {{"step_time_s", e.stepTimeS}}}};
 }
 
-
 std::string chromeTraceJson(const ClusterDesc& cluster, const RunDesc& run)
 {
     return chromeTrace(evaluate(cluster, run, {.withEvents = true}), run).dump() + "\n";

@@ -8,10 +8,10 @@ BookmarksList::BookmarksList(QWidget* parent)
     setToolTip(tr("Double-click to go to a bookmark, F2 to rename, Delete to remove.\n"
                   "Ctrl+B adds the current view; Page Down/Up step through them."));
     setEditTriggers(QAbstractItemView::EditKeyPressed | QAbstractItemView::SelectedClicked);
-    connect(this, &QListWidget::itemActivated, this, [this](QListWidgetItem* item) { emit goToRequested(row(item)); });
-    connect(this, &QListWidget::itemChanged, this, [this](QListWidgetItem* item) {
-        emit renameRequested(row(item), item->text());
-    });
+    connect(this, &QListWidget::itemActivated, this,
+            [this](QListWidgetItem* item) { emit goToRequested(row(item)); });
+    connect(this, &QListWidget::itemChanged, this,
+            [this](QListWidgetItem* item) { emit renameRequested(row(item), item->text()); });
 }
 
 void BookmarksList::setBookmarks(const std::vector<cs::Bookmark>& bookmarks)

@@ -196,7 +196,8 @@ Legend legendFor(ColorBy mode, const cs::Topology& topology, const cs::Placement
     const GpuColors colors = colorGpus(mode, topology, placement, evaluation);
     switch (mode) {
     case ColorBy::Activity:
-        legend.title = QObject::tr("Activity: what each GPU does at the current time; lit links by dimension");
+        legend.title =
+            QObject::tr("Activity: what each GPU does at the current time; lit links by dimension");
         legend.entries = activityLegend();
         for (const LegendEntry& e : dimensionLegend())
             legend.entries.push_back(e);

@@ -43,8 +43,9 @@ MeasuredRunsDialog::MeasuredRunsDialog(std::vector<cs::MeasuredRun> runs, const 
 {
     setWindowTitle(tr("Measured runs: %1").arg(file));
     m_table->setColumnCount(kColumns);
-    m_table->setHorizontalHeaderLabels({tr("Run"), tr("GPU"), tr("GPUs"), tr("Model"), tr("Precision"),
-                                        tr("Measured (s)"), tr("Predicted (s)"), tr("Error")});
+    m_table->setHorizontalHeaderLabels({tr("Run"), tr("GPU"), tr("GPUs"), tr("Model"),
+                                        tr("Precision"), tr("Measured (s)"), tr("Predicted (s)"),
+                                        tr("Error")});
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -82,13 +83,21 @@ void MeasuredRunsDialog::fill()
         auto* id = new QTableWidgetItem(QString::fromStdString(r.id));
         id->setData(Qt::UserRole, row); // the run's index, whatever the sort order
         m_table->setItem(row, kId, id);
-        m_table->setItem(row, kGpu, new QTableWidgetItem(QString::fromStdString(r.cluster.gpu.name)));
-        m_table->setItem(row, kGpus, sortableNumber(double(r.cluster.gpuCount()), QString::number(r.cluster.gpuCount())));
-        m_table->setItem(row, kModel, new QTableWidgetItem(QString::fromStdString(r.run.model.name)));
-        m_table->setItem(row, kPrecision, new QTableWidgetItem(QString::fromLatin1(cs::toString(r.run.precision))));
-        m_table->setItem(row, kMeasured, sortableNumber(measured, QString::number(measured, 'f', 3)));
-        m_table->setItem(row, kPredicted, sortableNumber(predicted, QString::number(predicted, 'f', 3)));
-        m_table->setItem(row, kError, sortableNumber(error, QStringLiteral("%1 %").arg(error * 100, 0, 'f', 1)));
+        m_table->setItem(row, kGpu,
+                         new QTableWidgetItem(QString::fromStdString(r.cluster.gpu.name)));
+        m_table->setItem(
+            row, kGpus,
+            sortableNumber(double(r.cluster.gpuCount()), QString::number(r.cluster.gpuCount())));
+        m_table->setItem(row, kModel,
+                         new QTableWidgetItem(QString::fromStdString(r.run.model.name)));
+        m_table->setItem(row, kPrecision,
+                         new QTableWidgetItem(QString::fromLatin1(cs::toString(r.run.precision))));
+        m_table->setItem(row, kMeasured,
+                         sortableNumber(measured, QString::number(measured, 'f', 3)));
+        m_table->setItem(row, kPredicted,
+                         sortableNumber(predicted, QString::number(predicted, 'f', 3)));
+        m_table->setItem(row, kError,
+                         sortableNumber(error, QStringLiteral("%1 %").arg(error * 100, 0, 'f', 1)));
     }
     m_mape = m_runs.empty() ? 0 : sum / double(m_runs.size());
     m_summary->setText(tr("%1 runs; mean absolute error of the predicted step time %2 %")
@@ -96,7 +105,10 @@ void MeasuredRunsDialog::fill()
                            .arg(m_mape * 100, 0, 'f', 2));
 }
 
-int MeasuredRunsDialog::rowCount() const { return m_table->rowCount(); }
+int MeasuredRunsDialog::rowCount() const
+{
+    return m_table->rowCount();
+}
 
 void MeasuredRunsDialog::openSelected()
 {

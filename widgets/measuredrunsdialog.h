@@ -12,7 +12,8 @@ class QTableWidget;
 class MeasuredRunsDialog : public QDialog {
     Q_OBJECT
 public:
-    MeasuredRunsDialog(std::vector<cs::MeasuredRun> runs, const QString& file, QWidget* parent = nullptr);
+    MeasuredRunsDialog(std::vector<cs::MeasuredRun> runs, const QString& file,
+                       QWidget* parent = nullptr);
 
     const std::vector<cs::MeasuredRun>& runs() const { return m_runs; }
     // The mean absolute error over the rows, as a fraction.

@@ -89,19 +89,31 @@ struct PropertiesPanel::Field {
     Follow follow = Follow::Nothing;
 };
 
-#define INT_FIELD(group, label, tip, expr, follows)                                               \
-    Field{group, label, tip, Kind::Int, [](const cs::ClusterRun& v) { return QVariant(v.expr); },   \
-          [](cs::ClusterRun& v, const QVariant& x) { v.expr = x.toInt(); }, {}, 1, follows}
-#define REAL_FIELD(group, label, tip, expr, step)                                                 \
-    Field{group, label, tip, Kind::Real, [](const cs::ClusterRun& v) { return QVariant(v.expr); },  \
-          [](cs::ClusterRun& v, const QVariant& x) { v.expr = x.toDouble(); }, {}, step}
-#define BOOL_FIELD(group, label, tip, expr)                                                       \
-    Field{group, label, tip, Kind::Bool, [](const cs::ClusterRun& v) { return QVariant(v.expr); },  \
-          [](cs::ClusterRun& v, const QVariant& x) { v.expr = x.toBool(); }}
-#define TEXT_FIELD(group, label, tip, expr)                                                       \
-    Field{group, label, tip, Kind::Text,                                                           \
-          [](const cs::ClusterRun& v) { return QVariant(QString::fromStdString(v.expr)); },        \
-          [](cs::ClusterRun& v, const QVariant& x) { v.expr = x.toString().toStdString(); }}
+#define INT_FIELD(group, label, tip, expr, follows)                                                \
+    Field                                                                                          \
+    {                                                                                              \
+        group, label, tip, Kind::Int, [](const cs::ClusterRun& v) { return QVariant(v.expr); },    \
+            [](cs::ClusterRun& v, const QVariant& x) { v.expr = x.toInt(); }, {}, 1, follows       \
+    }
+#define REAL_FIELD(group, label, tip, expr, step)                                                  \
+    Field                                                                                          \
+    {                                                                                              \
+        group, label, tip, Kind::Real, [](const cs::ClusterRun& v) { return QVariant(v.expr); },   \
+            [](cs::ClusterRun& v, const QVariant& x) { v.expr = x.toDouble(); }, {}, step          \
+    }
+#define BOOL_FIELD(group, label, tip, expr)                                                        \
+    Field                                                                                          \
+    {                                                                                              \
+        group, label, tip, Kind::Bool, [](const cs::ClusterRun& v) { return QVariant(v.expr); },   \
+            [](cs::ClusterRun& v, const QVariant& x) { v.expr = x.toBool(); }                      \
+    }
+#define TEXT_FIELD(group, label, tip, expr)                                                        \
+    Field                                                                                          \
+    {                                                                                              \
+        group, label, tip, Kind::Text,                                                             \
+            [](const cs::ClusterRun& v) { return QVariant(QString::fromStdString(v.expr)); },      \
+            [](cs::ClusterRun& v, const QVariant& x) { v.expr = x.toString().toStdString(); }      \
+    }
 
 PropertiesPanel::PropertiesPanel(QWidget* parent)
     : QWidget(parent)
@@ -145,7 +157,9 @@ void PropertiesPanel::buildFields()
     m_fields = {
         TEXT_FIELD(cluster, tr("Name"), tr("The cluster's name"), cluster.name),
         Field{cluster, tr("GPU"), tr("A GPU of the built-in catalog"), Kind::Choice,
-              [](const cs::ClusterRun& v) { return QVariant(QString::fromStdString(v.cluster.gpu.name)); },
+              [](const cs::ClusterRun& v) {
+                  return QVariant(QString::fromStdString(v.cluster.gpu.name));
+              },
               [](cs::ClusterRun& v, const QVariant& x) {
                   if (const cs::GpuSpec* g = cs::findCatalogGpu(x.toString().toStdString())) {
                       v.cluster.gpu = *g;
@@ -153,65 +167,122 @@ void PropertiesPanel::buildFields()
                   }
               },
               catalogNames()},
-        INT_FIELD(cluster, tr("Racks"), tr("Racks in the data hall; data parallelism and the global batch follow"), cluster.racks, Follow::DpAndBatch),
-        INT_FIELD(cluster, tr("Nodes per rack"), tr("Trays (NVL72) or servers per rack"), cluster.nodesPerRack, Follow::DpAndBatch),
-        INT_FIELD(cluster, tr("GPUs per node"), tr("GPUs in one tray or server"), cluster.gpusPerNode, Follow::DpAndBatch),
-        INT_FIELD(cluster, tr("Rows"), tr("Rows of racks in the data hall (0: about the square root of the rack count)"), cluster.layoutRows, Follow::Nothing),
-        REAL_FIELD(cluster, tr("Virtualization"), tr("Fraction of step time the VM layer adds (0 for bare metal)"), cluster.virtualization, 0.005),
-        Field{fabric, tr("NVLink domain"), tr("node: an 8-GPU board or VM; rack: an NVL72 rack"), Kind::Choice,
-              [](const cs::ClusterRun& v) { return QVariant(QString(cs::toString(v.cluster.scaleUp.domain))); },
+        INT_FIELD(cluster, tr("Racks"),
+                  tr("Racks in the data hall; data parallelism and the global batch follow"),
+                  cluster.racks, Follow::DpAndBatch),
+        INT_FIELD(cluster, tr("Nodes per rack"), tr("Trays (NVL72) or servers per rack"),
+                  cluster.nodesPerRack, Follow::DpAndBatch),
+        INT_FIELD(cluster, tr("GPUs per node"), tr("GPUs in one tray or server"),
+                  cluster.gpusPerNode, Follow::DpAndBatch),
+        INT_FIELD(cluster, tr("Rows"),
+                  tr("Rows of racks in the data hall (0: about the square root of the rack count)"),
+                  cluster.layoutRows, Follow::Nothing),
+        REAL_FIELD(cluster, tr("Virtualization"),
+                   tr("Fraction of step time the VM layer adds (0 for bare metal)"),
+                   cluster.virtualization, 0.005),
+        Field{fabric,
+              tr("NVLink domain"),
+              tr("node: an 8-GPU board or VM; rack: an NVL72 rack"),
+              Kind::Choice,
+              [](const cs::ClusterRun& v) {
+                  return QVariant(QString(cs::toString(v.cluster.scaleUp.domain)));
+              },
               [](cs::ClusterRun& v, const QVariant& x) {
-                  v.cluster.scaleUp.domain = x.toString() == QLatin1String("rack") ? cs::DomainKind::Rack : cs::DomainKind::Node;
+                  v.cluster.scaleUp.domain = x.toString() == QLatin1String("rack")
+                                                 ? cs::DomainKind::Rack
+                                                 : cs::DomainKind::Node;
               },
               {QStringLiteral("node"), QStringLiteral("rack")}},
-        REAL_FIELD(fabric, tr("NVLink GB/s"), tr("Scale-up bandwidth per GPU, both directions together (NVLink 5 = 1800)"), cluster.scaleUp.GBpsPerGpu, 100),
-        REAL_FIELD(fabric, tr("NVLink latency (us)"), tr("Scale-up latency per hop"), cluster.scaleUp.latencyUs, 0.1),
-        REAL_FIELD(fabric, tr("NIC Gb/s"), tr("Scale-out bandwidth per GPU, one direction (ConnectX-8 = 800)"), cluster.scaleOut.GbpsPerGpu, 100),
-        REAL_FIELD(fabric, tr("Fabric latency (us)"), tr("Scale-out latency per hop"), cluster.scaleOut.latencyUs, 0.5),
-        Field{fabric, tr("Fabric"), tr("How NICs reach the leaf switches"), Kind::Choice,
-              [](const cs::ClusterRun& v) { return QVariant(QString(cs::toString(v.cluster.scaleOut.topology.kind))); },
+        REAL_FIELD(fabric, tr("NVLink GB/s"),
+                   tr("Scale-up bandwidth per GPU, both directions together (NVLink 5 = 1800)"),
+                   cluster.scaleUp.GBpsPerGpu, 100),
+        REAL_FIELD(fabric, tr("NVLink latency (us)"), tr("Scale-up latency per hop"),
+                   cluster.scaleUp.latencyUs, 0.1),
+        REAL_FIELD(fabric, tr("NIC Gb/s"),
+                   tr("Scale-out bandwidth per GPU, one direction (ConnectX-8 = 800)"),
+                   cluster.scaleOut.GbpsPerGpu, 100),
+        REAL_FIELD(fabric, tr("Fabric latency (us)"), tr("Scale-out latency per hop"),
+                   cluster.scaleOut.latencyUs, 0.5),
+        Field{fabric,
+              tr("Fabric"),
+              tr("How NICs reach the leaf switches"),
+              Kind::Choice,
+              [](const cs::ClusterRun& v) {
+                  return QVariant(QString(cs::toString(v.cluster.scaleOut.topology.kind)));
+              },
               [](cs::ClusterRun& v, const QVariant& x) {
-                  v.cluster.scaleOut.topology.kind = x.toString() == QLatin1String("fat-tree") ? cs::FabricKind::FatTree : cs::FabricKind::RailOptimized;
+                  v.cluster.scaleOut.topology.kind = x.toString() == QLatin1String("fat-tree")
+                                                         ? cs::FabricKind::FatTree
+                                                         : cs::FabricKind::RailOptimized;
               },
               {QStringLiteral("rail-optimized"), QStringLiteral("fat-tree")}},
-        INT_FIELD(fabric, tr("Tiers"), tr("Switch tiers of the scale-out fabric (1 to 3)"), cluster.scaleOut.topology.tiers, Follow::Nothing),
-        REAL_FIELD(fabric, tr("Oversubscription"), tr("Leaf down/up bandwidth ratio (1 = full bisection)"), cluster.scaleOut.topology.oversubscription, 0.5),
+        INT_FIELD(fabric, tr("Tiers"), tr("Switch tiers of the scale-out fabric (1 to 3)"),
+                  cluster.scaleOut.topology.tiers, Follow::Nothing),
+        REAL_FIELD(fabric, tr("Oversubscription"),
+                   tr("Leaf down/up bandwidth ratio (1 = full bisection)"),
+                   cluster.scaleOut.topology.oversubscription, 0.5),
         TEXT_FIELD(model, tr("Model"), tr("The model's name"), run.model.name),
         INT_FIELD(model, tr("Layers"), tr("Transformer layers"), run.model.layers, Follow::Nothing),
         INT_FIELD(model, tr("Hidden"), tr("Hidden size"), run.model.hidden, Follow::Nothing),
-        INT_FIELD(model, tr("FFN hidden"), tr("MLP inner size"), run.model.ffnHidden, Follow::Nothing),
+        INT_FIELD(model, tr("FFN hidden"), tr("MLP inner size"), run.model.ffnHidden,
+                  Follow::Nothing),
         INT_FIELD(model, tr("Heads"), tr("Attention heads"), run.model.heads, Follow::Nothing),
-        INT_FIELD(model, tr("KV heads"), tr("Key/value heads (grouped-query attention)"), run.model.kvHeads, Follow::Nothing),
+        INT_FIELD(model, tr("KV heads"), tr("Key/value heads (grouped-query attention)"),
+                  run.model.kvHeads, Follow::Nothing),
         INT_FIELD(model, tr("Vocabulary"), tr("Vocabulary size"), run.model.vocab, Follow::Nothing),
-        INT_FIELD(model, tr("Sequence"), tr("Sequence length in tokens"), run.model.seqLen, Follow::Nothing),
-        BOOL_FIELD(model, tr("Gated MLP"), tr("SwiGLU-style MLP with three matrices"), run.model.gatedMlp),
-        Field{run, tr("Precision"), tr("Precision of the matrix multiplications"), Kind::Choice,
-              [](const cs::ClusterRun& v) { return QVariant(QString(cs::toString(v.run.precision))); },
+        INT_FIELD(model, tr("Sequence"), tr("Sequence length in tokens"), run.model.seqLen,
+                  Follow::Nothing),
+        BOOL_FIELD(model, tr("Gated MLP"), tr("SwiGLU-style MLP with three matrices"),
+                   run.model.gatedMlp),
+        Field{run,
+              tr("Precision"),
+              tr("Precision of the matrix multiplications"),
+              Kind::Choice,
+              [](const cs::ClusterRun& v) {
+                  return QVariant(QString(cs::toString(v.run.precision)));
+              },
               [](cs::ClusterRun& v, const QVariant& x) {
-                  v.run.precision = cs::precisionFromString(x.toString().toStdString()).value_or(v.run.precision);
+                  v.run.precision =
+                      cs::precisionFromString(x.toString().toStdString()).value_or(v.run.precision);
               },
               {QStringLiteral("bf16"), QStringLiteral("fp8"), QStringLiteral("nvfp4")}},
-        INT_FIELD(run, tr("Global batch"), tr("Sequences per step"), run.batch.global, Follow::Nothing),
-        INT_FIELD(run, tr("Micro-batch"), tr("Sequences per micro-batch"), run.batch.micro, Follow::Nothing),
+        INT_FIELD(run, tr("Global batch"), tr("Sequences per step"), run.batch.global,
+                  Follow::Nothing),
+        INT_FIELD(run, tr("Micro-batch"), tr("Sequences per micro-batch"), run.batch.micro,
+                  Follow::Nothing),
         INT_FIELD(par, tr("TP"), tr("Tensor-parallel degree"), run.parallelism.tp, Follow::Dp),
         INT_FIELD(par, tr("CP"), tr("Context-parallel degree"), run.parallelism.cp, Follow::Dp),
         INT_FIELD(par, tr("PP"), tr("Pipeline-parallel degree"), run.parallelism.pp, Follow::Dp),
-        INT_FIELD(par, tr("VP"), tr("Virtual pipeline chunks per stage (interleaved 1F1B)"), run.parallelism.vp, Follow::Nothing),
-        INT_FIELD(par, tr("DP"), tr("Data-parallel degree (0: the GPU count over tp x cp x pp)"), run.parallelism.dp, Follow::Nothing),
-        BOOL_FIELD(par, tr("Sequence parallel"), tr("Shard norms and dropout along the sequence in TP groups"), run.parallelism.sequenceParallel),
-        BOOL_FIELD(par, tr("Distributed optimizer"), tr("Shard optimizer states over data parallelism"), run.parallelism.distributedOptimizer),
-        Field{par, tr("Recompute"), tr("Activation recomputation"), Kind::Choice,
-              [](const cs::ClusterRun& v) { return QVariant(QString(cs::toString(v.run.parallelism.recompute))); },
+        INT_FIELD(par, tr("VP"), tr("Virtual pipeline chunks per stage (interleaved 1F1B)"),
+                  run.parallelism.vp, Follow::Nothing),
+        INT_FIELD(par, tr("DP"), tr("Data-parallel degree (0: the GPU count over tp x cp x pp)"),
+                  run.parallelism.dp, Follow::Nothing),
+        BOOL_FIELD(par, tr("Sequence parallel"),
+                   tr("Shard norms and dropout along the sequence in TP groups"),
+                   run.parallelism.sequenceParallel),
+        BOOL_FIELD(par, tr("Distributed optimizer"),
+                   tr("Shard optimizer states over data parallelism"),
+                   run.parallelism.distributedOptimizer),
+        Field{par,
+              tr("Recompute"),
+              tr("Activation recomputation"),
+              Kind::Choice,
+              [](const cs::ClusterRun& v) {
+                  return QVariant(QString(cs::toString(v.run.parallelism.recompute)));
+              },
               [](cs::ClusterRun& v, const QVariant& x) {
                   const QString s = x.toString();
                   v.run.parallelism.recompute = s == QLatin1String("full") ? cs::Recompute::Full
-                                                : s == QLatin1String("selective") ? cs::Recompute::Selective
-                                                                                  : cs::Recompute::None;
+                                                : s == QLatin1String("selective")
+                                                    ? cs::Recompute::Selective
+                                                    : cs::Recompute::None;
               },
               {QStringLiteral("none"), QStringLiteral("selective"), QStringLiteral("full")}},
         Field{par, tr("Placement"), tr("How ranks are laid on GPUs, innermost first"), Kind::Choice,
               [](const cs::ClusterRun& v) { return QVariant(placementText(v.run.placement)); },
-              [](cs::ClusterRun& v, const QVariant& x) { v.run.placement = placementFrom(x.toString()); },
+              [](cs::ClusterRun& v, const QVariant& x) {
+                  v.run.placement = placementFrom(x.toString());
+              },
               placementChoices()},
     };
 }
@@ -228,7 +299,8 @@ void PropertiesPanel::addEditor(int index, QFormLayout* form)
     switch (f.kind) {
     case Kind::Text: {
         auto* e = new QLineEdit;
-        connect(e, &QLineEdit::editingFinished, this, [this, e, index] { commit(index, e->text()); });
+        connect(e, &QLineEdit::editingFinished, this,
+                [this, e, index] { commit(index, e->text()); });
         editor = e;
         break;
     }
@@ -247,14 +319,16 @@ void PropertiesPanel::addEditor(int index, QFormLayout* form)
         e->setDecimals(3);
         e->setSingleStep(f.step);
         e->setKeyboardTracking(false);
-        connect(e, &QDoubleSpinBox::valueChanged, this, [this, index](double v) { commit(index, v); });
+        connect(e, &QDoubleSpinBox::valueChanged, this,
+                [this, index](double v) { commit(index, v); });
         editor = e;
         break;
     }
     case Kind::Choice: {
         auto* e = new QComboBox;
         e->addItems(f.choices);
-        connect(e, &QComboBox::textActivated, this, [this, index](const QString& v) { commit(index, v); });
+        connect(e, &QComboBox::textActivated, this,
+                [this, index](const QString& v) { commit(index, v); });
         editor = e;
         break;
     }
@@ -297,7 +371,8 @@ void PropertiesPanel::refresh()
             e->setCurrentText(v.toString());
         } else if (auto* e = qobject_cast<QCheckBox*>(editor))
             e->setChecked(v.toBool());
-        editor->setStyleSheet(int(i) == m_badField ? QStringLiteral("background: #f6d5d1;") : QString());
+        editor->setStyleSheet(int(i) == m_badField ? QStringLiteral("background: #f6d5d1;")
+                                                   : QString());
     }
 }
 
@@ -317,7 +392,8 @@ void PropertiesPanel::commit(int index, const QVariant& value)
         for (const cs::Diagnostic& d : diags.items())
             reasons << QStringLiteral("%1: %2").arg(QString::fromStdString(d.pointer),
                                                     QString::fromStdString(d.message));
-        m_problem->setText(tr("%1 %2 refused: %3").arg(f.label, value.toString(), reasons.join(QLatin1String("; "))));
+        m_problem->setText(tr("%1 %2 refused: %3")
+                               .arg(f.label, value.toString(), reasons.join(QLatin1String("; "))));
         m_problem->show();
         m_badField = index;
         m_editors[size_t(index)]->setStyleSheet(QStringLiteral("background: #f6d5d1;"));
@@ -329,10 +405,14 @@ void PropertiesPanel::commit(int index, const QVariant& value)
     m_editors[size_t(index)]->setToolTip(f.tip);
     m_values = next;
     refresh();
-    emit editRequested(next.cluster, next.run, tr("Set %1 to %2").arg(f.label, value.toString()), index);
+    emit editRequested(next.cluster, next.run, tr("Set %1 to %2").arg(f.label, value.toString()),
+                       index);
 }
 
-QString PropertiesPanel::problem() const { return m_problem->isHidden() ? QString() : m_problem->text(); }
+QString PropertiesPanel::problem() const
+{
+    return m_problem->isHidden() ? QString() : m_problem->text();
+}
 
 bool PropertiesPanel::editField(const QString& label, const QVariant& value)
 {

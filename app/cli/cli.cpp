@@ -16,12 +16,19 @@ struct Command {
 const std::map<std::string, Command>& commands()
 {
     static const std::map<std::string, Command> table{
-        {"check", {runCheck, "check FILE...                   validate cluster, run and session files"}},
-        {"describe", {runDescribe, "describe FILE...                counts, bandwidths, what crosses the fabric"}},
-        {"evaluate", {runEvaluate, "evaluate CLUSTER RUN [--json]   the cost model's answer for one step"}},
-        {"validate-runs", {runValidateRuns, "validate-runs FILE.jsonl [--json] predicted vs measured, MAPE"}},
-        {"search", {runSearch, "search CLUSTER RUN [--top N] [--json] the best parallel layouts, ranked"}},
-        {"trace", {runTrace, "trace CLUSTER RUN -o OUT.json   the predicted step as Chrome trace events"}},
+        {"check",
+         {runCheck, "check FILE...                   validate cluster, run and session files"}},
+        {"describe",
+         {runDescribe,
+          "describe FILE...                counts, bandwidths, what crosses the fabric"}},
+        {"evaluate",
+         {runEvaluate, "evaluate CLUSTER RUN [--json]   the cost model's answer for one step"}},
+        {"validate-runs",
+         {runValidateRuns, "validate-runs FILE.jsonl [--json] predicted vs measured, MAPE"}},
+        {"search",
+         {runSearch, "search CLUSTER RUN [--top N] [--json] the best parallel layouts, ranked"}},
+        {"trace",
+         {runTrace, "trace CLUSTER RUN -o OUT.json   the predicted step as Chrome trace events"}},
     };
     return table;
 }

@@ -17,8 +17,8 @@ namespace {
 
 bool wantsHelp(const Args& args)
 {
-    return std::find(args.begin(), args.end(), "--help") != args.end()
-           || std::find(args.begin(), args.end(), "-h") != args.end();
+    return std::find(args.begin(), args.end(), "--help") != args.end() ||
+           std::find(args.begin(), args.end(), "-h") != args.end();
 }
 
 // Files named on the command line; an unknown option is a usage error.
@@ -88,22 +88,25 @@ void describeCluster(const ClusterDesc& c, std::ostream& out)
     out << "  scale-out       " << c.scaleOut.name << ": " << fixed(c.scaleOut.GbpsPerGpu, 0)
         << " Gb/s per GPU (" << fixed(c.nicGBpsPerDirection(), 1) << " GB/s each way), "
         << fixed(c.scaleOut.latencyUs, 1) << " us; " << toString(f.kind) << ", " << f.tiers
-        << (f.tiers == 1 ? " tier" : " tiers") << ", oversubscription " << fixed(f.oversubscription, 2)
-        << "\n";
+        << (f.tiers == 1 ? " tier" : " tiers") << ", oversubscription "
+        << fixed(f.oversubscription, 2) << "\n";
     out << "  switches        ";
     for (int tier = 1; tier <= f.tiers; ++tier)
         out << (tier > 1 ? ", " : "") << withCommas(topo.switchCount(tier)) << " "
-            << (tier == 1 ? "leaf" : tier == 2 ? "spine" : "core");
+            << (tier == 1   ? "leaf"
+                : tier == 2 ? "spine"
+                            : "core");
     out << "\n";
     out << "  links           (bandwidth per direction, all links of the class together)\n";
-    for (LinkClass cls : {LinkClass::NVLink, LinkClass::ScaleOut1, LinkClass::ScaleOut2,
-                          LinkClass::ScaleOut3}) {
+    for (LinkClass cls :
+         {LinkClass::NVLink, LinkClass::ScaleOut1, LinkClass::ScaleOut2, LinkClass::ScaleOut3}) {
         const int n = topo.linkCount(cls);
         if (n == 0)
             continue;
         char line[160];
         std::snprintf(line, sizeof line, "    %-17s %10s links %14s GB/s\n", toString(cls),
-                      withCommas(n).c_str(), withCommas(int64_t(topo.totalGBps(cls) + 0.5)).c_str());
+                      withCommas(n).c_str(),
+                      withCommas(int64_t(topo.totalGBps(cls) + 0.5)).c_str());
         out << line;
     }
     if (c.virtualization > 0)
@@ -132,9 +135,10 @@ void describeRun(const RunDesc& r, const ClusterDesc* c, std::ostream& out)
     const Parallelism& p = r.parallelism;
     out << "  run             " << quoted(r.name) << "\n";
     out << "  model           " << quoted(m.name) << ": " << m.layers << " layers, hidden "
-        << withCommas(m.hidden) << ", FFN " << withCommas(m.ffnHidden) << (m.gatedMlp ? " (gated)" : "")
-        << ", " << m.heads << " heads (" << m.kvHeads << " KV), vocabulary "
-        << withCommas(m.vocab) << ", sequence " << withCommas(m.seqLen) << "\n";
+        << withCommas(m.hidden) << ", FFN " << withCommas(m.ffnHidden)
+        << (m.gatedMlp ? " (gated)" : "") << ", " << m.heads << " heads (" << m.kvHeads
+        << " KV), vocabulary " << withCommas(m.vocab) << ", sequence " << withCommas(m.seqLen)
+        << "\n";
     out << "  precision       " << toString(r.precision) << "\n";
     const int dp = c ? r.dpFor(c->gpuCount()) : p.dp;
     out << "  parallelism     TP " << p.tp << " x CP " << p.cp << " x PP " << p.pp << " x DP "
@@ -144,7 +148,8 @@ void describeRun(const RunDesc& r, const ClusterDesc* c, std::ostream& out)
         << toString(p.recompute) << "\n";
     out << "  batch           global " << withCommas(r.batch.global) << ", micro " << r.batch.micro;
     if (dp > 0)
-        out << "; " << r.batch.global / (dp * r.batch.micro) << " micro-batches per pipeline per step";
+        out << "; " << r.batch.global / (dp * r.batch.micro)
+            << " micro-batches per pipeline per step";
     out << "\n";
     describeStages(r, out);
     out << "  placement       ";

@@ -25,6 +25,9 @@ std::string fixed(double v, int decimals)
     return buf;
 }
 
-std::string quoted(const std::string& s) { return "\"" + s + "\""; }
+std::string quoted(const std::string& s)
+{
+    return "\"" + s + "\"";
+}
 
 } // namespace cs::cli

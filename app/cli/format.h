@@ -6,8 +6,8 @@
 
 namespace cs::cli {
 
-std::string withCommas(int64_t n);        // 8192 -> "8,192"
+std::string withCommas(int64_t n);         // 8192 -> "8,192"
 std::string fixed(double v, int decimals); // 1.27123, 3 -> "1.271"
-std::string quoted(const std::string& s); // "\"" + s + "\""
+std::string quoted(const std::string& s);  // "\"" + s + "\""
 
 } // namespace cs::cli

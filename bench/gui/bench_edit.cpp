@@ -34,12 +34,9 @@ int main(int argc, char** argv)
         QApplication::processEvents();
         window.render(&image);
     });
-    const double repaint = csbench::medianMs(kEdits, [&](int) {
-        window.render(&image);
-    });
-    const double evaluate = csbench::medianMs(kEdits, [&](int) {
-        cs::evaluate(window.document()->cluster(), window.document()->run());
-    });
+    const double repaint = csbench::medianMs(kEdits, [&](int) { window.render(&image); });
+    const double evaluate = csbench::medianMs(
+        kEdits, [&](int) { cs::evaluate(window.document()->cluster(), window.document()->run()); });
     std::printf("edit to all views repainted, 8,192 GPUs, 1920x1080: %.1f ms median of %d edits\n",
                 edit, kEdits);
     std::printf("  of which the cost model with its events: %.2f ms\n", evaluate);

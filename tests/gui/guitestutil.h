@@ -3,4 +3,7 @@
 
 #include <QString>
 
-inline QString sampleFile(const char* name) { return QStringLiteral(CS_SAMPLES_DIR "/") + QLatin1String(name); }
+inline QString sampleFile(const char* name)
+{
+    return QStringLiteral(CS_SAMPLES_DIR "/") + QLatin1String(name);
+}

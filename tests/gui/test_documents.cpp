@@ -98,7 +98,8 @@ TEST_CASE("an invalid edit is refused in place with the reason", "[documents]")
     Document* doc = f.window.document();
     const cs::RunDesc before = doc->run();
     REQUIRE(f.window.propertiesPanel()->editField(QStringLiteral("TP"), 5)); // 96 heads % 5
-    CHECK_THAT(f.window.propertiesPanel()->problem().toStdString(), Catch::Contains("/run/parallelism/tp"));
+    CHECK_THAT(f.window.propertiesPanel()->problem().toStdString(),
+               Catch::Contains("/run/parallelism/tp"));
     CHECK(doc->run() == before);
     CHECK(doc->undoStack()->count() == 0);
 }
@@ -204,8 +205,8 @@ TEST_CASE("bookmark transitions interpolate zoom geometrically", "[bookmarks]")
         double t, zoom, cx, time;
         bool playing;
     };
-    for (const Case& c : {Case{0, 1, 0, 0, false}, Case{0.5, 4, 50, 0.5, false}, Case{0.25, 2, 25, 0.25, false},
-                          Case{1, 16, 100, 1, true}}) {
+    for (const Case& c : {Case{0, 1, 0, 0, false}, Case{0.5, 4, 50, 0.5, false},
+                          Case{0.25, 2, 25, 0.25, false}, Case{1, 16, 100, 1, true}}) {
         const cs::ViewState v = Presentation::interpolate(a, b, c.t);
         CHECK(v.zoom == Approx(c.zoom));
         CHECK(v.center[0] == Approx(c.cx));
@@ -214,11 +215,13 @@ TEST_CASE("bookmark transitions interpolate zoom geometrically", "[bookmarks]")
     }
 }
 
-TEST_CASE("a measured-runs file opens as a table of predictions whose rows open as documents", "[documents][measured]")
+TEST_CASE("a measured-runs file opens as a table of predictions whose rows open as documents",
+          "[documents][measured]")
 {
     Fixture f;
     REQUIRE(f.window.openFile(sampleFile("fairwater-gb200-128.csession")));
-    const QString jsonl = QStringLiteral(CS_SAMPLES_DIR "/../../shared/reference/validation/public.jsonl");
+    const QString jsonl =
+        QStringLiteral(CS_SAMPLES_DIR "/../../shared/reference/validation/public.jsonl");
     REQUIRE(f.window.openFile(jsonl));
     MeasuredRunsDialog* dialog = f.window.measuredRunsDialog();
     REQUIRE(dialog);

@@ -7,7 +7,10 @@
 
 #include "loader.h"
 
-inline std::string samplePath(const std::string& name) { return std::string(CS_SAMPLES_DIR) + "/" + name; }
+inline std::string samplePath(const std::string& name)
+{
+    return std::string(CS_SAMPLES_DIR) + "/" + name;
+}
 
 // Loads a sample and fails the test with every problem printed when it does not load cleanly.
 inline cs::LoadedFile loadSample(const std::string& name)

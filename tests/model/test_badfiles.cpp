@@ -15,7 +15,8 @@ namespace {
 
 const std::string kBadDir = std::string(CS_TEST_DATA_DIR) + "/bad";
 
-std::map<std::string, std::string> expectedMessages() {
+std::map<std::string, std::string> expectedMessages()
+{
     std::map<std::string, std::string> expected;
     std::ifstream in(kBadDir + "/EXPECTED.tsv");
     std::string line;
@@ -27,7 +28,8 @@ std::map<std::string, std::string> expectedMessages() {
     return expected;
 }
 
-std::vector<std::string> badFiles() {
+std::vector<std::string> badFiles()
+{
     std::vector<std::string> names;
     for (const auto& entry : std::filesystem::directory_iterator(kBadDir)) {
         if (entry.path().filename() != "EXPECTED.tsv")
@@ -37,7 +39,8 @@ std::vector<std::string> badFiles() {
     return names;
 }
 
-bool located(const cs::Diagnostic& d) {
+bool located(const cs::Diagnostic& d)
+{
     if (d.line > 0)
         return d.column > 0;
     // Only a document that is not an object at all is located at the whole document.
@@ -46,7 +49,8 @@ bool located(const cs::Diagnostic& d) {
 
 } // namespace
 
-TEST_CASE("the bad-file set is large and fully described", "[badfiles]") {
+TEST_CASE("the bad-file set is large and fully described", "[badfiles]")
+{
     const auto expected = expectedMessages();
     const auto files = badFiles();
     CHECK(files.size() >= 35);
@@ -57,7 +61,8 @@ TEST_CASE("the bad-file set is large and fully described", "[badfiles]") {
     }
 }
 
-TEST_CASE("every bad file is refused with its located message", "[badfiles]") {
+TEST_CASE("every bad file is refused with its located message", "[badfiles]")
+{
     const auto expected = expectedMessages();
     for (const std::string& name : badFiles()) {
         const std::string path = kBadDir + "/" + name;
@@ -80,7 +85,8 @@ TEST_CASE("every bad file is refused with its located message", "[badfiles]") {
     }
 }
 
-TEST_CASE("check exits 1 on every bad file, each line naming the file", "[badfiles][cli]") {
+TEST_CASE("check exits 1 on every bad file, each line naming the file", "[badfiles][cli]")
+{
     for (const std::string& name : badFiles()) {
         const std::string path = kBadDir + "/" + name;
         std::ostringstream out, err;

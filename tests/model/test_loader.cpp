@@ -14,7 +14,8 @@ namespace {
 
 const std::string kGood = std::string(CS_TEST_DATA_DIR) + "/good/";
 
-cs::LoadedFile loadGood(const std::string& name) {
+cs::LoadedFile loadGood(const std::string& name)
+{
     cs::Diagnostics diags;
     const auto loaded = cs::loadFile(kGood + name, diags);
     INFO(diags.formatAll());
@@ -23,25 +24,29 @@ cs::LoadedFile loadGood(const std::string& name) {
     return *loaded;
 }
 
-cs::Diagnostics parseErrors(const std::string& text) {
+cs::Diagnostics parseErrors(const std::string& text)
+{
     cs::Diagnostics diags;
     CHECK_FALSE(cs::parseJson(text, "t.json", diags));
     REQUIRE(diags.size() == 1);
     return diags;
 }
 
-std::string tempPath(const std::string& name) {
+std::string tempPath(const std::string& name)
+{
     return (std::filesystem::temp_directory_path() / ("cs-loader-test-" + name)).string();
 }
 
-std::string readAll(const std::string& path) {
+std::string readAll(const std::string& path)
+{
     std::ifstream in(path);
     return {std::istreambuf_iterator<char>(in), {}};
 }
 
 } // namespace
 
-TEST_CASE("a catalog cluster loads with defaults resolved", "[loader]") {
+TEST_CASE("a catalog cluster loads with defaults resolved", "[loader]")
+{
     const cs::LoadedFile f = loadGood("small.cluster.json");
     REQUIRE(f.kind == cs::FileKind::Cluster);
     const cs::ClusterDesc& c = *f.cluster;
@@ -58,7 +63,8 @@ TEST_CASE("a catalog cluster loads with defaults resolved", "[loader]") {
                                          "not a real system."}});
 }
 
-TEST_CASE("a GPU object overrides its catalog entry field by field", "[loader]") {
+TEST_CASE("a GPU object overrides its catalog entry field by field", "[loader]")
+{
     const cs::ClusterDesc c = *loadGood("nvl72.cluster.json").cluster;
     CHECK_FALSE(c.gpuByName);
     CHECK(c.gpu.hbmGiB == 192);
@@ -73,7 +79,8 @@ TEST_CASE("a GPU object overrides its catalog entry field by field", "[loader]")
     CHECK(c.extensions.contains("x-source"));
 }
 
-TEST_CASE("a GPU outside the catalog is described whole", "[loader]") {
+TEST_CASE("a GPU outside the catalog is described whole", "[loader]")
+{
     const cs::ClusterDesc c = *loadGood("custom-gpu.cluster.json").cluster;
     CHECK(c.gpu.name == "MI300X");
     CHECK(c.gpu.peakTflops(cs::Precision::FP8) == 2615);
@@ -81,7 +88,8 @@ TEST_CASE("a GPU outside the catalog is described whole", "[loader]") {
     CHECK(c.gpu.nvlinkGBps == 896);
 }
 
-TEST_CASE("a run loads with the cluster it names, resolved next to it", "[loader]") {
+TEST_CASE("a run loads with the cluster it names, resolved next to it", "[loader]")
+{
     const cs::LoadedFile f = loadGood("small.run.json");
     REQUIRE(f.kind == cs::FileKind::Run);
     REQUIRE(f.cluster);
@@ -98,7 +106,8 @@ TEST_CASE("a run loads with the cluster it names, resolved next to it", "[loader
     CHECK(r.measured->stepTimeS == 1.5);
 }
 
-TEST_CASE("a run's optional fields take formats.md's defaults", "[loader]") {
+TEST_CASE("a run's optional fields take formats.md's defaults", "[loader]")
+{
     const cs::RunDesc r = *loadGood("minimal.run.json").run;
     CHECK(r.model.kvHeads == r.model.heads);
     CHECK_FALSE(r.model.gatedMlp);
@@ -109,7 +118,8 @@ TEST_CASE("a run's optional fields take formats.md's defaults", "[loader]") {
     CHECK(r.clusterPath.empty());
 }
 
-TEST_CASE("a session loads with compare, view and bookmarks", "[loader]") {
+TEST_CASE("a session loads with compare, view and bookmarks", "[loader]")
+{
     const cs::Session s = *loadGood("full.csession").session;
     REQUIRE(s.compare);
     CHECK(s.compare->cluster.name == "Small H100 cluster");
@@ -123,7 +133,8 @@ TEST_CASE("a session loads with compare, view and bookmarks", "[loader]") {
     CHECK(s.run.extensions.contains("x-tag"));
 }
 
-TEST_CASE("descriptions survive toJson and back unchanged", "[loader][roundtrip]") {
+TEST_CASE("descriptions survive toJson and back unchanged", "[loader][roundtrip]")
+{
     cs::Diagnostics diags;
     for (const char* name :
          {"small.cluster.json", "nvl72.cluster.json", "custom-gpu.cluster.json"}) {
@@ -144,7 +155,8 @@ TEST_CASE("descriptions survive toJson and back unchanged", "[loader][roundtrip]
     CHECK(diags.empty());
 }
 
-TEST_CASE("toJson writes resolved defaults and leaves out what is absent", "[loader]") {
+TEST_CASE("toJson writes resolved defaults and leaves out what is absent", "[loader]")
+{
     const json run = cs::toJson(*loadGood("minimal.run.json").run);
     CHECK(run.at("model").at("kv_heads") == 4);
     CHECK(run.at("parallelism").at("recompute") == "none");
@@ -166,7 +178,8 @@ TEST_CASE("toJson writes resolved defaults and leaves out what is absent", "[loa
     CHECK_FALSE(session.contains("bookmarks"));
 }
 
-TEST_CASE("syntax errors are located by line and column", "[loader][json]") {
+TEST_CASE("syntax errors are located by line and column", "[loader][json]")
+{
     struct Case {
         std::string text;
         int line;
@@ -193,7 +206,8 @@ TEST_CASE("syntax errors are located by line and column", "[loader][json]") {
     }
 }
 
-TEST_CASE("a BOM is skipped and valid text parses", "[loader][json]") {
+TEST_CASE("a BOM is skipped and valid text parses", "[loader][json]")
+{
     cs::Diagnostics diags;
     const auto j = cs::parseJson("\xEF\xBB\xBF{\"a\": [1, {\"b\": null}]}", "t.json", diags);
     REQUIRE(j);
@@ -201,7 +215,8 @@ TEST_CASE("a BOM is skipped and valid text parses", "[loader][json]") {
     CHECK(diags.empty());
 }
 
-TEST_CASE("duplicate keys are reported at their pointer, all of them", "[loader][json]") {
+TEST_CASE("duplicate keys are reported at their pointer, all of them", "[loader][json]")
+{
     cs::Diagnostics diags;
     CHECK_FALSE(cs::parseJson(R"({"a": 1, "l": [{"x/y": 1, "x/y": 2}], "a": 3})", "t.json", diags));
     REQUIRE(diags.size() == 2);
@@ -210,7 +225,8 @@ TEST_CASE("duplicate keys are reported at their pointer, all of them", "[loader]
     CHECK(diags.items()[1].format() == "t.json: /a: duplicate key \"a\"");
 }
 
-TEST_CASE("nesting is allowed to kMaxJsonDepth and refused beyond", "[loader][json]") {
+TEST_CASE("nesting is allowed to kMaxJsonDepth and refused beyond", "[loader][json]")
+{
     cs::Diagnostics diags;
     const int depth = cs::kMaxJsonDepth;
     CHECK(cs::parseJson(std::string(depth, '[') + std::string(depth, ']'), "t", diags));
@@ -221,7 +237,8 @@ TEST_CASE("nesting is allowed to kMaxJsonDepth and refused beyond", "[loader][js
     CHECK_THAT(d.message, Catch::Contains("nested deeper than 64"));
 }
 
-TEST_CASE("readFileText refuses what it cannot read, naming the file", "[loader][io]") {
+TEST_CASE("readFileText refuses what it cannot read, naming the file", "[loader][io]")
+{
     cs::Diagnostics diags;
     CHECK_FALSE(cs::readFileText(CS_TEST_DATA_DIR, diags));
     CHECK_FALSE(cs::readFileText(kGood + "no-such-file.json", diags));
@@ -232,7 +249,8 @@ TEST_CASE("readFileText refuses what it cannot read, naming the file", "[loader]
                Catch::StartsWith(kGood + "no-such-file.json: cannot read"));
 }
 
-TEST_CASE("readFileText refuses files over kMaxFileBytes", "[loader][io]") {
+TEST_CASE("readFileText refuses files over kMaxFileBytes", "[loader][io]")
+{
     const std::string path = tempPath("big.json");
     {
         std::ofstream out(path, std::ios::binary);
@@ -245,7 +263,8 @@ TEST_CASE("readFileText refuses files over kMaxFileBytes", "[loader][io]") {
     std::remove(path.c_str());
 }
 
-TEST_CASE("writeFileAtomically replaces the file or leaves it untouched", "[loader][io]") {
+TEST_CASE("writeFileAtomically replaces the file or leaves it untouched", "[loader][io]")
+{
     const std::string path = tempPath("atomic.json");
     cs::Diagnostics diags;
     REQUIRE(cs::writeFileAtomically(path, "first", diags));
@@ -268,14 +287,16 @@ TEST_CASE("writeFileAtomically replaces the file or leaves it untouched", "[load
     std::remove(path.c_str());
 }
 
-TEST_CASE("relative cluster paths resolve against the run's directory", "[loader]") {
+TEST_CASE("relative cluster paths resolve against the run's directory", "[loader]")
+{
     CHECK(cs::resolveRelative("a/b/run.json", "c.json") == "a/b/c.json");
     CHECK(cs::resolveRelative("a/b/run.json", "../c.json") == "a/c.json");
     CHECK(cs::resolveRelative("run.json", "c.json") == "c.json");
     CHECK(cs::resolveRelative("a/run.json", "/abs/c.json") == "/abs/c.json");
 }
 
-TEST_CASE("file kinds follow the format string and the .jsonl suffix", "[loader]") {
+TEST_CASE("file kinds follow the format string and the .jsonl suffix", "[loader]")
+{
     CHECK(cs::fileKindOf({{"format", cs::kClusterFormat}}) == cs::FileKind::Cluster);
     CHECK(cs::fileKindOf({{"format", cs::kRunFormat}}) == cs::FileKind::Run);
     CHECK(cs::fileKindOf({{"format", cs::kSessionFormat}}) == cs::FileKind::Session);
@@ -287,7 +308,8 @@ TEST_CASE("file kinds follow the format string and the .jsonl suffix", "[loader]
     CHECK(measured->kind == cs::FileKind::MeasuredRuns);
 }
 
-TEST_CASE("a run's cluster problems are reported under the cluster's own name", "[loader]") {
+TEST_CASE("a run's cluster problems are reported under the cluster's own name", "[loader]")
+{
     const std::string dir = tempPath("runcluster");
     std::filesystem::create_directories(dir);
     const std::string clusterPath = dir + "/bad.cluster.json";
@@ -305,7 +327,8 @@ TEST_CASE("a run's cluster problems are reported under the cluster's own name", 
     std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("catalog, layout and parallel sizes", "[description]") {
+TEST_CASE("catalog, layout and parallel sizes", "[description]")
+{
     CHECK(cs::gpuCatalog().size() == 6);
     CHECK(cs::findCatalogGpu("A100")->peakTflops(cs::Precision::FP8) == 0);
     CHECK(cs::findCatalogGpu("GB300")->peakTflops(cs::Precision::NVFP4) == 14700);

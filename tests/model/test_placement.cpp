@@ -8,7 +8,8 @@
 
 using namespace cs;
 
-TEST_CASE("Fairwater: TP, CP and PP stay in a rack and DP spans all 128 racks", "[placement]") {
+TEST_CASE("Fairwater: TP, CP and PP stay in a rack and DP spans all 128 racks", "[placement]")
+{
     const LoadedFile f = loadSample("fairwater-gb200-128-llama405b.run.json");
     const Placement p = placeRun(*f.run, *f.cluster);
     REQUIRE(p.worldSize() == 8192);
@@ -30,7 +31,8 @@ TEST_CASE("Fairwater: TP, CP and PP stay in a rack and DP spans all 128 racks", 
     }
 }
 
-TEST_CASE("ND H100 v5: TP inside one VM, PP across VMs", "[placement]") {
+TEST_CASE("ND H100 v5: TP inside one VM, PP across VMs", "[placement]")
+{
     const LoadedFile f = loadSample("ndv5-h100-1344-gpt3-175b.run.json");
     const Placement p = placeRun(*f.run, *f.cluster);
     REQUIRE(p.worldSize() == 10752);
@@ -41,7 +43,8 @@ TEST_CASE("ND H100 v5: TP inside one VM, PP across VMs", "[placement]") {
     CHECK_FALSE(p.dimension(Dim::DP).insideDomain());
 }
 
-TEST_CASE("coordinates follow the placement order, innermost first", "[placement]") {
+TEST_CASE("coordinates follow the placement order, innermost first", "[placement]")
+{
     Parallelism par;
     par.tp = 2;
     par.cp = 3;
@@ -73,7 +76,8 @@ TEST_CASE("coordinates follow the placement order, innermost first", "[placement
     }
 }
 
-TEST_CASE("groups partition the ranks and members differ only in their dimension", "[placement]") {
+TEST_CASE("groups partition the ranks and members differ only in their dimension", "[placement]")
+{
     Parallelism par;
     par.tp = 4;
     par.cp = 2;
@@ -99,7 +103,8 @@ TEST_CASE("groups partition the ranks and members differ only in their dimension
     }
 }
 
-TEST_CASE("a dimension crosses domains only where its members do", "[placement]") {
+TEST_CASE("a dimension crosses domains only where its members do", "[placement]")
+{
     Parallelism par;
     par.tp = 8;
     par.pp = 2;
@@ -120,7 +125,8 @@ TEST_CASE("a dimension crosses domains only where its members do", "[placement]"
     }
 }
 
-TEST_CASE("uneven layers: the first virtual stages take one more", "[placement]") {
+TEST_CASE("uneven layers: the first virtual stages take one more", "[placement]")
+{
     struct Case {
         int layers, pp, vp;
         std::vector<int> stages;

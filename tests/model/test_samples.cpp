@@ -8,7 +8,8 @@
 
 using namespace cs;
 
-TEST_CASE("every sample passes check", "[samples]") {
+TEST_CASE("every sample passes check", "[samples]")
+{
     std::vector<std::string> files;
     for (const auto& e : std::filesystem::directory_iterator(CS_SAMPLES_DIR))
         files.push_back(e.path().string());
@@ -25,7 +26,8 @@ TEST_CASE("every sample passes check", "[samples]") {
     CHECK(out.str().find("ok (session)") != std::string::npos);
 }
 
-TEST_CASE("every sample names its sources and assumptions", "[samples]") {
+TEST_CASE("every sample names its sources and assumptions", "[samples]")
+{
     for (const auto& e : std::filesystem::directory_iterator(CS_SAMPLES_DIR)) {
         const LoadedFile f = loadSample(e.path().filename().string());
         INFO(e.path());
@@ -37,7 +39,8 @@ TEST_CASE("every sample names its sources and assumptions", "[samples]") {
     }
 }
 
-TEST_CASE("a session survives load, save, load unchanged", "[samples][session]") {
+TEST_CASE("a session survives load, save, load unchanged", "[samples][session]")
+{
     for (const char* name : {"fairwater-gb200-128.csession", "ndv5-h100-1344-gpt3-175b.csession"}) {
         const Session original = *loadSample(name).session;
         Diagnostics diags;
@@ -52,7 +55,8 @@ TEST_CASE("a session survives load, save, load unchanged", "[samples][session]")
 }
 
 TEST_CASE("the record runs' sessions embed the same cluster and run as the sample files",
-          "[samples]") {
+          "[samples]")
+{
     const Session s = *loadSample("fairwater-gb200-128.csession").session;
     const LoadedFile run = loadSample("fairwater-gb200-128-llama405b.run.json");
     CHECK(s.cluster == *run.cluster);
@@ -63,7 +67,8 @@ TEST_CASE("the record runs' sessions embed the same cluster and run as the sampl
     CHECK(s.compare->cluster.racks == 112);
 }
 
-TEST_CASE("describe says which dimensions cross the fabric", "[samples][cli]") {
+TEST_CASE("describe says which dimensions cross the fabric", "[samples][cli]")
+{
     std::ostringstream out, err;
     REQUIRE(cli::run({"describe", samplePath("fairwater-gb200-128-llama405b.run.json")},
                      {out, err}) == cli::kExitOk);
@@ -76,7 +81,8 @@ TEST_CASE("describe says which dimensions cross the fabric", "[samples][cli]") {
     CHECK(text.find("uneven, 15 to 16 layers per stage") != std::string::npos);
 }
 
-TEST_CASE("the command line's usage errors exit 2", "[cli]") {
+TEST_CASE("the command line's usage errors exit 2", "[cli]")
+{
     std::ostringstream out, err;
     CHECK(cli::run({}, {out, err}) == cli::kExitUsage);
     CHECK(cli::run({"frobnicate"}, {out, err}) == cli::kExitUsage);

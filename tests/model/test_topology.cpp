@@ -16,7 +16,8 @@ struct ExpectedTopology {
 
 } // namespace
 
-TEST_CASE("every sample cluster builds the expected device graph", "[topology]") {
+TEST_CASE("every sample cluster builds the expected device graph", "[topology]")
+{
     // Leaves: one per rail per 32 nodes (64-port switches, half down at full bisection).
     const ExpectedTopology expected[] = {
         {"fairwater-gb200-128.cluster.json", 128, 2048, 8192, 128, 128 * 9, 4 * 64, 128, 0},
@@ -26,7 +27,8 @@ TEST_CASE("every sample cluster builds the expected device graph", "[topology]")
         {"ndv5-h200-64.cluster.json", 16, 64, 512, 64, 64, 8 * 2, 8, 0},
     };
     for (const ExpectedTopology& e : expected) {
-        SECTION(e.file) {
+        SECTION(e.file)
+        {
             const Topology t(*loadSample(e.file).cluster);
             CHECK(int(t.racks().size()) == e.racks);
             CHECK(int(t.nodes().size()) == e.nodes);
@@ -43,7 +45,8 @@ TEST_CASE("every sample cluster builds the expected device graph", "[topology]")
 }
 
 TEST_CASE("Fairwater: a rack is one NVLink domain of 64 GPUs with nine NVSwitch trays",
-          "[topology]") {
+          "[topology]")
+{
     const Topology t(*loadSample("fairwater-gb200-128.cluster.json").cluster);
     for (size_t g = 0; g < t.gpus().size(); ++g)
         REQUIRE(t.gpus()[g].domain == t.gpus()[g].rack);
@@ -61,7 +64,8 @@ TEST_CASE("Fairwater: a rack is one NVLink domain of 64 GPUs with nine NVSwitch 
     CHECK(racks[127].row == 7);
 }
 
-TEST_CASE("the links of a GPU are contiguous and name it", "[topology]") {
+TEST_CASE("the links of a GPU are contiguous and name it", "[topology]")
+{
     const Topology t(*loadSample("ndv5-h100-128.cluster.json").cluster);
     for (int g : {0, 7, 8, 1023}) {
         for (int k = 0; k < t.linksPerGpu(); ++k) {
@@ -76,9 +80,11 @@ TEST_CASE("the links of a GPU are contiguous and name it", "[topology]") {
     }
 }
 
-TEST_CASE("fabric shape follows kind, tiers and oversubscription", "[topology]") {
+TEST_CASE("fabric shape follows kind, tiers and oversubscription", "[topology]")
+{
     ClusterDesc c = *loadSample("ndv5-h100-128.cluster.json").cluster;
-    SECTION("a fat tree's leaves take consecutive NICs of every rail") {
+    SECTION("a fat tree's leaves take consecutive NICs of every rail")
+    {
         c.scaleOut.topology.kind = FabricKind::FatTree;
         const Topology t(c);
         CHECK(t.switchCount(1) == 1024 / 32);
@@ -86,13 +92,15 @@ TEST_CASE("fabric shape follows kind, tiers and oversubscription", "[topology]")
         CHECK(t.gpus()[0].leaf == t.gpus()[31].leaf);
         CHECK(t.gpus()[0].leaf != t.gpus()[32].leaf);
     }
-    SECTION("oversubscription 3 puts three quarters of a leaf's ports down") {
+    SECTION("oversubscription 3 puts three quarters of a leaf's ports down")
+    {
         c.scaleOut.topology.oversubscription = 3;
         const Topology t(c);
         CHECK(t.switchCount(1) == 8 * 3); // 128 nodes / 48 per leaf, rounded up, per rail
         CHECK(t.totalGBps(LinkClass::ScaleOut2) < t.totalGBps(LinkClass::ScaleOut1) / 2.5);
     }
-    SECTION("one tier has no spines") {
+    SECTION("one tier has no spines")
+    {
         c.scaleOut.topology.tiers = 1;
         const Topology t(c);
         CHECK(t.switchCount(2) == 0);
@@ -100,7 +108,8 @@ TEST_CASE("fabric shape follows kind, tiers and oversubscription", "[topology]")
     }
 }
 
-TEST_CASE("the largest accepted cluster builds within bounded memory", "[topology][limits]") {
+TEST_CASE("the largest accepted cluster builds within bounded memory", "[topology][limits]")
+{
     ClusterDesc c = *loadSample("fairwater-gb200-128.cluster.json").cluster;
     c.racks = 2048; // 2,048 x 16 x 4 = 131,072 GPUs, the limit
     c.layoutRows = 32;

@@ -9,7 +9,8 @@ using nlohmann::json;
 
 namespace {
 
-json validCluster() {
+json validCluster()
+{
     return {{"format", cs::kClusterFormat},
             {"name", "c"},
             {"gpu", "H100"},
@@ -20,7 +21,8 @@ json validCluster() {
             {"scale_out", {{"Gbps_per_gpu", 400}}}};
 }
 
-json validRun() {
+json validRun()
+{
     return {{"format", cs::kRunFormat},
             {"name", "r"},
             {"model",
@@ -47,7 +49,8 @@ struct Rule {
     std::string message;
 };
 
-json changed(json j, const std::vector<Change>& changes) {
+json changed(json j, const std::vector<Change>& changes)
+{
     for (const Change& c : changes) {
         const json::json_pointer at(c.pointer);
         if (c.value.is_null())
@@ -58,7 +61,8 @@ json changed(json j, const std::vector<Change>& changes) {
     return j;
 }
 
-void checkRefused(const cs::Diagnostics& diags, const Rule& rule) {
+void checkRefused(const cs::Diagnostics& diags, const Rule& rule)
+{
     INFO(diags.formatAll());
     REQUIRE(diags.size() == 1);
     CHECK(diags.items()[0].pointer == rule.pointer);
@@ -67,7 +71,8 @@ void checkRefused(const cs::Diagnostics& diags, const Rule& rule) {
 
 } // namespace
 
-TEST_CASE("the base descriptions of this file are valid", "[validation]") {
+TEST_CASE("the base descriptions of this file are valid", "[validation]")
+{
     cs::Diagnostics diags;
     const auto cluster = cs::clusterFromJson(validCluster(), "c.json", "", diags);
     const auto run = cs::runFromJson(validRun(), "r.json", "", diags);
@@ -77,7 +82,8 @@ TEST_CASE("the base descriptions of this file are valid", "[validation]") {
     CHECK(diags.empty());
 }
 
-TEST_CASE("cluster rules", "[validation]") {
+TEST_CASE("cluster rules", "[validation]")
+{
     const std::vector<Rule> rules{
         {{{"/racks", "4"}}, "/racks", "expected an integer, got a string"},
         {{{"/racks", 0}}, "/racks", "must be between 1 and 65536, got 0"},
@@ -149,7 +155,8 @@ TEST_CASE("cluster rules", "[validation]") {
     }
 }
 
-TEST_CASE("run rules", "[validation]") {
+TEST_CASE("run rules", "[validation]")
+{
     const std::vector<Rule> rules{
         {{{"/model/heads", 36}, {"/model/kv_heads", 4}},
          "/parallelism/tp",
@@ -210,7 +217,8 @@ TEST_CASE("run rules", "[validation]") {
     }
 }
 
-TEST_CASE("rules between a run and its cluster", "[validation]") {
+TEST_CASE("rules between a run and its cluster", "[validation]")
+{
     const std::vector<Rule> rules{
         {{{"/parallelism/dp", 16}},
          "/run/parallelism/dp",
@@ -238,7 +246,8 @@ TEST_CASE("rules between a run and its cluster", "[validation]") {
     }
 }
 
-TEST_CASE("every problem of a description is reported, not just the first", "[validation]") {
+TEST_CASE("every problem of a description is reported, not just the first", "[validation]")
+{
     const json j = changed(validCluster(), {{"/racks", "many"},
                                             {"/gpu", "H300"},
                                             {"/scale_up/GBps_per_gpu", -5},
@@ -256,14 +265,16 @@ TEST_CASE("every problem of a description is reported, not just the first", "[va
                                                "/cluster/scale_up/GBps_per_gpu"});
 }
 
-TEST_CASE("a broken field does not also trip the rules that use it", "[validation]") {
+TEST_CASE("a broken field does not also trip the rules that use it", "[validation]")
+{
     cs::Diagnostics diags;
     CHECK_FALSE(cs::runFromJson(changed(validRun(), {{"/model/heads", "32"}}), "r", "", diags));
     REQUIRE(diags.size() == 1);
     CHECK(diags.items()[0].pointer == "/model/heads");
 }
 
-TEST_CASE("notes and x- keys are allowed anywhere and kept at the top", "[validation]") {
+TEST_CASE("notes and x- keys are allowed anywhere and kept at the top", "[validation]")
+{
     const json j = changed(validRun(), {{"/notes", "why"},
                                         {"/x-tool", {{"v", 2}}},
                                         {"/model/notes", "dense"},
@@ -274,7 +285,8 @@ TEST_CASE("notes and x- keys are allowed anywhere and kept at the top", "[valida
     CHECK(run->extensions == json{{"notes", "why"}, {"x-tool", {{"v", 2}}}});
 }
 
-TEST_CASE("view rules", "[validation]") {
+TEST_CASE("view rules", "[validation]")
+{
     const std::vector<Rule> rules{
         {{{"/color_by", "rainbow"}},
          "/view/color_by",
