@@ -3,6 +3,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <sys/wait.h>
+#include <type_traits>
+#include <unistd.h>
 #include <vector>
 
 namespace csbench {
@@ -19,6 +24,35 @@ template <typename F> double medianMs(int repeats, F&& body)
     }
     std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
     return ms[ms.size() / 2];
+}
+
+// Runs body() in a child process and returns what it returned, so that each measurement's
+// peak RSS is its own and not the largest one before it. Exits when the child fails.
+template <typename Body> auto inChildProcess(Body body)
+{
+    using Result = decltype(body());
+    static_assert(std::is_trivially_copyable_v<Result>);
+    int fds[2];
+    if (pipe(fds) != 0)
+        std::exit(1);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        close(fds[0]);
+        const Result r = body();
+        const bool ok = write(fds[1], &r, sizeof r) == ssize_t(sizeof r);
+        _exit(ok ? 0 : 1);
+    }
+    close(fds[1]);
+    Result r{};
+    const bool ok = read(fds[0], &r, sizeof r) == ssize_t(sizeof r);
+    close(fds[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (!ok || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        std::fprintf(stderr, "the measurement failed\n");
+        std::exit(1);
+    }
+    return r;
 }
 
 } // namespace csbench

@@ -12,8 +12,6 @@
 #include <cstdlib>
 
 #include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "benchutil.h"
 #include "document.h"
@@ -92,27 +90,7 @@ Result render(int argc, char** argv, int racks)
 
 Result inChild(int argc, char** argv, int racks)
 {
-    int fds[2];
-    if (pipe(fds) != 0)
-        std::exit(1);
-    const pid_t pid = fork();
-    if (pid == 0) {
-        close(fds[0]);
-        const Result r = render(argc, argv, racks);
-        const bool ok = write(fds[1], &r, sizeof r) == ssize_t(sizeof r);
-        _exit(ok ? 0 : 1);
-    }
-    close(fds[1]);
-    Result r;
-    const bool ok = read(fds[0], &r, sizeof r) == ssize_t(sizeof r);
-    close(fds[0]);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    if (!ok || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        std::fprintf(stderr, "the measurement failed\n");
-        std::exit(1);
-    }
-    return r;
+    return csbench::inChildProcess([&] { return render(argc, argv, racks); });
 }
 
 void print(const char* label, const Result& r)
