@@ -7,20 +7,15 @@
 
 #include "benchutil.h"
 #include "costmodel.h"
-#include "loader.h"
+#include "samplerun.h"
 
 namespace {
 
 void bench(const char* runFile)
 {
-    cs::Diagnostics diags;
-    const auto loaded = cs::loadFile(std::string(CS_SAMPLES_DIR) + "/" + runFile, diags);
-    if (!loaded || !loaded->run || !loaded->cluster) {
-        std::fprintf(stderr, "%s", diags.formatAll().c_str());
-        return;
-    }
-    const cs::ClusterDesc& cluster = *loaded->cluster;
-    const cs::RunDesc& run = *loaded->run;
+    const cs::ClusterRun sample = csbench::loadSampleRun(runFile);
+    const cs::ClusterDesc& cluster = sample.cluster;
+    const cs::RunDesc& run = sample.run;
     double sink = 0;
     size_t events = 0;
     const double full = csbench::medianMs(51, [&](int) {

@@ -13,6 +13,7 @@
 #include "costmodel.h"
 #include "loader.h"
 #include "placement.h"
+#include "samplerun.h"
 #include "topology.h"
 
 namespace {
@@ -91,19 +92,12 @@ void print(const char* label, const Result& r)
 
 int main()
 {
-    const std::string path =
-        std::string(CS_SAMPLES_DIR) + "/fairwater-gb200-128-llama405b.run.json";
-    cs::Diagnostics diags;
-    const auto loaded = cs::loadFile(path, diags);
-    if (!loaded || !loaded->run || !loaded->cluster) {
-        std::fprintf(stderr, "%s", diags.formatAll().c_str());
-        return 1;
-    }
-    const int limitRacks = int(cs::kMaxGpus / loaded->cluster->domainSize());
+    const cs::ClusterRun sample = csbench::loadSampleRun("fairwater-gb200-128-llama405b.run.json");
+    const int limitRacks = int(cs::kMaxGpus / sample.cluster.domainSize());
     std::printf("load + topology + placement + evaluate (with events), median of %d\n", kRepeats);
-    const Result base = inChild(scaled(*loaded->cluster, *loaded->run, loaded->cluster->racks));
+    const Result base = inChild(scaled(sample.cluster, sample.run, sample.cluster.racks));
     print("baseline", base);
-    const Result limit = inChild(scaled(*loaded->cluster, *loaded->run, limitRacks));
+    const Result limit = inChild(scaled(sample.cluster, sample.run, limitRacks));
     print("limit", limit);
     std::printf("limit / baseline: time x%.1f, peak RSS x%.1f (GPUs x%.0f)\n", limit.ms / base.ms,
                 double(limit.peakKiB) / double(base.peakKiB),

@@ -8,6 +8,7 @@
 
 #include "benchutil.h"
 #include "loader.h"
+#include "samplerun.h"
 #include "search.h"
 
 namespace {
@@ -45,16 +46,9 @@ void print(const char* label, int threads, const Timing& t)
 
 int main()
 {
-    const std::string path =
-        std::string(CS_SAMPLES_DIR) + "/fairwater-gb200-128-llama405b.run.json";
-    cs::Diagnostics diags;
-    const auto loaded = cs::loadFile(path, diags);
-    if (!loaded || !loaded->run || !loaded->cluster) {
-        std::fprintf(stderr, "%s", diags.formatAll().c_str());
-        return 1;
-    }
-    const cs::ClusterDesc& cluster = *loaded->cluster;
-    const cs::RunDesc& run = *loaded->run;
+    const cs::ClusterRun sample = csbench::loadSampleRun("fairwater-gb200-128-llama405b.run.json");
+    const cs::ClusterDesc& cluster = sample.cluster;
+    const cs::RunDesc& run = sample.run;
 
     const double enumerateMs =
         csbench::medianMs(kRepeats, [&](int) { (void)cs::enumerateLayouts(cluster, run); });
