@@ -27,12 +27,14 @@ int usageError(const QString& message)
     return 2;
 }
 
-// --render must work with no display, so the platform is chosen before QApplication exists.
-bool wantsRender(int argc, char** argv)
+// --render, --help and --version must work with no display, so the platform is chosen before
+// QApplication exists.
+bool runsHeadless(int argc, char** argv)
 {
     for (int i = 1; i < argc; ++i)
-        if (qstrcmp(argv[i], "--render") == 0)
-            return true;
+        for (const char* option : {"--render", "--help", "-h", "--help-all", "--version", "-v"})
+            if (qstrcmp(argv[i], option) == 0)
+                return true;
     return false;
 }
 
@@ -40,7 +42,7 @@ bool wantsRender(int argc, char** argv)
 
 int main(int argc, char** argv)
 {
-    if (wantsRender(argc, argv))
+    if (runsHeadless(argc, argv))
         qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
     QApplication::setApplicationName("ClusterScope");

@@ -5,6 +5,7 @@
 #include <QPainter>
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "placement.h"
 
@@ -121,20 +122,67 @@ void TopologyRenderer::setSelection(GroupSelection selection)
 void TopologyRenderer::paint(QPainter& painter, const ViewTransform& view)
 {
     ensureStaticLayer(view, painter.device()->devicePixelRatioF());
-    const LevelOfDetail lod = levelOfDetail(view.scale);
+    composeFrame(view);
     painter.save();
-    painter.setRenderHint(QPainter::Antialiasing, false);
     painter.setCompositionMode(QPainter::CompositionMode_Source); // opaque: a plain copy
-    painter.drawImage(QPointF(0, 0), m_static);
-    painter.setCompositionMode(QPainter::CompositionMode_SourceOver);
-    // Lit links go under the GPU cells: they show in the aisles and the fabric band without
-    // hiding the GPUs of racks they pass over.
-    drawSelectedLinks(painter, view, lod);
-    drawGpuCells(painter);
-    drawSelectedGpus(painter, view);
-    drawGpuLabels(painter);
-    drawHover(painter, view);
+    painter.drawImage(QPointF(0, 0), m_frame);
     painter.restore();
+}
+
+void TopologyRenderer::composeFrame(const ViewTransform& view)
+{
+    if (m_frameValid) {
+        restoreOverlaidPixels();
+    } else {
+        m_frame = m_static.copy();
+        m_frameValid = true;
+    }
+    const LevelOfDetail lod = levelOfDetail(view.scale);
+    std::vector<QRectF> touched;
+    {
+        // Lit links go under the GPU cells: they show in the aisles and the fabric band
+        // without hiding the GPUs of racks they pass over.
+        QPainter p(&m_frame);
+        p.setRenderHint(QPainter::Antialiasing, false);
+        drawSelectedLinks(p, view, lod, touched);
+    }
+    fillGpuCells();
+    QPainter p(&m_frame);
+    p.setRenderHint(QPainter::Antialiasing, false);
+    drawSelectedGpus(p, view, touched);
+    drawGpuLabels(p, touched);
+    drawHover(p, view, touched);
+    p.end();
+
+    // Many small rects (a big selection) cost more to track than one copy of their hull.
+    constexpr size_t kMaxRects = 1024;
+    const qreal dpr = m_frame.devicePixelRatioF();
+    const QRect pixels = m_frame.rect();
+    QRect hull;
+    for (const QRectF& t : touched) {
+        const QRect r =
+            QRectF(t.topLeft() * dpr, t.size() * dpr).toAlignedRect().adjusted(-2, -2, 2, 2) &
+            pixels;
+        if (r.isEmpty())
+            continue;
+        hull |= r;
+        if (touched.size() <= kMaxRects)
+            m_overlaid.push_back(r);
+    }
+    if (touched.size() > kMaxRects && !hull.isEmpty())
+        m_overlaid.push_back(hull);
+}
+
+void TopologyRenderer::restoreOverlaidPixels()
+{
+    const uchar* from = m_static.constBits();
+    uchar* to = m_frame.bits();
+    const qsizetype stride = m_frame.bytesPerLine();
+    for (const QRect& r : m_overlaid)
+        for (int y = r.top(); y <= r.bottom(); ++y)
+            std::memcpy(to + y * stride + r.left() * 4, from + y * stride + r.left() * 4,
+                        size_t(r.width()) * 4);
+    m_overlaid.clear();
 }
 
 void TopologyRenderer::ensureStaticLayer(const ViewTransform& view, qreal dpr)
@@ -155,7 +203,7 @@ void TopologyRenderer::ensureStaticLayer(const ViewTransform& view, qreal dpr)
     if (m_scratch.size() != pixels)
         m_scratch = QImage(pixels, QImage::Format_ARGB32_Premultiplied);
     m_scratch.setDevicePixelRatio(dpr);
-    findVisibleGpus(view);
+    findVisibleGpus(view, dpr);
     prepareGpuLabels(view);
 
     const LevelOfDetail lod = levelOfDetail(view.scale);
@@ -185,10 +233,12 @@ void TopologyRenderer::ensureStaticLayer(const ViewTransform& view, qreal dpr)
     }
     p.end();
     std::swap(m_static, m_scratch);
+    m_frameValid = false;
 }
 
-void TopologyRenderer::findVisibleGpus(const ViewTransform& view)
+void TopologyRenderer::findVisibleGpus(const ViewTransform& view, qreal dpr)
 {
+    const QRect pixels(QPoint(0, 0), (view.viewport * dpr).toSize());
     const cs::Topology& topo = m_layout.topology();
     const QRectF visible = view.visibleWorld();
     m_visibleGpus.clear();
@@ -202,8 +252,13 @@ void TopologyRenderer::findVisibleGpus(const ViewTransform& view)
             const QRectF cell = m_layout.gpuRect(g);
             if (!cell.intersects(visible))
                 continue;
+            const QRectF screen = view.toScreen(cell);
+            const QRect device =
+                cellOnScreen(QRectF(screen.topLeft() * dpr, screen.size() * dpr)) & pixels;
+            if (device.isEmpty())
+                continue;
             m_visibleGpus.push_back(g);
-            m_gpuCells.push_back(cellOnScreen(view.toScreen(cell)));
+            m_gpuCells.push_back(device);
         }
     }
 }
@@ -396,32 +451,31 @@ void TopologyRenderer::drawSwitches(QPainter& p, const ViewTransform& view,
     }
 }
 
-void TopologyRenderer::drawGpuCells(QPainter& p)
+void TopologyRenderer::fillGpuCells()
 {
     const size_t colors = m_colors.palette.size();
-    const bool dimOthers = m_selection.rank >= 0;
-    m_buckets.resize(colors * 2);
-    for (auto& b : m_buckets)
-        b.clear();
-    for (size_t i = 0; i < m_visibleGpus.size(); ++i) {
-        const int g = m_visibleGpus[i];
-        size_t bucket = m_colors.index[size_t(g)];
-        if (dimOthers && !m_isMember[size_t(g)])
-            bucket += colors;
-        m_buckets[bucket].push_back(m_gpuCells[i]);
+    std::vector<uint32_t> ink(colors * 2); // the palette, then its dimmed twin
+    for (size_t i = 0; i < colors; ++i) {
+        ink[i] = m_colors.palette[i] | 0xff000000u;
+        ink[colors + i] = dimmed(m_colors.palette[i]).rgb();
     }
-    p.setPen(Qt::NoPen);
-    for (size_t b = 0; b < m_buckets.size(); ++b) {
-        if (m_buckets[b].empty())
-            continue;
-        const QRgb rgb = m_colors.palette[b % colors];
-        p.setBrush(b < colors ? QColor(rgb) : dimmed(rgb));
-        p.drawRects(m_buckets[b].data(), int(m_buckets[b].size()));
+    const bool dimOthers = m_selection.rank >= 0;
+    uchar* bits = m_frame.bits();
+    const qsizetype stride = m_frame.bytesPerLine();
+    for (size_t i = 0; i < m_visibleGpus.size(); ++i) {
+        const size_t g = size_t(m_visibleGpus[i]);
+        const uint32_t color = ink[m_colors.index[g] + (dimOthers && !m_isMember[g] ? colors : 0)];
+        const QRect& r = m_gpuCells[i];
+        uchar* first = bits + r.top() * stride + r.left() * 4;
+        std::fill_n(reinterpret_cast<uint32_t*>(first), r.width(), color);
+        for (int y = 1; y < r.height(); ++y) // copying a row beats filling one, cells are wide
+            std::memcpy(first + y * stride, first, size_t(r.width()) * 4);
     }
 }
 
 void TopologyRenderer::drawSelectedLinks(QPainter& p, const ViewTransform& view,
-                                         const LevelOfDetail& lod) const
+                                         const LevelOfDetail& lod,
+                                         std::vector<QRectF>& touched) const
 {
     if (m_selection.rank < 0)
         return;
@@ -433,13 +487,17 @@ void TopologyRenderer::drawSelectedLinks(QPainter& p, const ViewTransform& view,
         for (int i : indices) {
             const QLineF l =
                 lod.gpuLinks ? m_layout.linkLine(i) : m_layout.bundles()[size_t(i)].line;
-            if (lineVisible(l, visible))
-                drawThickLine(p, QLineF(view.toScreen(l.p1()), view.toScreen(l.p2())), 2);
+            if (!lineVisible(l, visible))
+                continue;
+            const QLineF screen(view.toScreen(l.p1()), view.toScreen(l.p2()));
+            drawThickLine(p, screen, 2);
+            touched.push_back(QRectF(screen.p1(), screen.p2()).normalized());
         }
     }
 }
 
-void TopologyRenderer::drawSelectedGpus(QPainter& p, const ViewTransform& view) const
+void TopologyRenderer::drawSelectedGpus(QPainter& p, const ViewTransform& view,
+                                        std::vector<QRectF>& touched) const
 {
     if (m_selection.rank < 0)
         return;
@@ -449,8 +507,11 @@ void TopologyRenderer::drawSelectedGpus(QPainter& p, const ViewTransform& view) 
         p.setPen(QPen(selectionColor(d), 0));
         for (int g : m_selection.members[size_t(d)]) {
             const QRectF cell = m_layout.gpuPitchRect(g);
-            if (g != m_selection.rank && cell.intersects(visible))
-                p.drawRect(view.toScreen(cell).adjusted(0, 0, -1, -1));
+            if (g == m_selection.rank || !cell.intersects(visible))
+                continue;
+            const QRectF screen = view.toScreen(cell);
+            p.drawRect(screen.adjusted(0, 0, -1, -1));
+            touched.push_back(screen);
         }
     }
     // The selected GPU: a white frame just outside its cell.
@@ -459,6 +520,7 @@ void TopologyRenderer::drawSelectedGpus(QPainter& p, const ViewTransform& view) 
         view.toScreen(m_layout.gpuPitchRect(m_placement.gpuOfRank(m_selection.rank)));
     p.drawRect(self.adjusted(-1, -1, 0, 0));
     p.drawRect(self.adjusted(-2, -2, 1, 1));
+    touched.push_back(self);
 }
 
 void TopologyRenderer::prepareGpuLabels(const ViewTransform& view)
@@ -477,7 +539,7 @@ void TopologyRenderer::prepareGpuLabels(const ViewTransform& view)
             lines << QStringLiteral("tp%1 cp%2").arg(c[cs::Dim::TP]).arg(c[cs::Dim::CP])
                   << QStringLiteral("pp%1 dp%2").arg(c[cs::Dim::PP]).arg(c[cs::Dim::DP]);
         }
-        const QPointF centre = QRectF(m_gpuCells[i]).center();
+        const QPointF centre = view.toScreen(m_layout.gpuRect(rank)).center();
         double y = centre.y() - lines.size() * metrics.height() / 2;
         for (const QString& line : lines) {
             QStaticText text(line);
@@ -488,7 +550,7 @@ void TopologyRenderer::prepareGpuLabels(const ViewTransform& view)
     }
 }
 
-void TopologyRenderer::drawGpuLabels(QPainter& p) const
+void TopologyRenderer::drawGpuLabels(QPainter& p, std::vector<QRectF>& touched) const
 {
     // Prepared with the static layer; per frame only the ink follows the cell colour.
     p.setFont(m_labelFont);
@@ -499,10 +561,17 @@ void TopologyRenderer::drawGpuLabels(QPainter& p) const
         const QColor cell = dim ? dimmed(rgb) : QColor(rgb);
         p.setPen(cell.lightnessF() > 0.55 ? Qt::black : Qt::white);
         p.drawStaticText(line.position, line.text);
+        // A label inside its cell is painted over by the next frame's fill.
+        const QRectF ink = QRectF(line.position, line.text.size()).adjusted(-2, -2, 2, 2);
+        const QRectF device = QRectF(m_gpuCells[line.cell]);
+        const qreal dpr = p.device()->devicePixelRatioF();
+        if (!QRectF(device.topLeft() / dpr, device.size() / dpr).contains(ink))
+            touched.push_back(ink);
     }
 }
 
-void TopologyRenderer::drawHover(QPainter& p, const ViewTransform& view) const
+void TopologyRenderer::drawHover(QPainter& p, const ViewTransform& view,
+                                 std::vector<QRectF>& touched) const
 {
     QRectF world;
     switch (m_hover.kind) {
@@ -523,14 +592,18 @@ void TopologyRenderer::drawHover(QPainter& p, const ViewTransform& view) const
         const QLineF l = m_hover.kind == HitKind::Link
                              ? m_layout.linkLine(m_hover.index)
                              : m_layout.bundles()[size_t(m_hover.index)].line;
+        const QLineF screen(view.toScreen(l.p1()), view.toScreen(l.p2()));
         p.setPen(QPen(kHover, 0));
-        drawThickLine(p, QLineF(view.toScreen(l.p1()), view.toScreen(l.p2())), 3);
+        drawThickLine(p, screen, 3);
+        touched.push_back(QRectF(screen.p1(), screen.p2()).normalized());
         return;
     }
     case HitKind::None:
         return;
     }
+    const QRectF screen = view.toScreen(world);
     p.setPen(QPen(kHover, 0));
     p.setBrush(Qt::NoBrush);
-    p.drawRect(view.toScreen(world).adjusted(-1, -1, 0, 0));
+    p.drawRect(screen.adjusted(-1, -1, 0, 0));
+    touched.push_back(screen);
 }

@@ -1,8 +1,10 @@
 #pragma once
 // Draws a TopologyLayout with QPainter into any paint device (widget, QImage for --render).
 // What does not change from frame to frame (racks, trays, switches, links, rack labels) is
-// drawn once per view transform into a cached image; each frame blits it, fills the GPU cells
-// batched by colour, and draws the selection, hover and GPU labels on top.
+// drawn once per view transform into a cached image. A frame is composed in a second image
+// that keeps the last frame: the GPU cells are opaque and always cover the same pixels, so
+// they are written straight into it; only what the last frame's selection, hover and labels
+// covered is copied back from the static layer. The frame then reaches the device in one blit.
 
 #include <QFont>
 #include <QImage>
@@ -39,7 +41,7 @@ public:
 
 private:
     void ensureStaticLayer(const ViewTransform& view, qreal devicePixelRatio);
-    void findVisibleGpus(const ViewTransform& view);
+    void findVisibleGpus(const ViewTransform& view, qreal devicePixelRatio);
     // Static drawing touches only what lies in `cull` (world units).
     void drawStatic(QPainter& p, const ViewTransform& view, const LevelOfDetail& lod,
                     const QRectF& cull) const;
@@ -49,12 +51,17 @@ private:
                    const QRectF& cull) const;
     void drawSwitches(QPainter& p, const ViewTransform& view, const LevelOfDetail& lod,
                       const QRectF& cull) const;
-    void drawGpuCells(QPainter& p);
-    void drawSelectedLinks(QPainter& p, const ViewTransform& view, const LevelOfDetail& lod) const;
-    void drawSelectedGpus(QPainter& p, const ViewTransform& view) const;
+    void composeFrame(const ViewTransform& view);
+    void restoreOverlaidPixels();
+    void fillGpuCells();
+    // The overlay painters add what they cover (logical pixels) to `touched`.
+    void drawSelectedLinks(QPainter& p, const ViewTransform& view, const LevelOfDetail& lod,
+                           std::vector<QRectF>& touched) const;
+    void drawSelectedGpus(QPainter& p, const ViewTransform& view,
+                          std::vector<QRectF>& touched) const;
     void prepareGpuLabels(const ViewTransform& view);
-    void drawGpuLabels(QPainter& p) const;
-    void drawHover(QPainter& p, const ViewTransform& view) const;
+    void drawGpuLabels(QPainter& p, std::vector<QRectF>& touched) const;
+    void drawHover(QPainter& p, const ViewTransform& view, std::vector<QRectF>& touched) const;
 
     const TopologyLayout& m_layout;
     const cs::Placement& m_placement;
@@ -67,9 +74,11 @@ private:
     QImage m_scratch; // the next static layer, drawn from the previous one when panning
     ViewTransform m_staticView;
     bool m_staticValid = false;
+    QImage m_frame; // the last frame; valid while m_static is unchanged
+    bool m_frameValid = false;
+    std::vector<QRect> m_overlaid; // device pixels of m_frame that differ from m_static's
     std::vector<int> m_visibleGpus;
-    std::vector<QRect> m_gpuCells; // device rects of m_visibleGpus
-    std::vector<std::vector<QRect>> m_buckets;
+    std::vector<QRect> m_gpuCells; // device-pixel rects of m_visibleGpus
     struct LabelLine {
         size_t cell; // index into m_visibleGpus
         QPointF position;

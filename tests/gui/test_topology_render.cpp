@@ -156,6 +156,29 @@ TEST_CASE("selecting a rank highlights exactly the members of its TP, CP, PP and
     }
 }
 
+TEST_CASE("a frame drawn after a selection, hover and labels is the frame of a fresh view")
+{
+    // Frames are composed over the last one: whatever the overlays covered must be restored.
+    auto doc = openSample("fairwater-gb200-128.csession");
+    TopologyScene used(doc->topology(), doc->placement(), doc->evaluation(), 1.6);
+    TopologyScene fresh(doc->topology(), doc->placement(), doc->evaluation(), 1.6);
+    const QPointF rack = used.layout().rackRect(5).center();
+    for (double zoom : {1.0, 8.0, 40.0}) { // far out; racks labelled; GPU labels and links
+        INFO("zoom " << zoom);
+        cs::ViewState plain;
+        plain.zoom = zoom;
+        plain.center = {rack.x(), rack.y()};
+        cs::ViewState selected = plain;
+        selected.highlightRank = 5 * 64 + 9;
+        used.renderer().setHover({HitKind::Rack, 5});
+        renderScene(used, selected);
+        used.renderer().setHover({HitKind::Gpu, 5 * 64 + 20});
+        renderScene(used, plain);
+        used.renderer().setHover({});
+        CHECK(renderScene(used, plain) == renderScene(fresh, plain));
+    }
+}
+
 TEST_CASE("inspector says where each group of the selected rank runs")
 {
     auto doc = openSample("ndv5-h100-1344-gpt3-175b.csession");
