@@ -216,15 +216,22 @@ void StepViews::modelChanged()
     showActivity();
 }
 
+// A tabbed dock whose tab is not current stays a visible widget, moved out of the window.
+bool onScreen(const QWidget* widget, const QWidget* window)
+{
+    return widget->isVisibleTo(window) &&
+           QRect(widget->mapTo(window, QPoint(0, 0)), widget->size()).intersects(window->rect());
+}
+
 // Weak scaling and the comparison share tabs with the breakdown: one that cannot be seen is
 // rebuilt when its tab is shown, so that an edit pays only for what is on screen.
 void StepViews::refreshShownCharts()
 {
-    if (m_scalingStale && m_scaling->isVisibleTo(m_window)) {
+    if (m_scalingStale && onScreen(m_scaling, m_window)) {
         m_scaling->setPoints(cs::weakScaling(m_document->cluster(), m_document->run()));
         m_scalingStale = false;
     }
-    if (m_compareStale && m_compare->isVisibleTo(m_window)) {
+    if (m_compareStale && onScreen(m_compare, m_window)) {
         updateCompare();
         m_compareStale = false;
     }

@@ -47,10 +47,14 @@ double sumOf(const cs::PerDim& perDim)
 
 void fitValueAxis(QChart* chart, double maximum)
 {
+    // Worked out on a detached axis, so that an unchanged range does not relayout the chart.
+    QValueAxis nice;
+    nice.setRange(0, maximum > 0 ? maximum * 1.05 : 1);
+    nice.applyNiceNumbers();
     for (QAbstractAxis* axis : chart->axes(Qt::Horizontal))
         if (auto* values = qobject_cast<QValueAxis*>(axis)) {
-            values->setRange(0, maximum > 0 ? maximum * 1.05 : 1);
-            values->applyNiceNumbers();
+            values->setRange(nice.min(), nice.max());
+            values->setTickCount(nice.tickCount());
         }
 }
 
@@ -92,68 +96,101 @@ void BreakdownChart::setEvaluation(const cs::Evaluation& evaluation,
     buildCommunicationChart(evaluation);
 }
 
+namespace {
+
+struct Bar {
+    QString label;
+    QColor color;
+    QList<qreal> values; // one per category
+};
+
+// Sets the bars of a chart made by resetChart. Bars that keep their order and colours are
+// updated in place: rebuilding series and axes makes Qt Charts lay every text out anew, the
+// most expensive part of an edit.
+void setBars(QChart* chart, const QStringList& categories, const QString& valueTitle,
+             const std::vector<Bar>& bars)
+{
+    auto* series = qobject_cast<QHorizontalStackedBarSeries*>(chart->series().value(0));
+    auto* axis =
+        series ? qobject_cast<QBarCategoryAxis*>(chart->axes(Qt::Vertical).value(0)) : nullptr;
+    bool same = axis && axis->categories() == categories && series->count() == int(bars.size());
+    for (size_t i = 0; same && i < bars.size(); ++i)
+        same = series->barSets()[int(i)]->color() == bars[i].color;
+    if (!same) {
+        series = resetChart(chart, categories, valueTitle);
+        for (const Bar& bar : bars) {
+            auto* set = new QBarSet(bar.label);
+            set->setColor(bar.color);
+            set->setBorderColor(bar.color);
+            set->append(bar.values);
+            series->append(set);
+        }
+        return;
+    }
+    for (size_t i = 0; i < bars.size(); ++i) {
+        QBarSet* set = series->barSets()[int(i)];
+        set->setLabel(bars[i].label);
+        for (int v = 0; v < bars[i].values.size(); ++v)
+            if (set->at(v) != bars[i].values[v])
+                set->replace(v, bars[i].values[v]);
+    }
+}
+
+} // namespace
+
 void BreakdownChart::buildStepChart(const cs::Evaluation& evaluation,
                                     std::optional<double> measuredStepS)
 {
-    QChart* chart = stepChart();
     QStringList categories{tr("predicted")};
     if (measuredStepS)
         categories << tr("measured");
-    auto* series = resetChart(chart, categories, tr("seconds"));
+    std::vector<Bar> bars;
     // Entries that take no time are left out of the bar and its legend.
     for (const auto& [name, seconds] : evaluation.breakdown.named()) {
         if (seconds <= 0)
             continue;
-        auto* set = new QBarSet(
-            QStringLiteral("%1 %2").arg(QString::fromUtf8(name), formatSeconds(seconds)));
-        set->setColor(breakdownColor(name));
-        set->setBorderColor(breakdownColor(name));
-        *set << seconds;
+        Bar bar{QStringLiteral("%1 %2").arg(QString::fromUtf8(name), formatSeconds(seconds)),
+                breakdownColor(name),
+                {seconds}};
         if (measuredStepS)
-            *set << 0.0;
-        series->append(set);
+            bar.values << 0.0;
+        bars.push_back(bar);
     }
     QString title = tr("Step %1 predicted").arg(formatSeconds(evaluation.stepTimeS));
     double longest = evaluation.stepTimeS;
     if (measuredStepS) {
-        auto* set = new QBarSet(tr("measured %1").arg(formatSeconds(*measuredStepS)));
-        set->setColor(QColor::fromRgb(kMeasured));
-        set->setBorderColor(QColor::fromRgb(kMeasured));
-        *set << 0.0 << *measuredStepS;
-        series->append(set);
+        bars.push_back({tr("measured %1").arg(formatSeconds(*measuredStepS)),
+                        QColor::fromRgb(kMeasured),
+                        {0.0, *measuredStepS}});
         const double error = (evaluation.stepTimeS - *measuredStepS) / *measuredStepS;
         title += tr(", measured %1, error %2%3 %")
                      .arg(formatSeconds(*measuredStepS), error >= 0 ? "+" : "")
                      .arg(error * 100, 0, 'f', 1);
         longest = std::max(longest, *measuredStepS);
     }
+    QChart* chart = stepChart();
+    setBars(chart, categories, tr("seconds"), bars);
     chart->setTitle(title);
     fitValueAxis(chart, longest);
 }
 
 void BreakdownChart::buildCommunicationChart(const cs::Evaluation& evaluation)
 {
-    QChart* chart = communicationChart();
     QStringList categories;
     for (cs::Dim d : cs::kAllDims)
         categories << QString::fromUtf8(cs::toString(d)).toUpper();
-    auto* series = resetChart(chart, categories, tr("seconds per step"));
-    auto* exposed = new QBarSet(tr("exposed"));
-    auto* hidden = new QBarSet(tr("hidden under compute"));
+    Bar exposed{tr("exposed"), activityColor(cs::Activity::Communication), {}};
+    Bar hidden{tr("hidden under compute"), QColor::fromRgb(kHidden), {}};
     double longest = 0;
     for (cs::Dim d : cs::kAllDims) {
         const double total = evaluation.commTotalS[d];
         const double onPath = std::min(evaluation.commExposedS[d], total);
-        *exposed << onPath;
-        *hidden << total - onPath;
+        exposed.values << onPath;
+        hidden.values << total - onPath;
         longest = std::max(longest, total);
     }
-    exposed->setColor(activityColor(cs::Activity::Communication));
-    exposed->setBorderColor(exposed->color());
-    hidden->setColor(QColor::fromRgb(kHidden));
-    hidden->setBorderColor(hidden->color());
-    series->append(exposed);
-    series->append(hidden);
+    QChart* chart = communicationChart();
+    setBars(chart, categories, tr("seconds per step"), {exposed, hidden});
     chart->setTitle(tr("Communication: %1 exposed of %2")
                         .arg(formatSeconds(sumOf(evaluation.commExposedS)),
                              formatSeconds(sumOf(evaluation.commTotalS))));

@@ -1,7 +1,7 @@
 #pragma once
 // Where the predicted step's time goes: the critical-path breakdown as one stacked bar (the
 // measured step time beside it, when the run has one), and each dimension's communication
-// split into what is exposed and what hides under compute. Rebuilt only for a new evaluation.
+// split into what is exposed and what hides under compute. Changed only for a new evaluation.
 
 #include <QWidget>
 #include <optional>

@@ -24,6 +24,8 @@ void CachedChartView::invalidate()
 void CachedChartView::resizeEvent(QResizeEvent* event)
 {
     QChartView::resizeEvent(event);
+    // A scene with no rect of its own works out the bounds of all its items on every change.
+    scene()->setSceneRect(QRectF(QPointF(0, 0), QSizeF(viewport()->size())));
     m_valid = false;
 }
 

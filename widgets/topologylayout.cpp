@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
+#include <cstdint>
 #include <set>
-#include <tuple>
+#include <unordered_map>
 
 #include "placement.h"
 
@@ -283,7 +283,12 @@ void TopologyLayout::buildBundles()
     const auto& links = m_topology->links();
     const auto& gpus = m_topology->gpus();
     const auto& switches = m_topology->switches();
-    std::map<std::tuple<int, int, int>, int> index; // (class, lower end, upper key) -> bundle
+    std::unordered_map<uint64_t, int> index; // (class, lower end, upper key) -> bundle
+    const auto packed = [](cs::LinkClass cls, int lower, int upper) {
+        // Racks, groups and blocks are counts of things in a cluster: far below 2^24.
+        return uint64_t(cls) << 48 | uint64_t(uint32_t(lower) & 0xffffffu) << 24 |
+               uint64_t(uint32_t(upper) & 0xffffffu);
+    };
     m_bundles.clear();
     m_gpuBundle.assign(gpus.size(), -1);
     for (const cs::Link& link : links) {
@@ -311,13 +316,15 @@ void TopologyLayout::buildBundles()
                                m_switchesByTier[size_t(switches[size_t(upper)].tier)].size(),
                                kUpperBlocks);
         }
-        const auto key = std::make_tuple(int(b.cls), lowerKey, upperKey);
-        auto [it, inserted] = index.try_emplace(key, int(m_bundles.size()));
+        auto [it, inserted] =
+            index.try_emplace(packed(b.cls, lowerKey, upperKey), int(m_bundles.size()));
         if (inserted)
             m_bundles.push_back(b);
         LinkBundle& bundle = m_bundles[size_t(it->second)];
-        bundle.upperSwitches.push_back(upper);
-        if (lower >= 0)
+        // Links of one end come together: most repeats are the last switch again.
+        if (bundle.upperSwitches.empty() || bundle.upperSwitches.back() != upper)
+            bundle.upperSwitches.push_back(upper);
+        if (lower >= 0 && (bundle.lowerSwitches.empty() || bundle.lowerSwitches.back() != lower))
             bundle.lowerSwitches.push_back(lower);
         bundle.links += 1;
         bundle.cables += link.cables;

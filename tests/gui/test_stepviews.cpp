@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <QApplication>
 #include <QBarSet>
 #include <QChart>
 #include <QDockWidget>
@@ -353,4 +354,36 @@ TEST_CASE("the step views follow the document and keep their docks named")
     CHECK(e.stage == 0);
     CHECK(e.start <= 0.25 + 2 * timeline->mapping().secondsPerPixel());
     CHECK(timeline->describeEvent(stage0).startsWith(QString::fromUtf8(cs::toString(e.kind))));
+}
+
+TEST_CASE("an edit rebuilds the charts on screen and leaves those on hidden tabs until shown")
+{
+    QMainWindow window;
+    window.setCentralWidget(new QWidget);
+    Document doc;
+    addStepViews(&window, &doc);
+    window.resize(1400, 900);
+    window.show();
+    loadInto(doc, "fairwater-gb200-128.csession");
+    auto* scaling = window.findChild<ScalingChart*>();
+    auto* breakdown = window.findChild<BreakdownChart*>();
+    REQUIRE(scaling);
+    REQUIRE(breakdown);
+    QApplication::processEvents();
+    const auto firstPoint = [&] {
+        const auto series = scaling->chart()->series();
+        auto* line = series.empty() ? nullptr : qobject_cast<QLineSeries*>(series.front());
+        return line && line->count() > 0 ? line->at(0).y() : -1.0;
+    };
+    CHECK(firstPoint() == -1.0); // behind the breakdown's tab: never built
+
+    cs::ClusterDesc cluster = doc.cluster();
+    cluster.scaleOut.GbpsPerGpu /= 4;
+    doc.setClusterRun(cluster, doc.run());
+    CHECK(barsOf(breakdown->stepChart())->barSets().front()->label().startsWith("compute"));
+    CHECK(firstPoint() == -1.0);
+
+    window.findChild<QDockWidget*>(QStringLiteral("scalingDock"))->raise();
+    QApplication::processEvents();
+    CHECK(firstPoint() == Approx(cs::weakScaling(doc.cluster(), doc.run()).front().stepTimeS));
 }
