@@ -59,9 +59,6 @@ MainWindow::MainWindow(const QString& recoveryPath, QWidget* parent)
     addStepViews(this, m_document); // after the topology view: its colours are set first
     menuBar()->addAction(m_helpMenu->menuAction()); // Help stays last
     addDockToggles();
-    // The charts and inspector need room; the saved layout, when there is one, wins below.
-    if (auto* legend = findChild<QDockWidget*>(QStringLiteral("legend")))
-        resizeDocks({legend}, {560}, Qt::Horizontal);
     m_autosaver = new Autosaver(
         m_document, recoveryPath.isEmpty() ? Autosaver::defaultRecoveryPath() : recoveryPath,
         Autosaver::kIntervalMs, this);
@@ -94,6 +91,10 @@ void MainWindow::createTopologyView()
     inspectorDock->setObjectName(QStringLiteral("inspector"));
     inspectorDock->setWidget(m_inspector);
     addDockWidget(Qt::RightDockWidgetArea, inspectorDock);
+    // Both are short: as tabs they leave the charts below room. updateTopologyPanels raises
+    // the one that just changed.
+    tabifyDockWidget(legendDock, inspectorDock);
+    legendDock->raise();
 
     QToolBar* toolbar = addToolBar(tr("View"));
     toolbar->setObjectName(QStringLiteral("viewToolbar"));
@@ -144,6 +145,14 @@ void MainWindow::updateTopologyPanels()
     if (!scene)
         return;
     const cs::ViewState& view = m_document->view();
+    const auto raise = [this](const char* dock) {
+        if (auto* d = findChild<QDockWidget*>(QString::fromLatin1(dock)))
+            d->raise();
+    };
+    if (view.highlightRank != m_panelsRank && view.highlightRank >= 0)
+        raise("inspector");
+    else if (view.colorBy != m_panelsColorBy || view.highlightRank != m_panelsRank)
+        raise("legend");
     m_panelsColorBy = view.colorBy;
     m_panelsRank = view.highlightRank;
     m_colorBy->setCurrentIndex(
@@ -625,11 +634,32 @@ void MainWindow::setDarkTheme(bool dark)
         a->setChecked(true);
 }
 
+void MainWindow::showEvent(QShowEvent* event)
+{
+    QMainWindow::showEvent(event);
+    if (!m_dockSizesSet)
+        applyDefaultDockSizes();
+}
+
+// Once the window has its size and the docks their content: sizes asked for earlier are
+// redistributed as the docks fill.
+void MainWindow::applyDefaultDockSizes()
+{
+    m_dockSizesSet = true;
+    const auto dock = [this](const char* name) {
+        return findChild<QDockWidget*>(QString::fromLatin1(name));
+    };
+    resizeDocks({dock("legend")}, {560}, Qt::Horizontal);
+    resizeDocks({dock("timelineDock")}, {260}, Qt::Vertical);
+    // The legend needs a few lines; the breakdown's two charts need the height.
+    resizeDocks({dock("legend"), dock("breakdownDock")}, {200, 700}, Qt::Vertical);
+}
+
 void MainWindow::readSettings()
 {
     QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("geometry")).toByteArray());
-    restoreState(settings.value(QStringLiteral("windowState")).toByteArray());
+    m_dockSizesSet = restoreState(settings.value(QStringLiteral("windowState")).toByteArray());
     m_lastDir = settings.value(QStringLiteral("lastDir")).toString();
     if (settings.value(QStringLiteral("theme")).toString() == QLatin1String("dark"))
         setDarkTheme(true);

@@ -52,6 +52,7 @@ public:
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    void showEvent(QShowEvent* event) override;
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
 
@@ -78,6 +79,7 @@ private:
     void searchParallelism();
     void setDarkTheme(bool dark);
     void readSettings();
+    void applyDefaultDockSizes();
     void writeSettings();
     void about();
 
@@ -98,6 +100,7 @@ private:
     QMenu* m_helpMenu = nullptr;
     QString m_lastDir;
     bool m_quiet = false;
+    bool m_dockSizesSet = false; // by the saved layout or, on the first show, by default
     QString m_lastProblem;
     QPointer<MeasuredRunsDialog> m_measuredRuns;
 };

@@ -73,11 +73,13 @@ BreakdownChart::BreakdownChart(QWidget* parent)
     , m_commView(new CachedChartView(this))
 {
     // The legend carries the values: beside the bar, where they have room.
+    // Beside the bars too in the communication chart: its four rows need the height.
     stepChart()->legend()->setAlignment(Qt::AlignRight);
+    communicationChart()->legend()->setAlignment(Qt::AlignRight);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(m_stepView, 3);
-    layout->addWidget(m_commView, 2);
+    layout->addWidget(m_stepView, 1);
+    layout->addWidget(m_commView, 1);
 }
 
 QChart* BreakdownChart::stepChart() const

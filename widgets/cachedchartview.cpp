@@ -24,6 +24,9 @@ void CachedChartView::invalidate()
 void CachedChartView::resizeEvent(QResizeEvent* event)
 {
     QChartView::resizeEvent(event);
+    // QChartView only ever raises its minimum size to the chart's; the docks that share a
+    // column with a chart must still be able to take their room back.
+    setMinimumSize(QSize(120, 90));
     // A scene with no rect of its own works out the bounds of all its items on every change.
     scene()->setSceneRect(QRectF(QPointF(0, 0), QSizeF(viewport()->size())));
     m_valid = false;

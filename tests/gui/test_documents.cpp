@@ -1,11 +1,13 @@
 #include <catch2/catch.hpp>
 
 #include <QFile>
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QUndoStack>
 
 #include "autosave.h"
 #include "document.h"
+#include "documentio.h"
 #include "guitestutil.h"
 #include "loader.h"
 #include "mainwindow.h"
@@ -164,6 +166,32 @@ TEST_CASE("unsaved changes are autosaved and offered after a crash", "[documents
     CHECK(next.document()->cluster() == edited.cluster);
     CHECK(next.document()->run() == edited.run);
     CHECK(next.document()->isModified());
+}
+
+TEST_CASE("a process killed with SIGKILL after an autosave loses nothing", "[documents][recovery]")
+{
+    static_assert(Autosaver::kIntervalMs <= 30'000, "at most 30 s of work may be lost");
+    QTemporaryDir dir;
+    const QString recovery = dir.filePath(QStringLiteral("recovery.csession"));
+    const QString file = sampleFile("ndv5-h200-64-gpt3-175b.run.json");
+    QProcess victim;
+    victim.start(QStringLiteral(CS_AUTOSAVE_VICTIM), {recovery, file, QStringLiteral("48")});
+    REQUIRE(victim.waitForStarted(10'000));
+    REQUIRE(victim.waitForReadyRead(30'000));
+    CHECK(victim.readLine().trimmed() == "autosaved");
+    victim.kill(); // SIGKILL: no handler, no destructor, no flush runs
+    REQUIRE(victim.waitForFinished(10'000));
+    CHECK(victim.exitStatus() == QProcess::CrashExit);
+
+    MainWindow next(recovery);
+    next.setQuiet(true);
+    REQUIRE(next.offerRecovery());
+    CHECK(next.document()->run().model.layers == 48);
+    CHECK(next.document()->isModified());
+    QString problems;
+    const auto onDisk = loadSessionFromFile(file, &problems);
+    REQUIRE(onDisk);
+    CHECK(onDisk->run.model.layers != 48); // the file itself was never written
 }
 
 TEST_CASE("bookmarks survive a session round trip", "[documents][bookmarks]")
