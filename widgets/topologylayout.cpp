@@ -101,8 +101,10 @@ double fitScale(const QRectF& world, QSizeF viewport)
 {
     if (world.isEmpty() || viewport.isEmpty())
         return 1;
-    return kFitMargin *
-           std::min(viewport.width() / world.width(), viewport.height() / world.height());
+    // The names above the top switch row are drawn in pixels, not world units: room for them.
+    constexpr double kLabelRoomPx = 60;
+    const double height = std::max(viewport.height() / 2, viewport.height() - 2 * kLabelRoomPx);
+    return kFitMargin * std::min(viewport.width() / world.width(), height / world.height());
 }
 
 ViewTransform viewTransformFor(const QRectF& world, QSizeF viewport, double zoom, QPointF center)

@@ -432,9 +432,14 @@ void TopologyRenderer::drawSwitches(QPainter& p, const ViewTransform& view,
                                 .arg(c.gpusPerNode)
                                 .arg(QString::fromStdString(c.scaleOut.name))
                           : QObject::tr(" (%1)").arg(QString::fromStdString(c.scaleOut.name));
+        // Above the switch names when they are shown, on a backing that keeps the text
+        // legible over the links that run up to the tier.
         const QRectF row = view.toScreen(rows[t]);
-        p.drawText(QRectF(row.left(), row.top() - 40, std::max(400.0, row.width()), 38),
-                   Qt::AlignLeft | Qt::AlignBottom, text);
+        const double bottom = row.top() - (lod.switchLabels ? 20 : 2);
+        const QRectF box(row.left(), bottom - p.fontMetrics().height(),
+                         p.fontMetrics().horizontalAdvance(text) + 8, p.fontMetrics().height());
+        p.fillRect(box, QColor(background().red(), background().green(), background().blue(), 210));
+        p.drawText(box.adjusted(4, 0, 0, 0), Qt::AlignLeft | Qt::AlignVCenter, text);
     }
     if (!lod.switchLabels)
         return;
