@@ -22,9 +22,7 @@ constexpr QRgb kHidden = 0xffc9ced6;
 QHorizontalStackedBarSeries* resetChart(QChart* chart, const QStringList& categories,
                                         const QString& valueTitle)
 {
-    chart->removeAllSeries();
-    for (QAbstractAxis* axis : chart->axes())
-        chart->removeAxis(axis);
+    clearChart(chart);
     auto* series = new QHorizontalStackedBarSeries;
     series->setBarWidth(0.6);
     chart->addSeries(series);

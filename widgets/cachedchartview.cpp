@@ -1,9 +1,19 @@
 #include "cachedchartview.h"
 
+#include <QAbstractAxis>
 #include <QChart>
 #include <QGraphicsScene>
 #include <QPaintEvent>
 #include <QPainter>
+
+void clearChart(QChart* chart)
+{
+    chart->removeAllSeries();
+    for (QAbstractAxis* axis : chart->axes()) {
+        chart->removeAxis(axis);
+        delete axis;
+    }
+}
 
 CachedChartView::CachedChartView(QWidget* parent)
     : QChartView(new QChart, parent)

@@ -6,6 +6,10 @@
 #include <QChartView>
 #include <QImage>
 
+// Removes and deletes every series and axis of a chart (QChart::removeAxis only hands the
+// axis back to the caller).
+void clearChart(QChart* chart);
+
 class CachedChartView : public QChartView {
     Q_OBJECT
 public:

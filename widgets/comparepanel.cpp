@@ -87,9 +87,7 @@ QChart* ComparePanel::chart() const
 void ComparePanel::clear(const QString& reason)
 {
     m_message->setText(reason);
-    m_view->chart()->removeAllSeries();
-    for (QAbstractAxis* axis : m_view->chart()->axes())
-        m_view->chart()->removeAxis(axis);
+    clearChart(m_view->chart());
     m_view->hide();
     m_table->setRowCount(0);
     m_table->hide();
@@ -109,9 +107,7 @@ void ComparePanel::setRuns(const cs::Evaluation& main, const QString& mainName,
 void ComparePanel::fillChart(const cs::Evaluation& main, const cs::Evaluation& compare)
 {
     QChart* chart = m_view->chart();
-    chart->removeAllSeries();
-    for (QAbstractAxis* axis : chart->axes())
-        chart->removeAxis(axis);
+    clearChart(chart);
     auto* series = new QHorizontalStackedBarSeries;
     series->setBarWidth(0.6);
     const auto a = main.breakdown.named();

@@ -36,9 +36,7 @@ QChart* ScalingChart::chart() const
 void ScalingChart::setPoints(const std::vector<cs::ScalingPoint>& points)
 {
     QChart* c = chart();
-    c->removeAllSeries();
-    for (QAbstractAxis* axis : c->axes())
-        c->removeAxis(axis);
+    clearChart(c);
     c->setTitle(tr("Weak scaling at constant work per GPU"));
     if (points.empty())
         return;
