@@ -188,16 +188,21 @@ void TopologyRenderer::restoreOverlaidPixels()
 void TopologyRenderer::ensureStaticLayer(const ViewTransform& view, qreal dpr)
 {
     const QSize pixels = (view.viewport * dpr).toSize();
-    if (m_staticValid && m_static.size() == pixels && m_staticView.scale == view.scale &&
-        m_staticView.center == view.center && m_static.devicePixelRatioF() == dpr)
+    const bool sameDevice =
+        m_staticValid && m_static.size() == pixels && m_static.devicePixelRatioF() == dpr;
+    const bool sameView =
+        sameDevice && m_staticView.scale == view.scale && m_staticView.center == view.center;
+    if (sameView && !(m_staticIsPreview && !m_previewAllowed))
         return;
+    const bool preview =
+        sameDevice && m_previewAllowed && (m_staticIsPreview || m_staticView.scale != view.scale);
     // A pan by whole device pixels reuses the old layer: only the uncovered strips are drawn.
     const QPointF shift = (m_staticView.center - view.center) * view.scale * dpr;
-    const bool scroll =
-        m_staticValid && m_static.size() == pixels && m_staticView.scale == view.scale &&
-        m_static.devicePixelRatioF() == dpr && std::abs(shift.x() - std::round(shift.x())) < 1e-3 &&
-        std::abs(shift.y() - std::round(shift.y())) < 1e-3 &&
-        std::abs(shift.x()) < pixels.width() && std::abs(shift.y()) < pixels.height();
+    const bool scroll = sameDevice && !m_staticIsPreview && m_staticView.scale == view.scale &&
+                        std::abs(shift.x() - std::round(shift.x())) < 1e-3 &&
+                        std::abs(shift.y() - std::round(shift.y())) < 1e-3 &&
+                        std::abs(shift.x()) < pixels.width() &&
+                        std::abs(shift.y()) < pixels.height();
     m_staticView = view;
     m_staticValid = true;
     if (m_scratch.size() != pixels)
@@ -208,7 +213,9 @@ void TopologyRenderer::ensureStaticLayer(const ViewTransform& view, qreal dpr)
 
     const LevelOfDetail lod = levelOfDetail(view.scale);
     QPainter p(&m_scratch);
-    if (!scroll) {
+    if (preview) {
+        drawScaledPreview(p, view);
+    } else if (!scroll) {
         drawStatic(p, view, lod, view.visibleWorld());
     } else {
         const QPoint offset(int(std::lround(shift.x())), int(std::lround(shift.y())));
@@ -234,6 +241,23 @@ void TopologyRenderer::ensureStaticLayer(const ViewTransform& view, qreal dpr)
     p.end();
     std::swap(m_static, m_scratch);
     m_frameValid = false;
+    m_staticIsPreview = preview;
+    if (!preview) {
+        m_exact = m_static;
+        m_exactView = view;
+    }
+}
+
+void TopologyRenderer::drawScaledPreview(QPainter& p, const ViewTransform& view) const
+{
+    // Screen points of the exact layer map to this view by a scale and a shift.
+    const double ratio = view.scale / m_exactView.scale;
+    const QPointF middle(view.viewport.width() / 2, view.viewport.height() / 2);
+    const QPointF shift = middle - middle * ratio + (m_exactView.center - view.center) * view.scale;
+    p.fillRect(QRectF(QPointF(0, 0), view.viewport), background());
+    p.setTransform(QTransform(ratio, 0, 0, ratio, shift.x(), shift.y()));
+    p.drawImage(QPointF(0, 0), m_exact);
+    p.resetTransform();
 }
 
 void TopologyRenderer::findVisibleGpus(const ViewTransform& view, qreal dpr)

@@ -32,6 +32,10 @@ public:
     void setSelection(GroupSelection selection);
     const GroupSelection& selection() const { return m_selection; }
     void setHover(Hit hit) { m_hover = hit; }
+    // While allowed (a wheel or an animated zoom in progress), a new scale scales the last
+    // exact static layer instead of redrawing it; the first paint after it is disallowed draws
+    // the exact layer.
+    void setScalingPreview(bool allowed) { m_previewAllowed = allowed; }
 
     void paint(QPainter& painter, const ViewTransform& view);
 
@@ -41,6 +45,7 @@ public:
 
 private:
     void ensureStaticLayer(const ViewTransform& view, qreal devicePixelRatio);
+    void drawScaledPreview(QPainter& p, const ViewTransform& view) const;
     void findVisibleGpus(const ViewTransform& view, qreal devicePixelRatio);
     // Static drawing touches only what lies in `cull` (world units).
     void drawStatic(QPainter& p, const ViewTransform& view, const LevelOfDetail& lod,
@@ -74,6 +79,10 @@ private:
     QImage m_scratch; // the next static layer, drawn from the previous one when panning
     ViewTransform m_staticView;
     bool m_staticValid = false;
+    bool m_previewAllowed = false;
+    bool m_staticIsPreview = false;
+    QImage m_exact; // the last static layer drawn exactly, the source of previews
+    ViewTransform m_exactView;
     QImage m_frame; // the last frame; valid while m_static is unchanged
     bool m_frameValid = false;
     std::vector<QRect> m_overlaid; // device pixels of m_frame that differ from m_static's

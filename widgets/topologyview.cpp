@@ -19,6 +19,7 @@ constexpr double kMaxPixelsPerGpu = 400;
 constexpr double kZoomStep = 1.25;
 constexpr double kHitTolerancePx = 4;
 constexpr double kDragThresholdPx = 4;
+constexpr int kZoomSettleMs = 150;
 
 } // namespace
 
@@ -27,6 +28,13 @@ TopologyView::TopologyView(ViewGetter getView, ViewSetter setView, QWidget* pare
     , m_getView(std::move(getView))
     , m_setView(std::move(setView))
 {
+    m_zoomSettled.setSingleShot(true);
+    m_zoomSettled.setInterval(kZoomSettleMs);
+    connect(&m_zoomSettled, &QTimer::timeout, this, [this] {
+        if (m_scene)
+            m_scene->renderer().setScalingPreview(false);
+        update();
+    });
     setMouseTracking(true);
     setFocusPolicy(Qt::StrongFocus);
     setAttribute(Qt::WA_OpaquePaintEvent);
@@ -40,6 +48,7 @@ void TopologyView::setModel(const cs::Topology& topology, const cs::Placement& p
 {
     const double aspect = height() > 0 ? double(width()) / height() : 16.0 / 9.0;
     m_scene = std::make_unique<TopologyScene>(topology, placement, evaluation, aspect);
+    m_paintedScale = 0;
     m_hover = {};
     m_scene->applyView(m_getView());
     update();
@@ -132,8 +141,16 @@ void TopologyView::paintEvent(QPaintEvent*)
         painter.fillRect(rect(), TopologyRenderer::background());
         return;
     }
+    // Zooming (wheel, keys, a bookmark's transition) draws scaled previews of the last exact
+    // layer until the scale has rested for kZoomSettleMs.
+    const ViewTransform transform = currentTransform();
+    if (m_paintedScale > 0 && transform.scale != m_paintedScale) {
+        m_scene->renderer().setScalingPreview(true);
+        m_zoomSettled.start();
+    }
+    m_paintedScale = transform.scale;
     m_scene->renderer().setHover(m_hover);
-    m_scene->renderer().paint(painter, currentTransform());
+    m_scene->renderer().paint(painter, transform);
 }
 
 void TopologyView::wheelEvent(QWheelEvent* event)

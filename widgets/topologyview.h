@@ -4,6 +4,7 @@
 // colour mode and selection live in the document's view state (read and written through the
 // callbacks given), so sessions and bookmarks keep them.
 
+#include <QTimer>
 #include <QWidget>
 #include <functional>
 #include <memory>
@@ -64,4 +65,6 @@ private:
     QPointF m_lastDragPos;
     bool m_dragging = false;
     Hit m_hover;
+    double m_paintedScale = 0; // 0 before the first paint
+    QTimer m_zoomSettled;      // the exact layer is drawn once zooming rests
 };

@@ -179,6 +179,29 @@ TEST_CASE("a frame drawn after a selection, hover and labels is the frame of a f
     }
 }
 
+TEST_CASE("while zooming the static layer is a scaled preview, and exact once zooming rests")
+{
+    auto doc = openSample("ndv5-h100-1344-gpt3-175b.csession");
+    TopologyScene zooming(doc->topology(), doc->placement(), doc->evaluation(), 1.6);
+    TopologyScene fresh(doc->topology(), doc->placement(), doc->evaluation(), 1.6);
+    cs::ViewState start, zoomed;
+    zoomed.zoom = 1.3;
+    zoomed.center = {40, -20};
+    renderScene(zooming, start);
+    zooming.renderer().setScalingPreview(true);
+    const QImage preview = renderScene(zooming, zoomed);
+    zooming.renderer().setScalingPreview(false);
+    const QImage exact = renderScene(fresh, zoomed);
+    CHECK(preview != exact);
+    CHECK(renderScene(zooming, zoomed) == exact);
+    // The GPU cells are exact in the preview too: only the layer under them is scaled.
+    const ViewTransform t = fresh.transform(zoomed, QSizeF(kSize));
+    for (int g : {0, 777, 5000, 10751})
+        if (t.visibleWorld().contains(fresh.layout().gpuRect(g).center()))
+            CHECK(pixelAtCell(preview, t, fresh.layout().gpuRect(g)) ==
+                  pixelAtCell(exact, t, fresh.layout().gpuRect(g)));
+}
+
 TEST_CASE("inspector says where each group of the selected rank runs")
 {
     auto doc = openSample("ndv5-h100-1344-gpt3-175b.csession");
