@@ -136,6 +136,7 @@ void TopologyRenderer::composeFrame(const ViewTransform& view)
     } else {
         m_frame = m_static.copy();
         m_frameValid = true;
+        m_overlaid.clear();
     }
     const LevelOfDetail lod = levelOfDetail(view.scale);
     std::vector<QRectF> touched;
