@@ -170,6 +170,14 @@ void BreakdownChart::buildStepChart(const cs::Evaluation& evaluation,
     }
     QChart* chart = stepChart();
     setBars(chart, categories, tr("seconds"), bars);
+    if (measuredStepS) {
+        // Its bar is labelled "measured" and the title gives its time: the legend keeps its
+        // room for the predicted parts.
+        auto* series = qobject_cast<QHorizontalStackedBarSeries*>(chart->series().value(0));
+        for (QLegendMarker* marker : chart->legend()->markers(series))
+            if (marker->label() == bars.back().label)
+                marker->setVisible(false);
+    }
     chart->setTitle(title);
     fitValueAxis(chart, longest);
 }

@@ -123,7 +123,8 @@ TopologyLayout::TopologyLayout(const cs::Topology& topology, RackOrientation ori
 TopologyLayout::TopologyLayout(const cs::Topology& topology, double aspect)
     : TopologyLayout(topology, RackOrientation::TraysAcross)
 {
-    const QSizeF target(aspect, 1.0);
+    // Scored at a window's size: fitScale keeps fixed pixels free for labels.
+    const QSizeF target(1000 * aspect, 1000);
     double best = fitScale(m_bounds, target);
     for (RackOrientation o : {RackOrientation::TraysAcross, RackOrientation::TraysDown}) {
         for (int banks : {1, 2, 4}) {

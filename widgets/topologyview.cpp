@@ -20,6 +20,9 @@ constexpr double kZoomStep = 1.25;
 constexpr double kHitTolerancePx = 4;
 constexpr double kDragThresholdPx = 4;
 constexpr int kZoomSettleMs = 150;
+constexpr int kResizeSettleMs = 200;
+// A layout is made again when the view's width/height moves this far from the layout's.
+constexpr double kRelayoutAspectRatio = 1.3;
 
 } // namespace
 
@@ -34,6 +37,17 @@ TopologyView::TopologyView(ViewGetter getView, ViewSetter setView, QWidget* pare
         if (m_scene)
             m_scene->renderer().setScalingPreview(false);
         update();
+    });
+    m_resizeSettled.setSingleShot(true);
+    m_resizeSettled.setInterval(kResizeSettleMs);
+    connect(&m_resizeSettled, &QTimer::timeout, this, [this] {
+        if (!m_scene || height() <= 0)
+            return;
+        const double change = double(width()) / height() / m_scene->aspect();
+        if (std::max(change, 1 / change) < kRelayoutAspectRatio)
+            return;
+        setModel(m_scene->layout().topology(), m_scene->placement(), m_scene->evaluation());
+        emit sceneRebuilt();
     });
     setMouseTracking(true);
     setFocusPolicy(Qt::StrongFocus);
@@ -151,6 +165,12 @@ void TopologyView::paintEvent(QPaintEvent*)
     m_paintedScale = transform.scale;
     m_scene->renderer().setHover(m_hover);
     m_scene->renderer().paint(painter, transform);
+}
+
+void TopologyView::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    m_resizeSettled.start();
 }
 
 void TopologyView::wheelEvent(QWheelEvent* event)

@@ -5,6 +5,8 @@
 #include <QChart>
 #include <QDockWidget>
 #include <QHorizontalStackedBarSeries>
+#include <QLegend>
+#include <QLegendMarker>
 #include <QLineSeries>
 #include <QMainWindow>
 #include <QTableWidget>
@@ -208,6 +210,11 @@ TEST_CASE("the breakdown chart shows the breakdown, and the measurement beside i
     CHECK(series->barSets().back()->at(1) == measured);
     CHECK(predicted == Approx(eval.stepTimeS));
     CHECK(chart.stepChart()->title().contains(QStringLiteral("error")));
+    chart.show();
+    int shownMarkers = 0;
+    for (const QLegendMarker* marker : chart.stepChart()->legend()->markers())
+        shownMarkers += marker->isVisible();
+    CHECK(shownMarkers == entries); // the measured bar is named by its axis, not the legend
 
     auto* comm = barsOf(chart.communicationChart());
     REQUIRE(comm->count() == 2);

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <QCoreApplication>
+#include <QElapsedTimer>
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QWheelEvent>
@@ -87,4 +88,31 @@ TEST_CASE("clicking a GPU selects its rank and clicking empty space clears the s
     }
     f.click(QPointF(2, 2));
     CHECK(f.document.view().highlightRank == -1);
+}
+
+TEST_CASE("the layout follows the view's shape once resizing rests")
+{
+    ViewFixture f("fairwater-gb200-128.csession");
+    f.view.show();
+    int rebuilt = 0;
+    QObject::connect(&f.view, &TopologyView::sceneRebuilt, [&] { ++rebuilt; });
+    const auto settle = [] {
+        QElapsedTimer waited;
+        waited.start();
+        while (waited.elapsed() < 400)
+            QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+    };
+    settle();
+    const TopologyScene* before = f.view.scene();
+    CHECK(f.view.scene()->aspect() == Approx(1200.0 / 800));
+
+    f.view.resize(1300, 800); // a small change keeps the layout
+    settle();
+    CHECK(f.view.scene() == before);
+    CHECK(rebuilt == 0);
+
+    f.view.resize(600, 1000);
+    settle();
+    CHECK(f.view.scene()->aspect() == Approx(600.0 / 1000));
+    CHECK(rebuilt == 1);
 }
