@@ -60,8 +60,8 @@ int renderToPng(const RenderRequest& request)
     const double legendStrip = legendHeight(legend, legendWidth) + 16;
     const bool withLegend = legendWidth >= 300 && legendStrip <= size.height() * 0.35;
     const QSizeF viewSize(size.width(), size.height() - (withLegend ? legendStrip : 0));
-    TopologyScene scene(document.topology(), document.placement(), document.evaluation(),
-                        viewSize.width() / viewSize.height());
+    // The window's layout, so that a session's zoom and centre show the same racks.
+    TopologyScene scene(document.topology(), document.placement(), document.evaluation());
     scene.applyView(view);
     const bool activity = view.colorBy == "activity";
     ActivityOverlay overlay;

@@ -272,10 +272,8 @@ TopologyView* StepViews::topologyView()
 {
     if (!m_topology) {
         m_topology = m_window->findChild<TopologyView*>();
-        if (m_topology) {
+        if (m_topology)
             m_links = new ActivityLinkLayer(m_topology);
-            connect(m_topology, &TopologyView::sceneRebuilt, this, &StepViews::showActivity);
-        }
     }
     return m_topology;
 }

@@ -13,7 +13,6 @@ TopologyScene::TopologyScene(const cs::Topology& topology, const cs::Placement& 
     , m_evaluation(evaluation)
     , m_layout(topology, aspect)
     , m_renderer(m_layout, placement)
-    , m_aspect(aspect)
 {
     m_renderer.setGpuColors(colorGpus(m_colorBy, topology, placement, evaluation));
 }

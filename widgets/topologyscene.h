@@ -33,7 +33,6 @@ public:
     const cs::Placement& placement() const { return m_placement; }
     const cs::Evaluation& evaluation() const { return m_evaluation; }
     ColorBy colorBy() const { return m_colorBy; }
-    double aspect() const { return m_aspect; } // the width/height the layout was made for
     Legend legend() const;
     QString describe(const Hit& hit) const; // tooltip text
 
@@ -42,7 +41,6 @@ private:
     const cs::Evaluation& m_evaluation;
     TopologyLayout m_layout;
     TopologyRenderer m_renderer;
-    double m_aspect;
     ColorBy m_colorBy = ColorBy::PP;
     int m_selectedRank = -2; // nothing applied yet
 };

@@ -20,9 +20,6 @@ constexpr double kZoomStep = 1.25;
 constexpr double kHitTolerancePx = 4;
 constexpr double kDragThresholdPx = 4;
 constexpr int kZoomSettleMs = 150;
-constexpr int kResizeSettleMs = 200;
-// A layout is made again when the view's width/height moves this far from the layout's.
-constexpr double kRelayoutAspectRatio = 1.3;
 
 } // namespace
 
@@ -38,17 +35,6 @@ TopologyView::TopologyView(ViewGetter getView, ViewSetter setView, QWidget* pare
             m_scene->renderer().setScalingPreview(false);
         update();
     });
-    m_resizeSettled.setSingleShot(true);
-    m_resizeSettled.setInterval(kResizeSettleMs);
-    connect(&m_resizeSettled, &QTimer::timeout, this, [this] {
-        if (!m_scene || height() <= 0)
-            return;
-        const double change = double(width()) / height() / m_scene->aspect();
-        if (std::max(change, 1 / change) < kRelayoutAspectRatio)
-            return;
-        setModel(m_scene->layout().topology(), m_scene->placement(), m_scene->evaluation());
-        emit sceneRebuilt();
-    });
     setMouseTracking(true);
     setFocusPolicy(Qt::StrongFocus);
     setAttribute(Qt::WA_OpaquePaintEvent);
@@ -60,8 +46,9 @@ TopologyView::~TopologyView() = default;
 void TopologyView::setModel(const cs::Topology& topology, const cs::Placement& placement,
                             const cs::Evaluation& evaluation)
 {
-    const double aspect = height() > 0 ? double(width()) / height() : 16.0 / 9.0;
-    m_scene = std::make_unique<TopologyScene>(topology, placement, evaluation, aspect);
+    // One layout per cluster whatever the window's shape: a bookmark's centre is a world
+    // position, and must show the same racks in a window, full screen and in --render.
+    m_scene = std::make_unique<TopologyScene>(topology, placement, evaluation);
     m_paintedScale = 0;
     m_hover = {};
     m_scene->applyView(m_getView());
@@ -165,12 +152,6 @@ void TopologyView::paintEvent(QPaintEvent*)
     m_paintedScale = transform.scale;
     m_scene->renderer().setHover(m_hover);
     m_scene->renderer().paint(painter, transform);
-}
-
-void TopologyView::resizeEvent(QResizeEvent* event)
-{
-    QWidget::resizeEvent(event);
-    m_resizeSettled.start();
 }
 
 void TopologyView::wheelEvent(QWheelEvent* event)

@@ -36,11 +36,6 @@ public:
     ViewTransform currentTransform() const;
     Hit hitAt(QPointF widgetPos) const;
 
-signals:
-    // The layout was made anew for a new shape of the view; colours set from outside the
-    // view state (activity) must be set again.
-    void sceneRebuilt();
-
 public slots:
     void viewStateChanged();
     void fitToView();
@@ -49,7 +44,6 @@ public slots:
 
 protected:
     void paintEvent(QPaintEvent* event) override;
-    void resizeEvent(QResizeEvent* event) override;
     void wheelEvent(QWheelEvent* event) override;
     void mousePressEvent(QMouseEvent* event) override;
     void mouseMoveEvent(QMouseEvent* event) override;
@@ -73,5 +67,4 @@ private:
     Hit m_hover;
     double m_paintedScale = 0; // 0 before the first paint
     QTimer m_zoomSettled;      // the exact layer is drawn once zooming rests
-    QTimer m_resizeSettled;    // the layout follows the view's shape once resizing rests
 };
