@@ -58,6 +58,12 @@ bool lineVisible(const QLineF& line, const QRectF& visible)
     return QRectF(line.p1(), line.p2()).normalized().adjusted(-1, -1, 1, 1).intersects(visible);
 }
 
+// Where a label's glyphs may reach: its text box and a little antialiasing around it.
+QRectF labelInk(QPointF position, const QStaticText& text)
+{
+    return QRectF(position, text.size()).adjusted(-2, -2, 2, 2);
+}
+
 QFont pixelFont(double px, bool bold = false)
 {
     QFont f;
@@ -210,7 +216,7 @@ void TopologyRenderer::ensureStaticLayer(const ViewTransform& view, qreal dpr)
         m_scratch = QImage(pixels, QImage::Format_ARGB32_Premultiplied);
     m_scratch.setDevicePixelRatio(dpr);
     findVisibleGpus(view, dpr);
-    prepareGpuLabels(view);
+    prepareGpuLabels(view, dpr);
 
     const LevelOfDetail lod = levelOfDetail(view.scale);
     QPainter p(&m_scratch);
@@ -553,7 +559,7 @@ void TopologyRenderer::drawSelectedGpus(QPainter& p, const ViewTransform& view,
     touched.push_back(self);
 }
 
-void TopologyRenderer::prepareGpuLabels(const ViewTransform& view)
+void TopologyRenderer::prepareGpuLabels(const ViewTransform& view, qreal dpr)
 {
     m_labelLines.clear();
     const LevelOfDetail lod = levelOfDetail(view.scale);
@@ -570,11 +576,15 @@ void TopologyRenderer::prepareGpuLabels(const ViewTransform& view)
                   << QStringLiteral("pp%1 dp%2").arg(c[cs::Dim::PP]).arg(c[cs::Dim::DP]);
         }
         const QPointF centre = view.toScreen(m_layout.gpuRect(rank)).center();
+        const QRectF cell(QPointF(m_gpuCells[i].topLeft()) / dpr,
+                          QSizeF(m_gpuCells[i].size()) / dpr);
         double y = centre.y() - lines.size() * metrics.height() / 2;
         for (const QString& line : lines) {
             QStaticText text(line);
             text.prepare(QTransform(), m_labelFont);
-            m_labelLines.push_back({i, QPointF(centre.x() - text.size().width() / 2, y), text});
+            const QPointF position(centre.x() - text.size().width() / 2, y);
+            const bool spills = !cell.contains(labelInk(position, text));
+            m_labelLines.push_back({i, position, text, spills});
             y += metrics.height();
         }
     }
@@ -591,12 +601,8 @@ void TopologyRenderer::drawGpuLabels(QPainter& p, std::vector<QRectF>& touched) 
         const QColor cell = dim ? dimmed(rgb) : QColor(rgb);
         p.setPen(cell.lightnessF() > 0.55 ? Qt::black : Qt::white);
         p.drawStaticText(line.position, line.text);
-        // A label inside its cell is painted over by the next frame's fill.
-        const QRectF ink = QRectF(line.position, line.text.size()).adjusted(-2, -2, 2, 2);
-        const QRectF device = QRectF(m_gpuCells[line.cell]);
-        const qreal dpr = p.device()->devicePixelRatioF();
-        if (!QRectF(device.topLeft() / dpr, device.size() / dpr).contains(ink))
-            touched.push_back(ink);
+        if (line.spills)
+            touched.push_back(labelInk(line.position, line.text));
     }
 }
 

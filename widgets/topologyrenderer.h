@@ -64,7 +64,7 @@ private:
                            std::vector<QRectF>& touched) const;
     void drawSelectedGpus(QPainter& p, const ViewTransform& view,
                           std::vector<QRectF>& touched) const;
-    void prepareGpuLabels(const ViewTransform& view);
+    void prepareGpuLabels(const ViewTransform& view, qreal devicePixelRatio);
     void drawGpuLabels(QPainter& p, std::vector<QRectF>& touched) const;
     void drawHover(QPainter& p, const ViewTransform& view, std::vector<QRectF>& touched) const;
 
@@ -92,6 +92,7 @@ private:
         size_t cell; // index into m_visibleGpus
         QPointF position;
         QStaticText text;
+        bool spills; // reaches out of its cell, so the next frame's fill does not cover it
     };
     std::vector<LabelLine> m_labelLines;
     QFont m_labelFont;
