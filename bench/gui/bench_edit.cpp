@@ -4,60 +4,19 @@
 // window with nothing changed.
 
 #include <QApplication>
-#include <QChartView>
 #include <QDir>
-#include <QElapsedTimer>
-#include <QEvent>
 #include <cstdio>
 #include <cstdlib>
-#include <map>
 
 #include "benchutil.h"
 #include "breakdownchart.h"
 #include "cachedchartview.h"
 #include "document.h"
 #include "mainwindow.h"
+#include "paintcounter.h"
 #include "propertiespanel.h"
 #include "timelineview.h"
 #include "topologyview.h"
-
-namespace {
-
-// Counts the paint events of the widgets an edit must repaint.
-class PaintCounter : public QObject {
-public:
-    void watch(QWidget* widget)
-    {
-        widget->installEventFilter(this);
-        m_painted[widget] = false;
-    }
-    void reset()
-    {
-        for (auto& [widget, painted] : m_painted)
-            painted = false;
-    }
-    bool allPainted() const
-    {
-        for (const auto& [widget, painted] : m_painted)
-            if (!painted)
-                return false;
-        return true;
-    }
-    size_t watched() const { return m_painted.size(); }
-
-protected:
-    bool eventFilter(QObject* object, QEvent* event) override
-    {
-        if (event->type() == QEvent::Paint)
-            m_painted[object] = true;
-        return false;
-    }
-
-private:
-    std::map<QObject*, bool> m_painted;
-};
-
-} // namespace
 
 int main(int argc, char** argv)
 {

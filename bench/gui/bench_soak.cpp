@@ -4,7 +4,6 @@
 // the end, with the frames the topology view painted.
 
 #include <QApplication>
-#include <QEvent>
 #include <QTemporaryDir>
 #include <QTimer>
 #include <cstdio>
@@ -14,6 +13,7 @@
 
 #include "document.h"
 #include "mainwindow.h"
+#include "paintcounter.h"
 #include "playbackbar.h"
 #include "stepviews.h"
 #include "topologyview.h"
@@ -34,20 +34,6 @@ double residentMiB()
     }
     return 0;
 }
-
-class PaintCounter : public QObject {
-public:
-    using QObject::QObject;
-    long frames = 0;
-
-protected:
-    bool eventFilter(QObject* watched, QEvent* event) override
-    {
-        if (event->type() == QEvent::Paint)
-            ++frames;
-        return QObject::eventFilter(watched, event);
-    }
-};
 
 } // namespace
 
@@ -74,7 +60,7 @@ int main(int argc, char** argv)
     window.show();
 
     PaintCounter counter;
-    window.topologyView()->installEventFilter(&counter);
+    counter.watch(window.topologyView());
     if (!bar->looping())
         bar->loopAction()->trigger();
     bar->setSpeed(0.25); // a step of about 1.3 s every 5 s: every phase is seen many times
@@ -91,7 +77,7 @@ int main(int argc, char** argv)
     QObject::connect(&everyMinute, &QTimer::timeout, [&] {
         ++minute;
         std::printf("minute %2d RSS %7.1f MiB  %ld frames, t = %.3f s\n", minute, residentMiB(),
-                    counter.frames, bar->time());
+                    counter.paints(window.topologyView()), bar->time());
         std::fflush(stdout);
     });
     everyMinute.start(60 * 1000);
@@ -99,8 +85,9 @@ int main(int argc, char** argv)
     app.exec();
 
     const double end = residentMiB();
-    std::printf("end       RSS %7.1f MiB  %ld frames (%.1f per second)\n", end, counter.frames,
-                double(counter.frames) / (minutes * 60));
+    std::printf("end       RSS %7.1f MiB  %ld frames (%.1f per second)\n", end,
+                counter.paints(window.topologyView()),
+                double(counter.paints(window.topologyView())) / (minutes * 60));
     std::printf("end / start: x%.3f (%+.1f MiB)\n", end / start, end - start);
     return bar->playing() ? 0 : 1;
 }
