@@ -10,6 +10,7 @@
 
 #include "description.h"
 #include "diagnostics.h"
+#include "fileio.h"
 
 namespace cs {
 
@@ -19,15 +20,12 @@ inline constexpr const char* kClusterFormat = "clusterscope/cluster@1";
 inline constexpr const char* kRunFormat = "clusterscope/run@1";
 inline constexpr const char* kSessionFormat = "clusterscope/session@1";
 inline constexpr int64_t kMaxGpus = 131072;
-inline constexpr size_t kMaxFileBytes = 64u << 20;
 inline constexpr int kMaxJsonDepth = 64;
 
 // Parses JSON text (a UTF-8 BOM is skipped). Syntax errors, duplicate keys and nesting deeper
 // than kMaxJsonDepth are reported; returns nothing then.
 std::optional<nlohmann::json> parseJson(std::string_view text, const std::string& file,
                                         Diagnostics& diags);
-// Reads a whole file, refusing unreadable files and files over kMaxFileBytes.
-std::optional<std::string> readFileText(const std::string& path, Diagnostics& diags);
 
 // Builds descriptions from parsed JSON. `base` is the JSON pointer of the object inside the
 // file (empty for a whole file, "/cluster" inside a session). Returns nothing when any problem
@@ -70,10 +68,5 @@ struct LoadedFile {
 };
 std::optional<LoadedFile> loadFile(const std::string& path, Diagnostics& diags);
 
-// Resolves a run's `cluster` against the directory of the run file.
-std::string resolveRelative(const std::string& fromFile, const std::string& relative);
-
-// Writes text atomically (temporary file, then rename); false and a diagnostic on failure.
-bool writeFileAtomically(const std::string& path, const std::string& text, Diagnostics& diags);
 
 } // namespace cs

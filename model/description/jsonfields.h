@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "diagnostics.h"
+#include "text.h"
 
 namespace cs {
 
@@ -19,10 +20,6 @@ enum class Need { Optional, Required };
 std::string jsonTypeName(const nlohmann::json& j);
 // A key escaped as one JSON pointer token (RFC 6901: "~" -> "~0", "/" -> "~1").
 std::string pointerToken(const std::string& key);
-// 262144 -> "262,144"
-std::string withThousands(int64_t n);
-// A number as a user would write it: 4096, 0.5, 1e+20.
-std::string numberText(double x);
 // True for the keys allowed anywhere: "notes" and "x-*".
 bool isExtensionKey(const std::string& key);
 

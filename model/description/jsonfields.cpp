@@ -43,28 +43,6 @@ std::string pointerToken(const std::string& key)
     return token;
 }
 
-std::string withThousands(int64_t n)
-{
-    const std::string digits = std::to_string(n);
-    const size_t sign = n < 0 ? 1 : 0;
-    std::string text = digits.substr(0, sign);
-    for (size_t i = sign; i < digits.size(); ++i) {
-        if (i > sign && (digits.size() - i) % 3 == 0)
-            text += ',';
-        text += digits[i];
-    }
-    return text;
-}
-
-std::string numberText(double x)
-{
-    if (std::isfinite(x) && x == std::floor(x) && std::fabs(x) < 1e15)
-        return std::to_string(int64_t(x));
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.15g", x);
-    return buffer;
-}
-
 bool isExtensionKey(const std::string& key)
 {
     return key == "notes" || key.rfind("x-", 0) == 0;

@@ -1,0 +1,75 @@
+#include "text.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace cs {
+
+std::string withThousands(int64_t n)
+{
+    const std::string digits = std::to_string(n);
+    const size_t sign = n < 0 ? 1 : 0;
+    std::string text = digits.substr(0, sign);
+    for (size_t i = sign; i < digits.size(); ++i) {
+        if (i > sign && (digits.size() - i) % 3 == 0)
+            text += ',';
+        text += digits[i];
+    }
+    return text;
+}
+
+std::string numberText(double x)
+{
+    if (std::isfinite(x) && x == std::floor(x) && std::fabs(x) < 1e15)
+        return std::to_string(int64_t(x));
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.15g", x);
+    return buffer;
+}
+
+std::string fixed(double v, int decimals)
+{
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.*f", decimals, v);
+    return buffer;
+}
+
+std::string printable(std::string_view text, size_t limit)
+{
+    std::string out;
+    size_t shown = 0;
+    for (size_t i = 0; i < text.size(); ++i) {
+        const unsigned char c = static_cast<unsigned char>(text[i]);
+        const bool startsCharacter = (c & 0xC0) != 0x80; // not a UTF-8 continuation byte
+        if (startsCharacter && shown++ == limit) {
+            out += "...";
+            break;
+        }
+        const unsigned char next = i + 1 < text.size() ? static_cast<unsigned char>(text[i + 1]) : 0;
+        char buffer[12];
+        if (c == 0xC2 && next >= 0x80 && next <= 0x9F) { // U+0080..U+009F: C1 controls
+            std::snprintf(buffer, sizeof buffer, "\\u%04x", unsigned(next));
+            out += buffer;
+            ++i;
+        } else if (c == '\n') {
+            out += "\\n";
+        } else if (c == '\t') {
+            out += "\\t";
+        } else if (c == '\r') {
+            out += "\\r";
+        } else if (c < 0x20 || c == 0x7F) {
+            std::snprintf(buffer, sizeof buffer, "\\x%02x", unsigned(c));
+            out += buffer;
+        } else {
+            out += char(c);
+        }
+    }
+    return out;
+}
+
+std::string quoted(std::string_view text)
+{
+    return "\"" + printable(text) + "\"";
+}
+
+} // namespace cs

@@ -1,0 +1,23 @@
+#pragma once
+// Numbers and file content as people read them: one formatter for each, used by the loader's
+// messages, the command line and the views.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace cs {
+
+// 262144 -> "262,144"
+std::string withThousands(int64_t n);
+// A number as a user would write it: 4096, 0.5, 1e+20.
+std::string numberText(double x);
+// 1.27123, 3 -> "1.271"
+std::string fixed(double v, int decimals);
+// Text from a file made safe to print on a terminal: control characters escaped (\n, \t,
+// \x1b ...), and at most `limit` characters kept, the cut marked with "...".
+std::string printable(std::string_view text, size_t limit = 80);
+// printable(text) in double quotes.
+std::string quoted(std::string_view text);
+
+} // namespace cs
