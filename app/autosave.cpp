@@ -1,5 +1,7 @@
 #include "autosave.h"
 
+#include <nlohmann/json.hpp>
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -36,7 +38,7 @@ void Autosaver::writeNow()
     if (!m_doc->isModified())
         return;
     cs::Session session = m_doc->sessionToSave();
-    session.extensions[kOriginKey] = m_doc->filePath().toStdString();
+    session.extensions.set(kOriginKey, m_doc->filePath().toStdString());
     QDir().mkpath(QFileInfo(m_path).absolutePath());
     QString error;
     if (!saveSessionToFile(session, m_path, &error))
@@ -64,8 +66,8 @@ std::optional<Autosaver::Recovery> Autosaver::pending(const QString& recoveryPat
         return std::nullopt;
     Recovery r{*loaded->session, {}};
     auto& ext = r.session.extensions;
-    if (ext.contains(kOriginKey) && ext[kOriginKey].is_string())
-        r.originalPath = QString::fromStdString(ext[kOriginKey].get<std::string>());
+    if (ext.contains(kOriginKey) && ext.value()[kOriginKey].is_string())
+        r.originalPath = QString::fromStdString(ext.value()[kOriginKey].get<std::string>());
     ext.erase(kOriginKey);
     return r;
 }

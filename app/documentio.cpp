@@ -1,8 +1,11 @@
+#include <nlohmann/json.hpp>
+
 #include "documentio.h"
 
 #include <QSaveFile>
 
 #include "loader.h"
+#include "writer.h"
 
 namespace {
 

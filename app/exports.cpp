@@ -82,18 +82,20 @@ QString breakdownCsv(const cs::Evaluation& e, const cs::RunDesc& run)
     QString out =
         QStringLiteral("# %1\nitem,seconds,share\n").arg(QString::fromStdString(run.name));
     const double step = e.stepTimeS > 0 ? e.stepTimeS : 1;
-    for (const auto& [name, seconds] : e.breakdown.named())
-        out += QStringLiteral("%1,%2,%3\n")
-                   .arg(QLatin1String(name))
-                   .arg(seconds, 0, 'g', 9)
-                   .arg(seconds / step, 0, 'f', 6);
+    for (const cs::Breakdown::Part& part : e.breakdown.parts())
+        if (!part.dim || cs::usesDim(run, *part.dim))
+            out += QStringLiteral("%1,%2,%3\n")
+                       .arg(QLatin1String(part.key.data(), int(part.key.size())))
+                       .arg(part.seconds, 0, 'g', 9)
+                       .arg(part.seconds / step, 0, 'f', 6);
     out += QStringLiteral("step_time_s,%1,1\n").arg(e.stepTimeS, 0, 'g', 9);
     out += QStringLiteral("\ndimension,comm_total_s,comm_exposed_s\n");
     for (cs::Dim d : cs::kAllDims)
-        out += QStringLiteral("%1,%2,%3\n")
-                   .arg(QLatin1String(cs::toString(d)))
-                   .arg(e.commTotalS[d], 0, 'g', 9)
-                   .arg(e.commExposedS[d], 0, 'g', 9);
+        if (cs::usesDim(run, d))
+            out += QStringLiteral("%1,%2,%3\n")
+                       .arg(QLatin1String(cs::toString(d)))
+                       .arg(e.commTotalS[d], 0, 'g', 9)
+                       .arg(e.commExposedS[d], 0, 'g', 9);
     return out;
 }
 

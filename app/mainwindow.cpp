@@ -100,17 +100,16 @@ void MainWindow::createTopologyView()
     toolbar->setObjectName(QStringLiteral("viewToolbar"));
     toolbar->addWidget(new QLabel(tr(" Colour by: "), toolbar));
     m_colorBy = new QComboBox(toolbar);
-    const std::pair<const char*, QString> modes[] = {
-        {"tp", tr("TP group")},          {"cp", tr("CP group")},
-        {"pp", tr("PP stage")},          {"dp", tr("DP group")},
-        {"domain", tr("NVLink domain")}, {"memory", tr("Memory per GPU")},
-        {"activity", tr("Activity")}};
-    for (const auto& [key, label] : modes)
-        m_colorBy->addItem(label, QString::fromLatin1(key));
+    for (const cs::ColorMode& mode : cs::colorModes()) {
+        QString label = QString::fromStdString(cs::labelOf(mode));
+        label[0] = label[0].toUpper();
+        m_colorBy->addItem(label, QString::fromStdString(cs::toString(mode)));
+    }
     toolbar->addWidget(m_colorBy);
     connect(m_colorBy, &QComboBox::activated, this, [this](int i) {
         cs::ViewState v = m_document->view();
-        v.colorBy = m_colorBy->itemData(i).toString().toStdString();
+        v.colorBy = cs::colorModeFromString(m_colorBy->itemData(i).toString().toStdString())
+                        .value_or(v.colorBy);
         m_document->setView(v);
     });
     QAction* fit = new QAction(tr("&Fit to View"), this);
@@ -156,7 +155,7 @@ void MainWindow::updateTopologyPanels()
     m_panelsColorBy = view.colorBy;
     m_panelsRank = view.highlightRank;
     m_colorBy->setCurrentIndex(
-        std::max(0, m_colorBy->findData(QString::fromStdString(view.colorBy))));
+        std::max(0, m_colorBy->findData(QString::fromStdString(cs::toString(view.colorBy)))));
     m_legend->setLegend(scene->legend());
     m_inspector->showRank(m_document->topology(), m_document->placement(), m_document->evaluation(),
                           view.highlightRank);

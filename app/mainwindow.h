@@ -2,7 +2,9 @@
 
 #include <QMainWindow>
 #include <QPointer>
-#include <string>
+#include <optional>
+
+#include "description.h"
 
 class Autosaver;
 class BookmarksList;
@@ -91,7 +93,7 @@ private:
     LegendWidget* m_legend = nullptr;
     QComboBox* m_colorBy = nullptr;
     QList<QAction*> m_topologyActions;
-    std::string m_panelsColorBy; // what the legend and inspector show now
+    std::optional<cs::ColorMode> m_panelsColorBy; // what the legend and inspector show now
     int m_panelsRank = -2;
     BookmarksList* m_bookmarks = nullptr;
     Autosaver* m_autosaver = nullptr;

@@ -165,7 +165,10 @@ void Presentation::showCaption()
 void Presentation::addBookmark()
 {
     std::vector<cs::Bookmark> marks = m_doc->bookmarks();
-    marks.push_back({tr("Bookmark %1").arg(marks.size() + 1).toStdString(), m_doc->view()});
+    cs::Bookmark mark;
+    mark.title = tr("Bookmark %1").arg(marks.size() + 1).toStdString();
+    mark.view = m_doc->view();
+    marks.push_back(mark);
     m_doc->undoStack()->push(new SetBookmarksCommand(m_doc, std::move(marks), tr("Add Bookmark")));
     m_current = int(m_doc->bookmarks().size()) - 1;
 }

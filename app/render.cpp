@@ -4,12 +4,11 @@
 #include <QPainter>
 #include <cstdio>
 
-#include "activitylinks.h"
-#include "activityoverlay.h"
 #include "document.h"
 #include "documentio.h"
 #include "gpucolors.h"
 #include "legendwidget.h"
+#include "text.h"
 #include "topologyscene.h"
 
 namespace {
@@ -32,11 +31,17 @@ int renderToPng(const RenderRequest& request)
     document.setSession(std::move(*session), request.input);
     cs::ViewState view = document.view();
     if (!request.colorBy.isEmpty()) {
-        if (!colorByFromString(request.colorBy.toStdString()))
-            return fail(2, QStringLiteral("clusterscope: --color-by takes tp, cp, pp, dp, domain, "
-                                          "memory or activity, not '%1'")
-                               .arg(request.colorBy));
-        view.colorBy = request.colorBy.toStdString();
+        const auto mode = cs::colorModeFromString(request.colorBy.toStdString());
+        if (!mode) {
+            std::vector<std::string> words;
+            for (const cs::ColorMode& m : cs::colorModes())
+                words.push_back(cs::toString(m));
+            return fail(
+                2, QStringLiteral("clusterscope: --color-by takes %1, not %2")
+                       .arg(QString::fromStdString(cs::wordList(words)),
+                            QString::fromStdString(cs::inQuotes(request.colorBy.toStdString()))));
+        }
+        view.colorBy = *mode;
     }
     if (request.selectRank >= 0) {
         if (request.selectRank >= document.placement().worldSize())
@@ -55,27 +60,19 @@ int renderToPng(const RenderRequest& request)
     const QSizeF size(request.size);
     const double legendWidth = std::min(size.width() - 16, 900.0);
     const Legend legend =
-        legendFor(colorByFromString(view.colorBy).value_or(ColorBy::PP), document.topology(),
-                  document.placement(), document.evaluation());
+        legendFor(view.colorBy, document.topology(), document.placement(), document.evaluation());
     const double legendStrip = legendHeight(legend, legendWidth) + 16;
     const bool withLegend = legendWidth >= 300 && legendStrip <= size.height() * 0.35;
     const QSizeF viewSize(size.width(), size.height() - (withLegend ? legendStrip : 0));
     // The window's layout, so that a session's zoom and centre show the same racks.
     TopologyScene scene(document.topology(), document.placement(), document.evaluation());
     scene.applyView(view);
-    const bool activity = view.colorBy == "activity";
-    ActivityOverlay overlay;
-    if (activity) {
-        overlay = ActivityOverlay(document.evaluation(), document.placement());
-        scene.renderer().setGpuColors(overlay.colorsAt(view.timeS));
-    }
     QImage image(request.size, QImage::Format_ARGB32_Premultiplied);
     image.fill(TopologyRenderer::background());
     QPainter painter(&image);
-    scene.renderer().paint(painter, scene.transform(view, viewSize));
-    if (activity)
-        paintActivityLinks(painter, scene.layout(), scene.transform(view, viewSize),
-                           overlay.linkUseAt(view.timeS));
+    const ViewTransform transform = scene.transform(view, viewSize);
+    scene.renderer().paint(painter, transform);
+    scene.paintOverlay(painter, transform);
     if (withLegend)
         paintLegendIn(painter, legend,
                       QRectF(8, viewSize.height() + 8, legendWidth, legendStrip - 16));

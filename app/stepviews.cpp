@@ -7,23 +7,19 @@
 #include <QLabel>
 #include <QMainWindow>
 #include <QMenuBar>
-#include <QPointer>
 #include <QPushButton>
 #include <QVBoxLayout>
 
 #include "activitycolors.h"
-#include "activitylinks.h"
-#include "activityoverlay.h"
 #include "breakdownchart.h"
 #include "comparepanel.h"
+#include "costmodel.h"
 #include "document.h"
-#include "loader.h"
 #include "playbackbar.h"
 #include "scaling.h"
 #include "scalingchart.h"
 #include "timelineview.h"
-#include "topologyscene.h"
-#include "topologyview.h"
+#include "validation.h"
 
 namespace {
 
@@ -60,8 +56,6 @@ private:
     void refreshShownCharts();
     void updateCompare();
     void setTime(double timeS);
-    TopologyView* topologyView();
-    void showActivity();
 
     QMainWindow* m_window;
     Document* m_document;
@@ -74,9 +68,6 @@ private:
     bool m_scalingStale = true;
     bool m_compareStale = true;
     std::vector<QDockWidget*> m_docks;
-    ActivityOverlay m_overlay;
-    QPointer<TopologyView> m_topology;
-    QPointer<ActivityLinkLayer> m_links;
 };
 
 StepViews::StepViews(QMainWindow* window, Document* document)
@@ -93,7 +84,7 @@ StepViews::StepViews(QMainWindow* window, Document* document)
         cs::ViewState view = m_document->view();
         // Playing is watching what the GPUs do: the topology shows it.
         if (playing && !view.playing)
-            view.colorBy = "activity";
+            view.colorBy = {cs::ColorKind::Activity};
         view.timeS = t;
         view.speed = speed;
         view.playing = playing;
@@ -121,7 +112,7 @@ QWidget* StepViews::createTimelinePanel()
     whole->setToolTip(QObject::tr("Zoom out to the whole step (wheel zooms, drag pans)"));
     connect(whole, &QPushButton::clicked, m_timeline, &TimelineView::showWholeStep);
     auto* legend = new QLabel(legendHtml(activityLegend()) + QStringLiteral("&nbsp;&nbsp;&nbsp; ") +
-                                  legendHtml(dimensionLegend()),
+                                  legendHtml(dimensionLegend(true)),
                               panel);
     legend->setTextFormat(Qt::RichText);
 
@@ -212,8 +203,6 @@ void StepViews::modelChanged()
     m_breakdown->setEvaluation(eval, measured);
     m_scalingStale = m_compareStale = true;
     refreshShownCharts();
-    m_overlay = ActivityOverlay(eval, m_document->placement());
-    showActivity();
 }
 
 // A tabbed dock whose tab is not current stays a visible widget, moved out of the window.
@@ -252,7 +241,7 @@ void StepViews::updateCompare()
                              .arg(QString::fromStdString(problems.formatAll())));
         return;
     }
-    const cs::Evaluation theirs = cs::evaluate(other.cluster, other.run, {.withEvents = false});
+    const cs::Evaluation theirs = cs::evaluate(other.cluster, other.run);
     m_compare->setRuns(m_document->evaluation(),
                        QString::fromStdString(session.run.name + " on " + session.cluster.name),
                        theirs,
@@ -264,35 +253,6 @@ void StepViews::viewChanged()
     const cs::ViewState& view = m_document->view();
     m_timeline->setTime(view.timeS, view.playing);
     m_bar->setState(view.timeS, view.speed, view.playing);
-    showActivity();
-}
-
-// The window's topology view may be created after the step views, or replaced.
-TopologyView* StepViews::topologyView()
-{
-    if (!m_topology) {
-        m_topology = m_window->findChild<TopologyView*>();
-        if (m_topology)
-            m_links = new ActivityLinkLayer(m_topology);
-    }
-    return m_topology;
-}
-
-// Applied on every view change, after the topology view's own update (connected before the
-// step views), which resets the colours when the mode or the model changes.
-void StepViews::showActivity()
-{
-    TopologyView* topology = topologyView();
-    if (!topology || !topology->scene())
-        return;
-    const cs::ViewState& view = m_document->view();
-    const bool active = view.colorBy == "activity";
-    m_links->setVisible(active);
-    if (!active)
-        return;
-    topology->scene()->renderer().setGpuColors(m_overlay.colorsAt(view.timeS));
-    m_links->setLinkUse(m_overlay.linkUseAt(view.timeS));
-    topology->update();
 }
 
 void StepViews::setTime(double timeS)

@@ -2,7 +2,7 @@
 
 #include <QObject>
 #include <algorithm>
-#include <cstring>
+#include <string_view>
 
 namespace {
 
@@ -14,13 +14,6 @@ constexpr QRgb kOptimizer = 0xffb08d57;
 constexpr QRgb kBubble = 0xffd9d9d9;
 constexpr QRgb kIdle = 0xff6b6f76;
 constexpr QRgb kExposed = 0xffc8102e;
-
-constexpr QRgb kDimColors[4] = {
-    0xfff0a030, // TP: NVLink
-    0xffd45fb0, // CP: NVLink
-    0xff36b8c9, // PP: point to point
-    0xfff25c2a, // DP: the fabric
-};
 
 } // namespace
 
@@ -47,12 +40,12 @@ QColor activityColor(cs::Activity a)
 
 QColor dimensionColor(cs::Dim d)
 {
-    return QColor::fromRgb(kDimColors[size_t(d)]);
+    return QColor::fromRgb(0xff000000u | cs::dimInfo(d).rgb);
 }
 
-QColor eventColor(cs::EventKind kind)
+QColor eventColor(const cs::Event& e)
 {
-    switch (kind) {
+    switch (e.kind) {
     case cs::EventKind::Forward:
         return activityColor(cs::Activity::Forward);
     case cs::EventKind::Backward:
@@ -63,9 +56,10 @@ QColor eventColor(cs::EventKind kind)
         return activityColor(cs::Activity::Optimizer);
     case cs::EventKind::Bubble:
         return activityColor(cs::Activity::Bubble);
-    default:
-        return dimensionColor(*cs::commDimOf(kind));
+    case cs::EventKind::Comm:
+        return dimensionColor(e.dim);
     }
+    return activityColor(cs::Activity::Idle);
 }
 
 QColor linkColor(cs::Dim d, double share)
@@ -77,19 +71,20 @@ QColor linkColor(cs::Dim d, double share)
                             float(full.blueF() * k));
 }
 
-QColor breakdownColor(const char* name)
+QColor breakdownColor(const cs::Breakdown::Part& part)
 {
+    if (part.dim)
+        return dimensionColor(*part.dim);
     struct Entry {
-        const char* name;
+        std::string_view key;
         QRgb color;
     };
     static constexpr Entry entries[] = {
-        {"compute", kForward},         {"recompute", kRecompute},     {"tp_exposed", kDimColors[0]},
-        {"cp_exposed", kDimColors[1]}, {"pp_exposed", kDimColors[2]}, {"bubble", 0xffa8a8a8},
-        {"dp_exposed", kDimColors[3]}, {"optimizer", kOptimizer},     {"overhead", kIdle},
+        {"compute", kForward},     {"recompute", kRecompute}, {"bubble", 0xffa8a8a8},
+        {"optimizer", kOptimizer}, {"overhead", kIdle},
     };
     for (const Entry& e : entries)
-        if (std::strcmp(e.name, name) == 0)
+        if (e.key == part.key)
             return QColor::fromRgb(e.color);
     return QColor::fromRgb(kIdle);
 }
@@ -99,17 +94,22 @@ std::vector<LegendEntry> activityLegend()
     std::vector<LegendEntry> entries;
     for (int i = 0; i < cs::kActivityCount; ++i) {
         const auto a = cs::Activity(i);
-        entries.push_back({activityColor(a), QObject::tr(cs::toString(a))});
+        const std::string_view label = cs::labelOf(a);
+        entries.push_back({activityColor(a), QString::fromLatin1(label.data(), int(label.size()))});
     }
     return entries;
 }
 
-std::vector<LegendEntry> dimensionLegend()
+std::vector<LegendEntry> dimensionLegend(bool experts)
 {
-    return {
-        {dimensionColor(cs::Dim::TP), QObject::tr("TP traffic (NVLink)")},
-        {dimensionColor(cs::Dim::CP), QObject::tr("CP traffic")},
-        {dimensionColor(cs::Dim::PP), QObject::tr("PP sends (point to point)")},
-        {dimensionColor(cs::Dim::DP), QObject::tr("DP traffic (fabric)")},
-    };
+    std::vector<LegendEntry> entries;
+    for (const cs::DimInfo& d : cs::kDims) {
+        if (d.dim == cs::Dim::EP && !experts)
+            continue;
+        const QString name = QString::fromLatin1(d.shortLabel.data(), int(d.shortLabel.size()));
+        entries.push_back({dimensionColor(d.dim),
+                           d.collective ? QObject::tr("%1 traffic").arg(name)
+                                        : QObject::tr("%1 sends (point to point)").arg(name)});
+    }
+    return entries;
 }

@@ -1,45 +1,10 @@
 #include "activitylinks.h"
 
-#include <QEvent>
 #include <QPainter>
 #include <vector>
 
 #include "activitycolors.h"
-#include "topologyscene.h"
-#include "topologyview.h"
-
-ActivityLinkLayer::ActivityLinkLayer(TopologyView* view)
-    : QWidget(view)
-    , m_view(view)
-{
-    setAttribute(Qt::WA_TransparentForMouseEvents);
-    setAttribute(Qt::WA_NoSystemBackground);
-    setGeometry(view->rect());
-    view->installEventFilter(this);
-}
-
-bool ActivityLinkLayer::eventFilter(QObject* watched, QEvent* event)
-{
-    if (watched == m_view && event->type() == QEvent::Resize)
-        setGeometry(m_view->rect());
-    return QWidget::eventFilter(watched, event);
-}
-
-void ActivityLinkLayer::setLinkUse(const cs::LinkUse& use)
-{
-    if (use.share == m_use.share && use.farthest == m_use.farthest)
-        return;
-    m_use = use;
-    update();
-}
-
-void ActivityLinkLayer::paintEvent(QPaintEvent*)
-{
-    if (!m_view->scene())
-        return;
-    QPainter p(this);
-    paintActivityLinks(p, m_view->scene()->layout(), m_view->currentTransform(), m_use);
-}
+#include "topologylayout.h"
 
 namespace {
 
@@ -47,7 +12,7 @@ namespace {
 void drawFabric(QPainter& p, const TopologyLayout& layout, const ViewTransform& t,
                 const cs::LinkUse& use, cs::Dim dim)
 {
-    const cs::LinkClass farthest = use.farthest[size_t(dim)];
+    const cs::LinkClass farthest = use.farthest[dim];
     const QRectF visible = QRectF(QPointF(0, 0), t.viewport).adjusted(-2, -2, 2, 2);
     std::vector<QLineF> lines;
     for (const LinkBundle& b : layout.bundles()) {

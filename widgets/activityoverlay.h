@@ -12,22 +12,28 @@
 
 namespace cs {
 class Placement;
-}
+class Topology;
+} // namespace cs
 
 class ActivityOverlay {
 public:
-    ActivityOverlay() = default;
-    ActivityOverlay(const cs::Evaluation& evaluation, const cs::Placement& placement);
+    ActivityOverlay(const cs::Evaluation& evaluation, const cs::Placement& placement,
+                    const cs::Topology& topology);
 
-    // The palette holds one colour per cs::Activity, indexed by its value.
+    // The palette holds one colour per cs::Activity, indexed by its value, then the colours
+    // of GPUs without a rank.
     const GpuColors& colorsAt(double timeS);
-    cs::Activity activityOfGpu(int gpu, double timeS) const;
-    int stageOfGpu(int gpu) const { return m_stageOfGpu[size_t(gpu)]; }
     cs::LinkUse linkUseAt(double timeS) const { return m_index.linkUse(timeS); }
+    // The pipeline stage of the rank on a GPU; -1 when it holds none.
+    int stageOfGpu(int gpu) const;
+    // What a GPU does at a time (idle when it holds no rank).
+    cs::Activity activityOfGpu(int gpu, double timeS) const;
 
 private:
+    static constexpr uint16_t kNoStage = 0xffff;
+
     cs::ActivityIndex m_index;
-    std::vector<uint16_t> m_stageOfGpu;
+    std::vector<uint16_t> m_stageOfGpu;    // kNoStage: the GPU holds no rank
     std::vector<uint16_t> m_stageActivity; // scratch, per stage
     GpuColors m_colors;
 };

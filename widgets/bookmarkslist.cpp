@@ -23,7 +23,7 @@ void BookmarksList::setBookmarks(const std::vector<cs::Bookmark>& bookmarks)
         auto* item = new QListWidgetItem(QString::fromStdString(b.title), this);
         item->setFlags(item->flags() | Qt::ItemIsEditable);
         item->setToolTip(tr("Colour by %1, zoom %2, t = %3 s")
-                             .arg(QString::fromStdString(b.view.colorBy))
+                             .arg(QString::fromStdString(cs::labelOf(b.view.colorBy)))
                              .arg(b.view.zoom, 0, 'g', 3)
                              .arg(b.view.timeS, 0, 'f', 3));
     }

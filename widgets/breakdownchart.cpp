@@ -38,9 +38,15 @@ QHorizontalStackedBarSeries* resetChart(QChart* chart, const QStringList& catego
     return series;
 }
 
-double sumOf(const cs::PerDim& perDim)
+double sumOf(const cs::PerDim<double>& perDim)
 {
-    return std::accumulate(perDim.s.begin(), perDim.s.end(), 0.0);
+    return std::accumulate(perDim.values.begin(), perDim.values.end(), 0.0);
+}
+
+// The placed dimensions always; expert parallelism where the run has it.
+bool shown(cs::Dim d, const cs::Evaluation& evaluation)
+{
+    return cs::dimInfo(d).placed || evaluation.commTotalS[d] > 0;
 }
 
 void fitValueAxis(QChart* chart, double maximum)
@@ -146,12 +152,13 @@ void BreakdownChart::buildStepChart(const cs::Evaluation& evaluation,
         categories << tr("measured");
     std::vector<Bar> bars;
     // Entries that take no time are left out of the bar and its legend.
-    for (const auto& [name, seconds] : evaluation.breakdown.named()) {
-        if (seconds <= 0)
+    for (const cs::Breakdown::Part& part : evaluation.breakdown.parts()) {
+        if (part.seconds <= 0)
             continue;
-        Bar bar{QStringLiteral("%1 %2").arg(QString::fromUtf8(name), formatSeconds(seconds)),
-                breakdownColor(name),
-                {seconds}};
+        Bar bar{QStringLiteral("%1 %2").arg(QString::fromStdString(part.label),
+                                            formatSeconds(part.seconds)),
+                breakdownColor(part),
+                {part.seconds}};
         if (measuredStepS)
             bar.values << 0.0;
         bars.push_back(bar);
@@ -185,12 +192,15 @@ void BreakdownChart::buildStepChart(const cs::Evaluation& evaluation,
 void BreakdownChart::buildCommunicationChart(const cs::Evaluation& evaluation)
 {
     QStringList categories;
-    for (cs::Dim d : cs::kAllDims)
-        categories << QString::fromUtf8(cs::toString(d)).toUpper();
+    for (const cs::DimInfo& d : cs::kDims)
+        if (shown(d.dim, evaluation))
+            categories << QString::fromLatin1(d.shortLabel.data(), int(d.shortLabel.size()));
     Bar exposed{tr("exposed"), activityColor(cs::Activity::Communication), {}};
     Bar hidden{tr("hidden under compute"), QColor::fromRgb(kHidden), {}};
     double longest = 0;
     for (cs::Dim d : cs::kAllDims) {
+        if (!shown(d, evaluation))
+            continue;
         const double total = evaluation.commTotalS[d];
         const double onPath = std::min(evaluation.commExposedS[d], total);
         exposed.values << onPath;

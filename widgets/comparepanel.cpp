@@ -47,10 +47,10 @@ std::vector<CompareRow> compareRows(const cs::Evaluation& main, const cs::Evalua
 {
     std::vector<CompareRow> rows;
     rows.push_back({"step time", "s", main.stepTimeS, compare.stepTimeS});
-    const auto a = main.breakdown.named();
-    const auto b = compare.breakdown.named();
+    const auto a = main.breakdown.parts();
+    const auto b = compare.breakdown.parts();
     for (size_t i = 0; i < a.size(); ++i)
-        rows.push_back({a[i].first, "s", a[i].second, b[i].second});
+        rows.push_back({a[i].label, "s", a[i].seconds, b[i].seconds});
     rows.push_back({"MFU", "%", main.mfu * 100, compare.mfu * 100});
     rows.push_back({"tokens per second", "", main.tokensPerS, compare.tokensPerS});
     rows.push_back({"memory per GPU", "GiB", main.memoryGiBPerGpu, compare.memoryGiBPerGpu});
@@ -110,16 +110,16 @@ void ComparePanel::fillChart(const cs::Evaluation& main, const cs::Evaluation& c
     clearChart(chart);
     auto* series = new QHorizontalStackedBarSeries;
     series->setBarWidth(0.6);
-    const auto a = main.breakdown.named();
-    const auto b = compare.breakdown.named();
+    const auto a = main.breakdown.parts();
+    const auto b = compare.breakdown.parts();
     for (size_t i = 0; i < a.size(); ++i) {
-        if (a[i].second <= 0 && b[i].second <= 0)
+        if (a[i].seconds <= 0 && b[i].seconds <= 0)
             continue;
-        auto* set = new QBarSet(QString::fromUtf8(a[i].first));
-        set->setColor(breakdownColor(a[i].first));
+        auto* set = new QBarSet(QString::fromStdString(a[i].label));
+        set->setColor(breakdownColor(a[i]));
         set->setBorderColor(set->color());
         // The compare run on top, as the category axis lists bottom to top.
-        *set << a[i].second << b[i].second;
+        *set << a[i].seconds << b[i].seconds;
         series->append(set);
     }
     chart->addSeries(series);

@@ -13,19 +13,7 @@ namespace {
 
 constexpr QRgb kIdleGrey = 0xff5a5f66;
 
-struct ModeName {
-    ColorBy mode;
-    const char* name;
-};
-constexpr ModeName kModeNames[] = {
-    {ColorBy::TP, "tp"},
-    {ColorBy::CP, "cp"},
-    {ColorBy::PP, "pp"},
-    {ColorBy::DP, "dp"},
-    {ColorBy::Domain, "domain"},
-    {ColorBy::Memory, "memory"},
-    {ColorBy::Activity, "activity"},
-};
+constexpr QRgb kOutOfService = 0xff2a2224;
 
 int memoryStep(double fraction)
 {
@@ -51,55 +39,35 @@ std::vector<QRgb> categoricalPalette(int groups)
     return palette;
 }
 
-QString dimLegendTitle(ColorBy mode)
+QString dimLegendTitle(cs::Dim dim)
 {
-    switch (mode) {
-    case ColorBy::TP:
+    switch (dim) {
+    case cs::Dim::TP:
         return QObject::tr("TP group: same colour = one tensor-parallel group");
-    case ColorBy::CP:
+    case cs::Dim::CP:
         return QObject::tr("CP group: same colour = one context-parallel group");
-    case ColorBy::PP:
+    case cs::Dim::PP:
         return QObject::tr("PP stage: the pipeline stage each GPU runs");
-    case ColorBy::DP:
+    case cs::Dim::DP:
         return QObject::tr("DP group: same colour = GPUs that all-reduce gradients together");
-    default:
-        return {};
+    case cs::Dim::EP:
+        return QObject::tr("EP group: same colour = GPUs that exchange tokens in the all-to-all");
     }
+    return {};
 }
 
-std::optional<cs::Dim> dimOf(ColorBy mode)
+// How many colours a mode's keys need.
+int keyCount(const cs::ColorMode& mode, const cs::Topology& topology,
+             const cs::Placement& placement)
 {
-    switch (mode) {
-    case ColorBy::TP:
-        return cs::Dim::TP;
-    case ColorBy::CP:
-        return cs::Dim::CP;
-    case ColorBy::PP:
-        return cs::Dim::PP;
-    case ColorBy::DP:
-        return cs::Dim::DP;
-    default:
-        return std::nullopt;
-    }
+    if (mode.kind == cs::ColorKind::Domain)
+        return topology.domainCount();
+    if (cs::dimInfo(mode.dim).coloursByCoordinate)
+        return placement.size(mode.dim);
+    return placement.groupCount(mode.dim);
 }
 
 } // namespace
-
-std::optional<ColorBy> colorByFromString(const std::string& name)
-{
-    for (const ModeName& m : kModeNames)
-        if (name == m.name)
-            return m.mode;
-    return std::nullopt;
-}
-
-const char* toString(ColorBy mode)
-{
-    for (const ModeName& m : kModeNames)
-        if (mode == m.mode)
-            return m.name;
-    return "pp";
-}
 
 QColor categoricalColor(int i)
 {
@@ -120,54 +88,65 @@ QColor memoryColor(double fraction)
     return QColor::fromHsvF(float(0.62 - 0.47 * t), float(0.85 - 0.15 * t), float(0.45 + 0.55 * t));
 }
 
-int colorKeyOfGpu(ColorBy mode, int gpu, const cs::Topology& topology,
+int colorKeyOfGpu(const cs::ColorMode& mode, int gpu, const cs::Topology& topology,
                   const cs::Placement& placement)
 {
-    const int rank = gpu; // rank r runs on GPU r
-    switch (mode) {
-    case ColorBy::TP:
-    case ColorBy::CP:
-    case ColorBy::DP:
-        return placement.groupIndex(rank, *dimOf(mode));
-    case ColorBy::PP:
-        return placement.coord(rank)[cs::Dim::PP];
-    case ColorBy::Domain:
+    if (mode.kind == cs::ColorKind::Domain)
         return topology.gpus()[size_t(gpu)].domain;
-    default:
+    const int rank = placement.rankOfGpu(gpu);
+    if (mode.kind != cs::ColorKind::Dimension || rank < 0)
         return -1;
-    }
+    if (cs::dimInfo(mode.dim).coloursByCoordinate)
+        return placement.coord(rank)[mode.dim];
+    return placement.groupIndex(rank, mode.dim);
 }
 
-GpuColors colorGpus(ColorBy mode, const cs::Topology& topology, const cs::Placement& placement,
-                    const cs::Evaluation& evaluation)
+void markUnrankedGpus(GpuColors& colors, const cs::Topology& topology,
+                      const cs::Placement& placement)
+{
+    const uint16_t idle = uint16_t(colors.palette.size());
+    colors.palette.push_back(kIdleGrey);
+    colors.palette.push_back(kOutOfService);
+    if (placement.worldSize() == int(topology.gpus().size()))
+        return;
+    const std::vector<bool> healthy = topology.cluster().healthyGpus();
+    for (size_t g = 0; g < colors.index.size(); ++g)
+        if (placement.rankOfGpu(int(g)) < 0)
+            colors.index[g] = healthy[g] ? idle : uint16_t(idle + 1);
+}
+
+GpuColors colorGpus(const cs::ColorMode& mode, const cs::Topology& topology,
+                    const cs::Placement& placement, const cs::Evaluation& evaluation)
 {
     GpuColors colors;
     const int gpus = int(topology.gpus().size());
     colors.index.resize(size_t(gpus), 0);
-    switch (mode) {
-    case ColorBy::Activity:
+    switch (mode.kind) {
+    case cs::ColorKind::Activity:
+    case cs::ColorKind::LinkLoad:
         colors.palette = {kIdleGrey};
         break;
-    case ColorBy::Memory:
+    case cs::ColorKind::Memory:
         for (int s = 0; s <= kMemorySteps; ++s)
             colors.palette.push_back(
                 memoryColor(s == kMemorySteps ? 1.5 : (s + 0.5) / kMemorySteps).rgb());
         for (int g = 0; g < gpus; ++g) {
-            const int stage = placement.coord(g)[cs::Dim::PP];
+            const int rank = placement.rankOfGpu(g);
+            const int stage = rank < 0 ? 0 : placement.coord(rank)[cs::Dim::PP];
             colors.index[size_t(g)] =
                 uint16_t(memoryStep(stageMemoryFraction(stage, topology, evaluation)));
         }
         break;
-    default: {
-        const int groups = mode == ColorBy::Domain ? topology.domainCount()
-                           : mode == ColorBy::PP   ? placement.size(cs::Dim::PP)
-                                                   : placement.groupCount(*dimOf(mode));
-        colors.palette = categoricalPalette(groups);
+    case cs::ColorKind::Dimension:
+    case cs::ColorKind::Domain: {
+        colors.palette = categoricalPalette(keyCount(mode, topology, placement));
         const int n = int(colors.palette.size());
         for (int g = 0; g < gpus; ++g)
-            colors.index[size_t(g)] = uint16_t(colorKeyOfGpu(mode, g, topology, placement) % n);
+            colors.index[size_t(g)] =
+                uint16_t(std::max(0, colorKeyOfGpu(mode, g, topology, placement)) % n);
     }
     }
+    markUnrankedGpus(colors, topology, placement);
     return colors;
 }
 
@@ -184,25 +163,29 @@ QString placementSummary(const cs::Placement& placement, cs::Dim dim)
         .arg(d.maxDomainsPerGroup);
 }
 
-Legend legendFor(ColorBy mode, const cs::Topology& topology, const cs::Placement& placement,
-                 const cs::Evaluation& evaluation)
+Legend legendFor(const cs::ColorMode& mode, const cs::Topology& topology,
+                 const cs::Placement& placement, const cs::Evaluation& evaluation)
 {
     Legend legend;
-    for (cs::Dim d : cs::kAllDims)
-        legend.notes << QStringLiteral("%1 %2: %3")
-                            .arg(QString::fromLatin1(cs::toString(d)).toUpper())
-                            .arg(placement.size(d))
-                            .arg(placementSummary(placement, d));
-    const GpuColors colors = colorGpus(mode, topology, placement, evaluation);
-    switch (mode) {
-    case ColorBy::Activity:
+    for (const cs::DimInfo& d : cs::kDims)
+        if (placement.size(d.dim) > 1 || d.placed)
+            legend.notes << QStringLiteral("%1 %2: %3")
+                                .arg(QString::fromLatin1(d.shortLabel.data(),
+                                                         int(d.shortLabel.size())))
+                                .arg(placement.size(d.dim))
+                                .arg(placementSummary(placement, d.dim));
+    switch (mode.kind) {
+    case cs::ColorKind::Activity:
         legend.title =
             QObject::tr("Activity: what each GPU does at the current time; lit links by dimension");
         legend.entries = activityLegend();
-        for (const LegendEntry& e : dimensionLegend())
+        for (const LegendEntry& e : dimensionLegend(placement.size(cs::Dim::EP) > 1))
             legend.entries.push_back(e);
         return legend;
-    case ColorBy::Memory: {
+    case cs::ColorKind::LinkLoad:
+        legend.title = QObject::tr("Link load: utilization of each link during the step");
+        return legend;
+    case cs::ColorKind::Memory: {
         const double hbm = topology.cluster().gpu.hbmGiB;
         legend.title = QObject::tr("Memory per GPU (by pipeline stage) vs %1 GiB HBM").arg(hbm);
         legend.gradient = true;
@@ -212,24 +195,23 @@ Legend legendFor(ColorBy mode, const cs::Topology& topology, const cs::Placement
         legend.entries.push_back({memoryColor(1.5), QObject::tr("over HBM")});
         return legend;
     }
-    case ColorBy::Domain: {
+    case cs::ColorKind::Domain: {
         const bool rack = topology.cluster().scaleUp.domain == cs::DomainKind::Rack;
         legend.title = QObject::tr("NVLink domain: one colour per %1 (%2 GPUs)")
                            .arg(rack ? QObject::tr("rack") : QObject::tr("node"))
                            .arg(topology.domainSize());
         break;
     }
-    default:
-        legend.title = dimLegendTitle(mode);
+    case cs::ColorKind::Dimension:
+        legend.title = dimLegendTitle(mode.dim);
         break;
     }
-    const int keys = mode == ColorBy::Domain ? topology.domainCount()
-                     : mode == ColorBy::PP   ? placement.size(cs::Dim::PP)
-                                             : placement.groupCount(*dimOf(mode));
-    const int shown = std::min<int>(keys, int(colors.palette.size()));
-    const QString noun = mode == ColorBy::Domain ? QObject::tr("domain")
-                         : mode == ColorBy::PP   ? QObject::tr("stage")
-                                                 : QObject::tr("group");
+    const GpuColors colors = colorGpus(mode, topology, placement, evaluation);
+    const int keys = keyCount(mode, topology, placement);
+    const int shown = std::min<int>(keys, int(colors.palette.size()) - 2);
+    const QString noun = mode.kind == cs::ColorKind::Domain          ? QObject::tr("domain")
+                         : cs::dimInfo(mode.dim).coloursByCoordinate ? QObject::tr("stage")
+                                                                     : QObject::tr("group");
     for (int k = 0; k < shown; ++k) {
         QString label = QStringLiteral("%1 %2").arg(noun).arg(k);
         if (keys > shown)

@@ -19,11 +19,6 @@ class Placement;
 struct Evaluation;
 } // namespace cs
 
-enum class ColorBy { TP, CP, PP, DP, Domain, Memory, Activity };
-
-std::optional<ColorBy> colorByFromString(const std::string& name);
-const char* toString(ColorBy mode);
-
 struct GpuColors {
     std::vector<QRgb> palette;
     std::vector<uint16_t> index; // one palette index per GPU
@@ -49,14 +44,21 @@ inline constexpr int kMemorySteps = 16;
 QColor categoricalColor(int i);
 // fraction: memory in use over HBM capacity; above 1 the model does not fit.
 QColor memoryColor(double fraction);
-// The group (tp, cp, dp), stage (pp) or domain a GPU is coloured by; -1 for memory/activity.
-int colorKeyOfGpu(ColorBy mode, int gpu, const cs::Topology& topology,
+// The group or stage (a dimension's mode) or domain a GPU is coloured by; -1 for the other
+// modes and for GPUs that hold no rank.
+int colorKeyOfGpu(const cs::ColorMode& mode, int gpu, const cs::Topology& topology,
                   const cs::Placement& placement);
 
-// Activity colours come from outside (the step animation); here every GPU is idle grey.
-GpuColors colorGpus(ColorBy mode, const cs::Topology& topology, const cs::Placement& placement,
-                    const cs::Evaluation& evaluation);
-Legend legendFor(ColorBy mode, const cs::Topology& topology, const cs::Placement& placement,
-                 const cs::Evaluation& evaluation);
+// GPUs that hold no rank are grey (idle) or dark (out of service) in every mode. Activity
+// colours come from the scene's activity overlay at a time of the step; here those GPUs are
+// idle grey.
+GpuColors colorGpus(const cs::ColorMode& mode, const cs::Topology& topology,
+                    const cs::Placement& placement, const cs::Evaluation& evaluation);
+Legend legendFor(const cs::ColorMode& mode, const cs::Topology& topology,
+                 const cs::Placement& placement, const cs::Evaluation& evaluation);
+// GPUs that hold no rank: grey when idle, dark when out of service. Appends the two colours to
+// the palette and points those GPUs at them.
+void markUnrankedGpus(GpuColors& colors, const cs::Topology& topology,
+                      const cs::Placement& placement);
 // "inside NVLink domain" or "crosses fabric (N of M groups)" for one dimension.
 QString placementSummary(const cs::Placement& placement, cs::Dim dim);

@@ -29,6 +29,11 @@ QString membersText(const std::vector<int>& members)
     return parts.join(QStringLiteral(", "));
 }
 
+QString dimLabel(const cs::DimInfo& d)
+{
+    return QString::fromLatin1(d.shortLabel.data(), int(d.shortLabel.size()));
+}
+
 QString clusterSummary(const cs::Topology& topology, const cs::Placement& placement)
 {
     const cs::ClusterDesc& c = topology.cluster();
@@ -44,10 +49,10 @@ QString clusterSummary(const cs::Topology& topology, const cs::Placement& placem
                     .arg(topology.domainSize())
                     .arg(c.scaleUp.domain == cs::DomainKind::Rack ? QObject::tr("rack")
                                                                   : QObject::tr("node")));
-    for (cs::Dim d : cs::kAllDims)
-        html += row(QString::fromLatin1(cs::toString(d)).toUpper() +
-                        QStringLiteral(" %1").arg(placement.size(d)),
-                    placementSummary(placement, d).toHtmlEscaped());
+    for (const cs::DimInfo& d : cs::kDims)
+        if (d.placed || placement.size(d.dim) > 1)
+            html += row(dimLabel(d) + QStringLiteral(" %1").arg(placement.size(d.dim)),
+                        placementSummary(placement, d.dim).toHtmlEscaped());
     html += QStringLiteral("</table><p style='color:#9aa3ad'>%1</p>")
                 .arg(QObject::tr("Click a GPU to see its rank, groups and links."));
     return html;
@@ -72,11 +77,13 @@ QString inspectorHtml(const cs::Topology& topology, const cs::Placement& placeme
                                         .arg(g.node)
                                         .arg(g.rack));
     html += row(QObject::tr("NVLink domain"), QString::number(g.domain));
-    html += row(QObject::tr("Coordinates"), QStringLiteral("tp %1, cp %2, pp %3, dp %4")
-                                                .arg(coord[cs::Dim::TP])
-                                                .arg(coord[cs::Dim::CP])
-                                                .arg(coord[cs::Dim::PP])
-                                                .arg(coord[cs::Dim::DP]));
+    QStringList coords;
+    for (const cs::DimInfo& d : cs::kDims)
+        if (d.placed || placement.size(d.dim) > 1)
+            coords << QStringLiteral("%1 %2")
+                          .arg(QString::fromLatin1(d.key.data(), int(d.key.size())))
+                          .arg(coord[d.dim]);
+    html += row(QObject::tr("Coordinates"), coords.join(QStringLiteral(", ")));
     const int stage = coord[cs::Dim::PP];
     if (size_t(stage) < evaluation.memoryGiBPerStage.size()) {
         const double mem = evaluation.memoryGiBPerStage[size_t(stage)];
@@ -89,7 +96,10 @@ QString inspectorHtml(const cs::Topology& topology, const cs::Placement& placeme
     }
     html += QStringLiteral("</table><h4>%1</h4><table>").arg(QObject::tr("Groups"));
     bool usesNvLink = false, usesFabric = false;
-    for (cs::Dim d : cs::kAllDims) {
+    for (const cs::DimInfo& info : cs::kDims) {
+        const cs::Dim d = info.dim;
+        if (!info.placed && placement.size(d) <= 1)
+            continue;
         const std::vector<int> members = placement.groupMembers(rank, d);
         std::set<int> domains;
         for (int r : members)
@@ -103,11 +113,10 @@ QString inspectorHtml(const cs::Topology& topology, const cs::Placement& placeme
                             .arg(domains.size())
                       : QObject::tr("<b style='color:#a8e07a'>inside NVLink domain</b>");
         const QColor color = TopologyRenderer::selectionColor(d);
-        html += row(QStringLiteral("%1 group %2")
-                        .arg(QString::fromLatin1(cs::toString(d)).toUpper())
-                        .arg(placement.groupIndex(rank, d)),
-                    QStringLiteral("<span style='color:%1'>&#9632;</span> %2<br>%3")
-                        .arg(color.name(), where, membersText(members)));
+        html += row(
+            QStringLiteral("%1 group %2").arg(dimLabel(info)).arg(placement.groupIndex(rank, d)),
+            QStringLiteral("<span style='color:%1'>&#9632;</span> %2<br>%3")
+                .arg(color.name(), where, membersText(members)));
     }
     html += QStringLiteral("</table><h4>%1</h4><table>").arg(QObject::tr("Links its traffic uses"));
     if (usesNvLink)
@@ -122,9 +131,9 @@ QString inspectorHtml(const cs::Topology& topology, const cs::Placement& placeme
                         .arg(c.scaleOut.GbpsPerGpu)
                         .arg(c.scaleOut.latencyUs));
         for (int tier = 2; tier <= c.scaleOut.topology.tiers; ++tier)
-            html +=
-                row(QObject::tr("Tier %1 uplinks").arg(tier),
-                    QObject::tr("oversubscription %1:1").arg(c.scaleOut.topology.oversubscription));
+            html += row(QObject::tr("Tier %1 uplinks").arg(tier),
+                        QObject::tr("oversubscription %1:1")
+                            .arg(c.scaleOut.topology.oversubscriptionAt(tier - 2)));
     }
     html += QStringLiteral("</table>");
     return html;

@@ -76,7 +76,7 @@ void MeasuredRunsDialog::fill()
     for (size_t i = 0; i < m_runs.size(); ++i) {
         const cs::MeasuredRun& r = m_runs[i];
         const double measured = r.run.measured ? r.run.measured->stepTimeS : 0;
-        const double predicted = cs::evaluate(r.cluster, r.run, {.withEvents = false}).stepTimeS;
+        const double predicted = cs::evaluate(r.cluster, r.run).stepTimeS;
         const double error = measured > 0 ? predicted / measured - 1 : 0;
         sum += std::abs(error);
         const int row = int(i);

@@ -22,32 +22,21 @@ enum class Follow { Nothing, Dp, DpAndBatch };
 
 QStringList placementChoices()
 {
-    std::array<cs::Dim, 4> order{cs::Dim::TP, cs::Dim::CP, cs::Dim::PP, cs::Dim::DP};
+    cs::PlacementOrder order = cs::kPlacedDims;
+    std::sort(order.begin(), order.end());
     QStringList out;
     do {
-        QStringList words;
-        for (cs::Dim d : order)
-            words << cs::toString(d);
-        out << words.join(QStringLiteral(", "));
+        out << QString::fromStdString(cs::placementText(order));
     } while (std::next_permutation(order.begin(), order.end()));
     return out;
 }
 
-QString placementText(const std::array<cs::Dim, 4>& order)
+template <typename E> QStringList choicesOf()
 {
     QStringList words;
-    for (cs::Dim d : order)
-        words << cs::toString(d);
-    return words.join(QStringLiteral(", "));
-}
-
-std::array<cs::Dim, 4> placementFrom(const QString& text)
-{
-    std::array<cs::Dim, 4> order{};
-    const QStringList words = text.split(QStringLiteral(", "));
-    for (int i = 0; i < 4 && i < words.size(); ++i)
-        order[size_t(i)] = cs::dimFromString(words[i].toStdString()).value_or(cs::Dim::TP);
-    return order;
+    for (const std::string& word : cs::enumWords<E>())
+        words << QString::fromStdString(word);
+    return words;
 }
 
 QStringList catalogNames()
@@ -220,7 +209,7 @@ void PropertiesPanel::buildFields()
                   cluster.scaleOut.topology.tiers, Follow::Nothing),
         REAL_FIELD(fabric, tr("Oversubscription"),
                    tr("Leaf down/up bandwidth ratio (1 = full bisection)"),
-                   cluster.scaleOut.topology.oversubscription, 0.5),
+                   cluster.scaleOut.topology.oversubscription[0], 0.5),
         TEXT_FIELD(model, tr("Model"), tr("The model's name"), run.model.name),
         INT_FIELD(model, tr("Layers"), tr("Transformer layers"), run.model.layers, Follow::Nothing),
         INT_FIELD(model, tr("Hidden"), tr("Hidden size"), run.model.hidden, Follow::Nothing),
@@ -234,18 +223,15 @@ void PropertiesPanel::buildFields()
                   Follow::Nothing),
         BOOL_FIELD(model, tr("Gated MLP"), tr("SwiGLU-style MLP with three matrices"),
                    run.model.gatedMlp),
-        Field{run,
-              tr("Precision"),
-              tr("Precision of the matrix multiplications"),
-              Kind::Choice,
+        Field{run, tr("Precision"), tr("Precision of the matrix multiplications"), Kind::Choice,
               [](const cs::ClusterRun& v) {
                   return QVariant(QString(cs::toString(v.run.precision)));
               },
               [](cs::ClusterRun& v, const QVariant& x) {
-                  v.run.precision =
-                      cs::precisionFromString(x.toString().toStdString()).value_or(v.run.precision);
+                  v.run.precision = cs::enumFromString<cs::Precision>(x.toString().toStdString())
+                                        .value_or(v.run.precision);
               },
-              {QStringLiteral("bf16"), QStringLiteral("fp8"), QStringLiteral("nvfp4")}},
+              choicesOf<cs::Precision>()},
         INT_FIELD(run, tr("Global batch"), tr("Sequences per step"), run.batch.global,
                   Follow::Nothing),
         INT_FIELD(run, tr("Micro-batch"), tr("Sequences per micro-batch"), run.batch.micro,
@@ -263,25 +249,24 @@ void PropertiesPanel::buildFields()
         BOOL_FIELD(par, tr("Distributed optimizer"),
                    tr("Shard optimizer states over data parallelism"),
                    run.parallelism.distributedOptimizer),
-        Field{par,
-              tr("Recompute"),
-              tr("Activation recomputation"),
-              Kind::Choice,
+        Field{par, tr("Recompute"), tr("Activation recomputation"), Kind::Choice,
               [](const cs::ClusterRun& v) {
-                  return QVariant(QString(cs::toString(v.run.parallelism.recompute)));
+                  return QVariant(
+                      QString::fromStdString(cs::toString(v.run.parallelism.recompute)));
               },
               [](cs::ClusterRun& v, const QVariant& x) {
-                  const QString s = x.toString();
-                  v.run.parallelism.recompute = s == QLatin1String("full") ? cs::Recompute::Full
-                                                : s == QLatin1String("selective")
-                                                    ? cs::Recompute::Selective
-                                                    : cs::Recompute::None;
+                  if (const auto mode =
+                          cs::enumFromString<cs::RecomputeMode>(x.toString().toStdString()))
+                      v.run.parallelism.recompute = cs::Recompute::of(*mode);
               },
-              {QStringLiteral("none"), QStringLiteral("selective"), QStringLiteral("full")}},
+              choicesOf<cs::RecomputeMode>()},
         Field{par, tr("Placement"), tr("How ranks are laid on GPUs, innermost first"), Kind::Choice,
-              [](const cs::ClusterRun& v) { return QVariant(placementText(v.run.placement)); },
+              [](const cs::ClusterRun& v) {
+                  return QVariant(QString::fromStdString(cs::placementText(v.run.placement)));
+              },
               [](cs::ClusterRun& v, const QVariant& x) {
-                  v.run.placement = placementFrom(x.toString());
+                  v.run.placement =
+                      cs::placementFromText(x.toString().toStdString()).value_or(v.run.placement);
               },
               placementChoices()},
     };

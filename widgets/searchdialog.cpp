@@ -13,7 +13,7 @@
 #include <algorithm>
 
 #include "costmodel.h"
-#include "loader.h"
+#include "validation.h"
 
 namespace {
 
@@ -27,23 +27,13 @@ QString withSeparators(qint64 n)
     return QLocale(QLocale::English).toString(n);
 }
 
-QString placementText(const std::array<cs::Dim, 4>& placement)
-{
-    QStringList dims;
-    for (cs::Dim d : placement)
-        dims << QString::fromLatin1(cs::toString(d));
-    return dims.join(QLatin1Char(','));
-}
-
 std::optional<cs::Evaluation> evaluateOwn(const cs::ClusterDesc& cluster, const cs::RunDesc& run)
 {
     cs::Diagnostics diags;
     cs::checkRunOnCluster(run, cluster, "", "", diags);
     if (!diags.empty())
         return std::nullopt;
-    cs::EvalOptions fast;
-    fast.withEvents = false;
-    return cs::evaluate(cluster, run, fast);
+    return cs::evaluate(cluster, run);
 }
 
 } // namespace
@@ -83,7 +73,7 @@ double SearchResultsModel::sortKey(const Row& row, int column)
     const cs::SearchResult& r = row.result;
     const cs::Parallelism& p = r.layout.parallelism;
     if (column >= BreakdownFirst && column < Memory)
-        return r.breakdown.named()[size_t(column - BreakdownFirst)].second;
+        return r.breakdown.parts()[size_t(column - BreakdownFirst)].seconds;
     switch (column) {
     case Rank:
         return row.rank;
@@ -100,7 +90,7 @@ double SearchResultsModel::sortKey(const Row& row, int column)
     case MicroBatch:
         return r.layout.microBatch;
     case Recompute:
-        return double(p.recompute);
+        return double(p.recompute.mode) * 256 + p.recompute.modules;
     case Placement: {
         double key = 0; // the placement as a base-4 number, innermost digit first
         for (cs::Dim d : r.layout.placement)
@@ -125,9 +115,9 @@ QString SearchResultsModel::text(const Row& row, int column)
         return QString::number(sortKey(row, column), 'f', 4);
     switch (column) {
     case Recompute:
-        return QString::fromLatin1(cs::toString(r.layout.parallelism.recompute));
+        return QString::fromStdString(cs::toString(r.layout.parallelism.recompute));
     case Placement:
-        return placementText(r.layout.placement);
+        return QString::fromStdString(cs::placementText(r.layout.placement));
     case StepTime:
         return QString::number(r.stepTimeS, 'f', 4);
     case Memory:
@@ -163,11 +153,12 @@ QVariant SearchResultsModel::headerData(int section, Qt::Orientation orientation
     if (orientation != Qt::Horizontal)
         return {};
     if (section >= BreakdownFirst && section < Memory) {
-        const char* name = cs::Breakdown().named()[size_t(section - BreakdownFirst)].first;
+        const QString name =
+            QString::fromStdString(cs::Breakdown().parts()[size_t(section - BreakdownFirst)].label);
         if (role == Qt::DisplayRole)
-            return QString::fromLatin1(name);
+            return name;
         if (role == Qt::ToolTipRole)
-            return tr("Seconds of %1 on the step's critical path").arg(QString::fromLatin1(name));
+            return tr("Seconds of %1 on the step's critical path").arg(name);
         return {};
     }
     if (role == Qt::ToolTipRole && section == Placement)

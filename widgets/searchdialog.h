@@ -37,8 +37,8 @@ public:
         Recompute,
         Placement,
         StepTime,
-        BreakdownFirst, // the nine breakdown entries follow, in Breakdown::named() order
-        Memory = BreakdownFirst + 9,
+        BreakdownFirst, // the breakdown's parts follow, in Breakdown::parts() order
+        Memory = BreakdownFirst + 5 + int(cs::kDimCount),
         Mfu,
         ColumnCount
     };

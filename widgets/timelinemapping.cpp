@@ -107,7 +107,7 @@ TimelineLanes::TimelineLanes(const std::vector<cs::Event>& events, int stages)
     };
     for (int i = 0; i < int(events.size()); ++i) {
         const cs::Event& e = events[size_t(i)];
-        const auto dim = cs::commDimOf(e.kind);
+        const std::optional<cs::Dim> dim = e.isComm() ? std::optional(e.dim) : std::nullopt;
         const int first = e.stage < 0 ? 0 : std::min(e.stage, m_stages - 1);
         const int last = e.stage < 0 ? m_stages - 1 : first;
         if (dim == cs::Dim::DP) {

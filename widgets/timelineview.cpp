@@ -20,7 +20,14 @@ constexpr int kRightMargin = 6;
 constexpr double kMinRowHeight = 10;
 constexpr double kMaxRowHeight = 34;
 constexpr double kTickSpacingPx = 90;
-constexpr int kEventKinds = 9;
+// Box styles: one per kind of event, and one per dimension for communication.
+constexpr int kEventKinds = int(cs::enumValues<cs::EventKind>().size());
+constexpr int kStyles = kEventKinds + int(cs::kDimCount);
+
+int styleOf(const cs::Event& e)
+{
+    return e.isComm() ? kEventKinds + int(e.dim) : int(e.kind);
+}
 constexpr QRgb kPlotBackground = 0xfffcfcfd;
 constexpr QRgb kLabelBackground = 0xffeef0f3;
 constexpr QRgb kGridLine = 0xffdfe2e7;
@@ -31,8 +38,8 @@ constexpr QRgb kCursor = 0xffb3122e;
 // whether it is dimmed off the critical path.
 int colorKey(const cs::Event& e, bool dimmed)
 {
-    const bool hidden = !e.exposed && cs::commDimOf(e.kind).has_value();
-    return int(e.kind) * 4 + (hidden ? 1 : 0) + (dimmed ? 2 : 0);
+    const bool hidden = !e.exposed && e.isComm();
+    return styleOf(e) * 4 + (hidden ? 1 : 0) + (dimmed ? 2 : 0);
 }
 
 QColor blend(const QColor& a, QRgb b, double towardsB)
@@ -43,11 +50,14 @@ QColor blend(const QColor& a, QRgb b, double towardsB)
                             mix(a.blueF(), c.blueF()));
 }
 
-std::array<QColor, kEventKinds * 4> boxPalette()
+std::array<QColor, kStyles * 4> boxPalette()
 {
-    std::array<QColor, kEventKinds * 4> palette;
-    for (int k = 0; k < kEventKinds; ++k) {
-        const QColor base = eventColor(cs::EventKind(k));
+    std::array<QColor, kStyles * 4> palette;
+    for (int k = 0; k < kStyles; ++k) {
+        cs::Event representative;
+        representative.kind = k < kEventKinds ? cs::EventKind(k) : cs::EventKind::Comm;
+        representative.dim = k < kEventKinds ? cs::Dim::TP : cs::Dim(k - kEventKinds);
+        const QColor base = eventColor(representative);
         palette[size_t(k * 4)] = base;
         palette[size_t(k * 4 + 1)] = blend(base, kPlotBackground, 0.55);
         palette[size_t(k * 4 + 2)] = blend(base, kPlotBackground, 0.75);
@@ -284,8 +294,7 @@ void TimelineView::drawLanes(QPainter& p) const
             buckets[size_t(key)].push_back(box);
             if (m_critical && e.critical && box.width() >= 3)
                 critical.push_back(box.adjusted(0, 0, -1, -1));
-            if (e.microBatch >= 0 && box.width() >= 18 && box.height() >= 12 &&
-                !cs::commDimOf(e.kind))
+            if (e.microBatch >= 0 && box.width() >= 18 && box.height() >= 12 && !e.isComm())
                 labels.push_back({box, e.microBatch});
         }
         flush();
@@ -358,7 +367,8 @@ QString TimelineView::describeEvent(int event) const
         return {};
     const cs::Event& e = events[size_t(event)];
     QStringList lines;
-    QString what = QString::fromUtf8(cs::toString(e.kind));
+    const std::string_view name = e.isComm() ? cs::dimInfo(e.dim).label : cs::labelOf(e.kind);
+    QString what = QString::fromUtf8(name.data(), int(name.size()));
     what += e.stage >= 0 ? tr(", stage %1").arg(e.stage) : tr(", all stages");
     if (e.microBatch >= 0)
         what += tr(", micro-batch %1").arg(e.microBatch);
@@ -368,9 +378,10 @@ QString TimelineView::describeEvent(int event) const
     lines << tr("%1 to %2 (%3)")
                  .arg(formatTime(e.start, 1e-3), formatTime(e.end, 1e-3),
                       formatDuration(e.end - e.start));
-    if (cs::commDimOf(e.kind))
+    if (e.isComm())
         lines << tr("over %1, %2")
-                     .arg(QString::fromUtf8(cs::toString(e.link)),
+                     .arg(QString::fromUtf8(cs::labelOf(e.link).data(),
+                                            int(cs::labelOf(e.link).size())),
                           e.exposed ? tr("exposed") : tr("hidden under compute"));
     if (e.critical)
         lines << tr("on the critical path");

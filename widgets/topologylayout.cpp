@@ -564,14 +564,6 @@ Hit TopologyLayout::hitTest(QPointF world, double tolerance, const LevelOfDetail
     return hitLink(world, tolerance, lod);
 }
 
-bool GroupSelection::contains(int gpu) const
-{
-    for (const auto& m : members)
-        if (std::find(m.begin(), m.end(), gpu) != m.end())
-            return true;
-    return false;
-}
-
 GroupSelection selectRank(int rank, const TopologyLayout& layout, const cs::Placement& placement)
 {
     GroupSelection sel;
@@ -586,7 +578,7 @@ GroupSelection selectRank(int rank, const TopologyLayout& layout, const cs::Plac
         for (int r : placement.groupMembers(rank, d))
             members.push_back(placement.gpuOfRank(r));
         if (members.size() <= 1) {
-            sel.members[size_t(d)] = members;
+            sel.members[d] = members;
             continue;
         }
         std::set<int> domains, leaves, bundles;
@@ -597,7 +589,7 @@ GroupSelection selectRank(int rank, const TopologyLayout& layout, const cs::Plac
             const int first = topo.firstLinkOfGpu(g);
             for (int i = first; i < first + topo.linksPerGpu(); ++i)
                 if ((links[size_t(i)].cls == cs::LinkClass::NVLink) != crosses)
-                    sel.links[size_t(d)].push_back(i);
+                    sel.links[d].push_back(i);
             if (crosses && layout.bundleOfGpuLink(g) >= 0) {
                 bundles.insert(layout.bundleOfGpuLink(g));
                 leaves.insert(gpus[size_t(g)].leaf);
@@ -622,8 +614,8 @@ GroupSelection selectRank(int rank, const TopologyLayout& layout, const cs::Plac
                         intersects(all[b].lowerSwitches, spines))
                         bundles.insert(int(b));
         }
-        sel.members[size_t(d)] = std::move(members);
-        sel.bundles[size_t(d)].assign(bundles.begin(), bundles.end());
+        sel.members[d] = std::move(members);
+        sel.bundles[d].assign(bundles.begin(), bundles.end());
     }
     return sel;
 }

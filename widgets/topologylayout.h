@@ -151,9 +151,8 @@ private:
 // traffic uses (NVLink inside a domain; NIC, leaf and spine links for groups that cross).
 struct GroupSelection {
     int rank = -1;
-    std::array<std::vector<int>, 4> members; // GPU indices, by cs::Dim
-    std::array<std::vector<int>, 4> links;   // indices into topology.links(), by cs::Dim
-    std::array<std::vector<int>, 4> bundles; // indices into layout.bundles(), by cs::Dim
-    bool contains(int gpu) const;
+    cs::PerDim<std::vector<int>> members; // GPU indices
+    cs::PerDim<std::vector<int>> links;   // indices into topology.links()
+    cs::PerDim<std::vector<int>> bundles; // indices into layout.bundles()
 };
 GroupSelection selectRank(int rank, const TopologyLayout& layout, const cs::Placement& placement);

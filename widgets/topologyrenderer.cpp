@@ -89,17 +89,8 @@ QColor TopologyRenderer::background()
 
 QColor TopologyRenderer::selectionColor(cs::Dim dim)
 {
-    switch (dim) {
-    case cs::Dim::TP:
-        return QColor(0xff, 0x55, 0x55);
-    case cs::Dim::CP:
-        return QColor(0xff, 0xc0, 0x3a);
-    case cs::Dim::PP:
-        return QColor(0x3a, 0xc8, 0xff);
-    case cs::Dim::DP:
-        return QColor(0xff, 0x4d, 0xe1);
-    }
-    return Qt::white;
+    // The dimension's own colour, lifted to stand out over the GPU cells.
+    return QColor::fromRgb(0xff000000u | cs::dimInfo(dim).rgb).lighter(125);
 }
 
 QColor TopologyRenderer::dimmed(QRgb color)
@@ -518,8 +509,7 @@ void TopologyRenderer::drawSelectedLinks(QPainter& p, const ViewTransform& view,
     const QRectF visible = view.visibleWorld();
     for (cs::Dim d : cs::kAllDims) {
         p.setPen(QPen(selectionColor(d), 0));
-        const auto& indices =
-            lod.gpuLinks ? m_selection.links[size_t(d)] : m_selection.bundles[size_t(d)];
+        const auto& indices = lod.gpuLinks ? m_selection.links[d] : m_selection.bundles[d];
         for (int i : indices) {
             const QLineF l =
                 lod.gpuLinks ? m_layout.linkLine(i) : m_layout.bundles()[size_t(i)].line;
@@ -541,7 +531,7 @@ void TopologyRenderer::drawSelectedGpus(QPainter& p, const ViewTransform& view,
     p.setBrush(Qt::NoBrush);
     for (cs::Dim d : cs::kAllDims) {
         p.setPen(QPen(selectionColor(d), 0));
-        for (int g : m_selection.members[size_t(d)]) {
+        for (int g : m_selection.members[d]) {
             const QRectF cell = m_layout.gpuPitchRect(g);
             if (g == m_selection.rank || !cell.intersects(visible))
                 continue;

@@ -2,6 +2,7 @@
 
 #include <QObject>
 
+#include "activitylinks.h"
 #include "costmodel.h"
 #include "description.h"
 #include "placement.h"
@@ -14,20 +15,34 @@ TopologyScene::TopologyScene(const cs::Topology& topology, const cs::Placement& 
     , m_layout(topology, aspect)
     , m_renderer(m_layout, placement)
 {
-    m_renderer.setGpuColors(colorGpus(m_colorBy, topology, placement, evaluation));
 }
 
 void TopologyScene::applyView(const cs::ViewState& view)
 {
-    const ColorBy mode = colorByFromString(view.colorBy).value_or(ColorBy::PP);
-    if (mode != m_colorBy || m_selectedRank == -2) {
-        m_colorBy = mode;
-        m_renderer.setGpuColors(colorGpus(mode, m_layout.topology(), m_placement, m_evaluation));
+    const bool activity = view.colorBy.kind == cs::ColorKind::Activity;
+    if (view.colorBy != m_colorBy || !m_colorsApplied) {
+        m_colorBy = view.colorBy;
+        m_colorsApplied = true;
+        if (!activity)
+            m_renderer.setGpuColors(
+                colorGpus(m_colorBy, m_layout.topology(), m_placement, m_evaluation));
+    }
+    if (activity) {
+        if (!m_activity)
+            m_activity.emplace(m_evaluation, m_placement, m_layout.topology());
+        m_timeS = view.timeS;
+        m_renderer.setGpuColors(m_activity->colorsAt(view.timeS));
     }
     if (view.highlightRank != m_selectedRank) {
         m_selectedRank = view.highlightRank;
         m_renderer.setSelection(selectRank(view.highlightRank, m_layout, m_placement));
     }
+}
+
+void TopologyScene::paintOverlay(QPainter& painter, const ViewTransform& transform) const
+{
+    if (m_colorBy.kind == cs::ColorKind::Activity && m_activity)
+        paintActivityLinks(painter, m_layout, transform, m_activity->linkUseAt(m_timeS));
 }
 
 ViewTransform TopologyScene::transform(const cs::ViewState& view, QSizeF viewport) const
@@ -54,19 +69,27 @@ QString TopologyScene::describe(const Hit& hit) const
     switch (hit.kind) {
     case HitKind::Gpu: {
         const cs::Gpu& g = topo.gpus()[size_t(hit.index)];
-        const cs::RankCoord rc = m_placement.coord(hit.index);
-        return QObject::tr("GPU %1 (rank %1): rack %2, node %3, GPU %4 in node\n"
-                           "tp %5  cp %6  pp %7  dp %8\nNVLink domain %9, leaf L%10")
-            .arg(hit.index)
-            .arg(g.rack)
-            .arg(g.node)
-            .arg(g.local)
-            .arg(rc[cs::Dim::TP])
-            .arg(rc[cs::Dim::CP])
-            .arg(rc[cs::Dim::PP])
-            .arg(rc[cs::Dim::DP])
-            .arg(g.domain)
-            .arg(topo.switches()[size_t(g.leaf)].index);
+        const QString where = QObject::tr("GPU %1: rack %2, node %3, GPU %4 in node\n")
+                                  .arg(hit.index)
+                                  .arg(g.rack)
+                                  .arg(g.node)
+                                  .arg(g.local);
+        const QString fabric = QObject::tr("NVLink domain %1, leaf L%2")
+                                   .arg(g.domain)
+                                   .arg(topo.switches()[size_t(g.leaf)].index);
+        const int rank = m_placement.rankOfGpu(hit.index);
+        if (rank < 0)
+            return where + QObject::tr("holds no rank\n") + fabric;
+        const cs::RankCoord rc = m_placement.coord(rank);
+        QStringList coords;
+        for (const cs::DimInfo& d : cs::kDims)
+            if (d.placed || m_placement.size(d.dim) > 1)
+                coords << QStringLiteral("%1 %2")
+                              .arg(QString::fromLatin1(d.key.data(), int(d.key.size())))
+                              .arg(rc[d.dim]);
+        return where +
+               QObject::tr("rank %1: %2\n").arg(rank).arg(coords.join(QStringLiteral("  "))) +
+               fabric;
     }
     case HitKind::NvSwitch: {
         const cs::NvSwitch& s = topo.nvSwitches()[size_t(hit.index)];
@@ -104,7 +127,7 @@ QString TopologyScene::describe(const Hit& hit) const
     case HitKind::Link: {
         const cs::Link& l = topo.links()[size_t(hit.index)];
         return QObject::tr("%1 link: %2 cable(s), %3 GB/s per direction, %4 us")
-            .arg(QString::fromLatin1(cs::toString(l.cls)))
+            .arg(QString::fromLatin1(cs::labelOf(l.cls).data(), int(cs::labelOf(l.cls).size())))
             .arg(l.cables)
             .arg(l.GBps)
             .arg(l.latencyUs);
@@ -114,7 +137,7 @@ QString TopologyScene::describe(const Hit& hit) const
         const QString from = b.rack >= 0 ? QObject::tr("rack %1").arg(b.rack)
                                          : QObject::tr("%1 switch(es)").arg(b.lowerSwitches.size());
         return QObject::tr("%1 bundle from %2 to %3 switch(es): %4 links, %5 GB/s per direction")
-            .arg(QString::fromLatin1(cs::toString(b.cls)))
+            .arg(QString::fromLatin1(cs::labelOf(b.cls).data(), int(cs::labelOf(b.cls).size())))
             .arg(from)
             .arg(b.upperSwitches.size())
             .arg(b.links)

@@ -5,7 +5,10 @@
 #include <QSizeF>
 #include <QString>
 #include <memory>
+#include <optional>
 
+#include "activityoverlay.h"
+#include "description.h"
 #include "gpucolors.h"
 #include "topologylayout.h"
 #include "topologyrenderer.h"
@@ -17,13 +20,18 @@ struct Evaluation;
 struct ViewState;
 } // namespace cs
 
+class QPainter;
+
 class TopologyScene {
 public:
     TopologyScene(const cs::Topology& topology, const cs::Placement& placement,
                   const cs::Evaluation& evaluation, double aspect = 16.0 / 9.0);
 
-    // Colours (colorBy) and selection (highlightRank) from the view state.
+    // Colours (colorBy; in the activity mode, at the view's time) and selection
+    // (highlightRank) from the view state.
     void applyView(const cs::ViewState& view);
+    // What the scene draws over the renderer's frame: the activity mode's lit links.
+    void paintOverlay(QPainter& painter, const ViewTransform& transform) const;
     ViewTransform transform(const cs::ViewState& view, QSizeF viewport) const;
     // The view state's zoom and centre for a transform (the inverse of transform()).
     void storeTransform(const ViewTransform& transform, cs::ViewState* view) const;
@@ -32,7 +40,7 @@ public:
     TopologyRenderer& renderer() { return m_renderer; }
     const cs::Placement& placement() const { return m_placement; }
     const cs::Evaluation& evaluation() const { return m_evaluation; }
-    ColorBy colorBy() const { return m_colorBy; }
+    const cs::ColorMode& colorBy() const { return m_colorBy; }
     Legend legend() const;
     QString describe(const Hit& hit) const; // tooltip text
 
@@ -41,6 +49,9 @@ private:
     const cs::Evaluation& m_evaluation;
     TopologyLayout m_layout;
     TopologyRenderer m_renderer;
-    ColorBy m_colorBy = ColorBy::PP;
+    cs::ColorMode m_colorBy;
     int m_selectedRank = -2; // nothing applied yet
+    bool m_colorsApplied = false;
+    std::optional<ActivityOverlay> m_activity; // built when the activity mode is first shown
+    double m_timeS = 0;
 };

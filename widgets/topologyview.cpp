@@ -152,6 +152,7 @@ void TopologyView::paintEvent(QPaintEvent*)
     m_paintedScale = transform.scale;
     m_scene->renderer().setHover(m_hover);
     m_scene->renderer().paint(painter, transform);
+    m_scene->paintOverlay(painter, transform);
 }
 
 void TopologyView::wheelEvent(QWheelEvent* event)

@@ -1,34 +1,25 @@
-#include <functional>
-#include <map>
 #include <ostream>
 
 #include "clicommands.h"
+#include "options.h"
+#include "text.h"
 
 namespace cs::cli {
 
 namespace {
 
 struct Command {
+    const CommandSpec& spec;
     int (*run)(const Args&, Io);
-    const char* synopsis;
 };
 
-const std::map<std::string, Command>& commands()
+// In the order of the help text.
+const std::vector<Command>& commands()
 {
-    static const std::map<std::string, Command> table{
-        {"check",
-         {runCheck, "check FILE...                   validate cluster, run and session files"}},
-        {"describe",
-         {runDescribe,
-          "describe FILE...                counts, bandwidths, what crosses the fabric"}},
-        {"evaluate",
-         {runEvaluate, "evaluate CLUSTER RUN [--json]   the cost model's answer for one step"}},
-        {"validate-runs",
-         {runValidateRuns, "validate-runs FILE.jsonl [--json] predicted vs measured, MAPE"}},
-        {"search",
-         {runSearch, "search CLUSTER RUN [--top N] [--json] the best parallel layouts, ranked"}},
-        {"trace",
-         {runTrace, "trace CLUSTER RUN -o OUT.json   the predicted step as Chrome trace events"}},
+    static const std::vector<Command> table{
+        {kCheckSpec, runCheck},       {kDescribeSpec, runDescribe},
+        {kEvaluateSpec, runEvaluate}, {kValidateRunsSpec, runValidateRuns},
+        {kSearchSpec, runSearch},     {kTraceSpec, runTrace},
     };
     return table;
 }
@@ -38,8 +29,8 @@ void printHelp(std::ostream& out)
     out << "Usage: clusterscope-cli COMMAND [ARGS...]\n\n"
            "See a GPU training cluster and predict where a training step's time goes.\n\n"
            "Commands:\n";
-    for (const auto& [name, command] : commands())
-        out << "  " << command.synopsis << "\n";
+    for (const Command& c : commands())
+        out << "  " << c.spec.synopsis() << "\n      " << c.spec.summary << "\n";
     out << "\nRun 'clusterscope-cli COMMAND --help' for a command's options.\n"
            "Exit status: 0 success, 1 bad input, 2 bad usage.\n";
 }
@@ -61,13 +52,12 @@ int run(const Args& argv, Io io)
         io.out << "clusterscope-cli " << CLUSTERSCOPE_VERSION << "\n";
         return kExitOk;
     }
-    const auto it = commands().find(name);
-    if (it == commands().end()) {
-        io.err << "clusterscope-cli: unknown command '" << name << "'\n";
-        printHelp(io.err);
-        return kExitUsage;
-    }
-    return it->second.run(Args(argv.begin() + 1, argv.end()), io);
+    for (const Command& c : commands())
+        if (c.spec.name == name)
+            return c.run(Args(argv.begin() + 1, argv.end()), io);
+    io.err << "clusterscope-cli: unknown command " << inQuotes(name) << "\n";
+    printHelp(io.err);
+    return kExitUsage;
 }
 
 } // namespace cs::cli

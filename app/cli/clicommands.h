@@ -1,6 +1,7 @@
 #pragma once
 // clusterscope-cli's commands. Each takes the words after the command name and returns the
-// exit status of formats.md: 0 success, 1 bad input, 2 bad usage.
+// exit status of formats.md: 0 success, 1 bad input, 2 bad usage. Each declares its words
+// once, in its CommandSpec (options.h), next to it.
 
 #include <iosfwd>
 #include <string>
@@ -20,6 +21,14 @@ inline constexpr int kExitBadInput = 1;
 inline constexpr int kExitUsage = 2;
 
 int run(const Args& argv, Io io); // argv without the program name
+
+struct CommandSpec;
+extern const CommandSpec kCheckSpec;
+extern const CommandSpec kDescribeSpec;
+extern const CommandSpec kEvaluateSpec;
+extern const CommandSpec kValidateRunsSpec;
+extern const CommandSpec kTraceSpec;
+extern const CommandSpec kSearchSpec;
 
 int runCheck(const Args& args, Io io);
 int runDescribe(const Args& args, Io io);

@@ -7,124 +7,44 @@
 
 #include <nlohmann/json.hpp>
 
-#include "clicommands.h"
+#include "common.h"
 #include "costmodel.h"
-#include "format.h"
-#include "loader.h"
+#include "options.h"
 #include "search.h"
+#include "text.h"
+#include "validation.h"
+#include "writer.h"
 
 namespace cs::cli {
+
+constexpr int kDefaultTop = 20;
+
+const CommandSpec kSearchSpec{
+    "search",
+    "CLUSTER RUN",
+    2,
+    2,
+    {{"--top", "N", "show the N fastest (default 20)"},
+     {"--json", "", "one JSON object: layouts, estimated, evaluated, fitting, current, results"}},
+    "the best parallel layouts, ranked",
+    "Tries every valid tp, cp, pp, vp, micro-batch, recompute setting and placement for RUN's\n"
+    "model, global batch and precision on CLUSTER, and ranks those that fit in memory by\n"
+    "predicted step time, with each one's breakdown (seconds) and memory per GPU. The closed\n"
+    "form of the cost model chooses a shortlist; every layout listed is evaluated by the cost\n"
+    "model itself, so its step time is what `evaluate` gives once it is applied. The run's own\n"
+    "layout is shown with its rank. Sequence parallelism and the distributed optimizer stay as\n"
+    "RUN has them."};
+
 namespace {
 
 using nlohmann::json;
 
-constexpr const char* kSynopsis = "search CLUSTER RUN [--top N] [--json]";
-constexpr int kDefaultTop = 20;
-
-struct SearchArgs {
-    std::string clusterPath;
-    std::string runPath;
-    int top = kDefaultTop;
-    bool json = false;
-};
-
-int usage(const std::string& problem, Io io)
-{
-    io.err << "clusterscope-cli search: " << problem << "\nUsage: clusterscope-cli " << kSynopsis
-           << "\n";
-    return kExitUsage;
-}
-
-std::optional<int> positiveInt(const std::string& word)
-{
-    size_t used = 0;
-    try {
-        const int n = std::stoi(word, &used);
-        if (used == word.size() && n > 0)
-            return n;
-    } catch (const std::exception&) {
-    }
-    return std::nullopt;
-}
-
-// Parses the words after `search`; on a usage problem returns nothing and sets `problem`.
-std::optional<SearchArgs> parseSearchArgs(const Args& args, std::string& problem)
-{
-    SearchArgs parsed;
-    std::vector<std::string> positional;
-    for (size_t i = 0; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        if (a == "--json") {
-            parsed.json = true;
-        } else if (a == "--top") {
-            const std::optional<int> n =
-                i + 1 < args.size() ? positiveInt(args[i + 1]) : std::nullopt;
-            if (!n) {
-                problem = "--top needs a positive number";
-                return std::nullopt;
-            }
-            parsed.top = *n;
-            ++i;
-        } else if (a.size() > 1 && a[0] == '-') {
-            problem = "unknown option '" + a + "'";
-            return std::nullopt;
-        } else {
-            positional.push_back(a);
-        }
-    }
-    if (positional.size() != 2) {
-        problem = "expected CLUSTER and RUN";
-        return std::nullopt;
-    }
-    parsed.clusterPath = positional[0];
-    parsed.runPath = positional[1];
-    return parsed;
-}
-
-// Loads both files. Unlike evaluate, the run's own parallelism need not suit the cluster: the
-// search is how one finds a layout that does.
-std::optional<ClusterRun> loadInputs(const SearchArgs& a, Io io)
-{
-    Diagnostics diags;
-    const std::optional<LoadedFile> c = loadFile(a.clusterPath, diags);
-    const std::optional<LoadedFile> r = loadFile(a.runPath, diags);
-    if (c && c->kind != FileKind::Cluster)
-        diags.atPointer(a.clusterPath, "/format",
-                        std::string("is not a cluster (\"") + kClusterFormat + "\")");
-    if (r && r->kind != FileKind::Run)
-        diags.atPointer(a.runPath, "/format", std::string("is not a run (\"") + kRunFormat + "\")");
-    if (diags.empty() && c && r && c->cluster && r->run)
-        return ClusterRun{*c->cluster, *r->run};
-    if (diags.empty())
-        diags.atPointer(a.runPath, "", "could not be loaded");
-    for (const Diagnostic& d : diags.items())
-        io.err << d.format() << "\n";
-    return std::nullopt;
-}
-
-std::string placementText(const std::array<Dim, 4>& placement)
-{
-    std::string text;
-    for (Dim d : placement)
-        text += std::string(text.empty() ? "" : ",") + toString(d);
-    return text;
-}
-
 json layoutJson(const Layout& l)
 {
-    const Parallelism& p = l.parallelism;
     json placement = json::array();
     for (Dim d : l.placement)
         placement.push_back(toString(d));
-    return {{"parallelism",
-             {{"tp", p.tp},
-              {"cp", p.cp},
-              {"pp", p.pp},
-              {"vp", p.vp},
-              {"dp", p.dp},
-              {"sequence_parallel", p.sequenceParallel},
-              {"distributed_optimizer", p.distributedOptimizer},
-              {"recompute", toString(p.recompute)}}},
+    return {{"parallelism", toJson(l.parallelism)},
             {"placement", placement},
             {"micro_batch", l.microBatch}};
 }
@@ -132,8 +52,8 @@ json layoutJson(const Layout& l)
 json breakdownJson(const Breakdown& b)
 {
     json j = json::object();
-    for (const auto& [name, seconds] : b.named())
-        j[name] = seconds;
+    for (const Breakdown::Part& part : b.parts())
+        j[std::string(part.key)] = part.seconds;
     return j;
 }
 
@@ -148,16 +68,14 @@ struct Current {
     {
         Current c;
         c.layout = {run.parallelism, run.placement, run.batch.micro};
-        c.layout.parallelism.dp = run.dpFor(cluster.gpuCount());
+        c.layout.parallelism.dp = run.dpFor(cluster.healthyGpuCount());
         Diagnostics diags;
         checkRunOnCluster(run, cluster, "", "", diags);
         if (!diags.empty()) {
             c.invalidReason = diags.items().front().message;
             return c;
         }
-        EvalOptions fast;
-        fast.withEvents = false;
-        c.evaluation = evaluate(cluster, run, fast);
+        c.evaluation = evaluate(cluster, run);
         return c;
     }
 
@@ -200,6 +118,7 @@ json resultsJson(const SearchOutcome& outcome, const Current& current, int top)
     }
     own["rank"] = current.rank ? json(*current.rank) : json(nullptr);
     return {{"layouts", outcome.layouts},
+            {"estimated", outcome.estimated},
             {"evaluated", outcome.evaluated},
             {"fitting", outcome.fitting},
             {"current", own},
@@ -219,11 +138,10 @@ std::string left(const std::string& text, int width)
 void printHeader(std::ostream& out)
 {
     out << cell("rank", 4) << cell("tp", 5) << cell("cp", 5) << cell("pp", 5) << cell("vp", 5)
-        << cell("dp", 7) << cell("micro", 7) << left("recompute", 9) << left("placement", 11)
+        << cell("dp", 7) << cell("micro", 7) << left("recompute", 9) << left("placement", 14)
         << cell("step_s", 8);
-    for (const char* name :
-         {"compute", "recomp", "tp_exp", "cp_exp", "pp_exp", "bubble", "dp_exp", "optim", "overhd"})
-        out << cell(name, 8);
+    for (const Breakdown::Part& part : Breakdown{}.parts())
+        out << cell(std::string(part.key.substr(0, 7)), 8);
     out << cell("GiB/GPU", 9) << "\n";
 }
 
@@ -233,11 +151,11 @@ void printRow(const std::string& rank, const Layout& l, double stepTimeS, const 
     const Parallelism& p = l.parallelism;
     out << cell(rank, 4) << cell(std::to_string(p.tp), 5) << cell(std::to_string(p.cp), 5)
         << cell(std::to_string(p.pp), 5) << cell(std::to_string(p.vp), 5)
-        << cell(withCommas(p.dp), 7) << cell(std::to_string(l.microBatch), 7)
-        << left(toString(p.recompute), 9) << left(placementText(l.placement), 11)
+        << cell(withThousands(p.dp), 7) << cell(std::to_string(l.microBatch), 7)
+        << left(toString(p.recompute), 9) << left(placementText(l.placement), 14)
         << cell(fixed(stepTimeS, 4), 8);
-    for (const auto& [name, seconds] : b.named())
-        out << cell(fixed(seconds, 4), 8);
+    for (const Breakdown::Part& part : b.parts())
+        out << cell(fixed(part.seconds, 4), 8);
     out << cell(fixed(memoryGiB, 1), 9) << "\n";
 }
 
@@ -250,10 +168,10 @@ void printCurrent(const Current& c, int64_t fitting, std::ostream& out)
     }
     const Evaluation& e = *c.evaluation;
     printHeader(out);
-    printRow(c.rank ? withCommas(*c.rank) : "-", c.layout, e.stepTimeS, e.breakdown,
+    printRow(c.rank ? withThousands(*c.rank) : "-", c.layout, e.stepTimeS, e.breakdown,
              e.memoryGiBPerGpu, out);
     if (c.rank)
-        out << "  rank " << withCommas(*c.rank) << " of " << withCommas(fitting) << "\n";
+        out << "  rank " << withThousands(*c.rank) << " of " << withThousands(fitting) << "\n";
     else
         out << "  does not fit in memory (" << fixed(e.memoryGiBPerGpu, 1) << " GiB per GPU)\n";
 }
@@ -263,12 +181,13 @@ void printText(const ClusterRun& in, const SearchOutcome& outcome, const Current
 {
     const ClusterDesc& c = in.cluster;
     const RunDesc& r = in.run;
-    out << "Search: " << quoted(r.model.name) << " on " << quoted(c.name) << " ("
-        << withCommas(c.gpuCount()) << " " << c.gpu.name << ", " << toString(r.precision)
-        << ", global batch " << withCommas(r.batch.global) << ")\n"
-        << withCommas(outcome.layouts) << " layouts (tp, cp, pp, vp, micro-batch), "
-        << withCommas(outcome.evaluated) << " configurations evaluated in " << fixed(seconds, 2)
-        << " s; " << withCommas(outcome.fitting) << " fit in memory\n\n";
+    out << "Search: " << inQuotes(r.model.name) << " on " << inQuotes(c.name) << " ("
+        << withThousands(c.healthyGpuCount()) << " " << printable(c.gpu.name) << ", "
+        << toString(r.precision) << ", global batch " << withThousands(r.batch.global) << ")\n"
+        << withThousands(outcome.layouts) << " layouts (tp, cp, pp, vp, micro-batch), "
+        << withThousands(outcome.estimated) << " configurations estimated and the "
+        << withThousands(outcome.evaluated) << " fastest evaluated in " << fixed(seconds, 2)
+        << " s; " << withThousands(outcome.fitting) << " fit in memory\n\n";
     if (outcome.results.empty()) {
         out << "No configuration fits in memory.\n";
     } else {
@@ -283,38 +202,24 @@ void printText(const ClusterRun& in, const SearchOutcome& outcome, const Current
     printCurrent(current, outcome.fitting, out);
 }
 
-void printHelp(std::ostream& out)
-{
-    out << "Usage: clusterscope-cli " << kSynopsis
-        << "\n\nTries every valid tp, cp, pp, vp, micro-batch, recompute setting and placement "
-           "for RUN's model,\nglobal batch and precision on CLUSTER, and ranks those that fit "
-           "in memory by predicted step\ntime, with each one's breakdown (seconds) and memory "
-           "per GPU. The run's own layout is shown\nwith its rank. Sequence parallelism and the "
-           "distributed optimizer stay as RUN has them.\n\n"
-           "  --top N   show the N fastest (default "
-        << kDefaultTop
-        << ")\n  --json    one JSON object: layouts, evaluated, fitting, current, results\n";
-}
-
 } // namespace
 
 int runSearch(const Args& args, Io io)
 {
-    if (std::find(args.begin(), args.end(), "--help") != args.end() ||
-        std::find(args.begin(), args.end(), "-h") != args.end()) {
-        printHelp(io.out);
-        return kExitOk;
-    }
-    std::string problem;
-    const std::optional<SearchArgs> a = parseSearchArgs(args, problem);
-    if (!a)
-        return usage(problem, io);
-    const std::optional<ClusterRun> in = loadInputs(*a, io);
+    auto parsed = parseCommand(kSearchSpec, args, io);
+    if (const int* exit = std::get_if<int>(&parsed))
+        return *exit;
+    const ParsedArgs& p = std::get<ParsedArgs>(parsed);
+    const std::optional<int> top = p.positiveInt("--top", kDefaultTop, io);
+    if (!top)
+        return kExitUsage;
+    const std::optional<ClusterRun> in =
+        loadClusterAndRun(p.positional[0], p.positional[1], false, io);
     if (!in)
         return kExitBadInput;
     Current current = Current::of(in->cluster, in->run);
     SearchOptions options;
-    options.keep = size_t(a->top);
+    options.keep = size_t(*top);
     if (current.fits())
         options.alsoKeepFasterThanS = current.evaluation->stepTimeS;
     const auto start = std::chrono::steady_clock::now();
@@ -322,10 +227,10 @@ int runSearch(const Args& args, Io io)
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     current.rankAmong(outcome.results);
-    if (a->json)
-        io.out << resultsJson(outcome, current, a->top).dump(2) << "\n";
+    if (p.has("--json"))
+        io.out << resultsJson(outcome, current, *top).dump(2) << "\n";
     else
-        printText(*in, outcome, current, seconds, a->top, io.out);
+        printText(*in, outcome, current, seconds, *top, io.out);
     return kExitOk;
 }
 

@@ -45,7 +45,7 @@ int main(int argc, char** argv)
     // Halfway through the step, where the backward pass reduces gradients over the fabric.
     cs::ViewState view = doc->view();
     view.timeS = 0.8 * doc->evaluation().stepTimeS;
-    view.colorBy = "activity";
+    view.colorBy = {cs::ColorKind::Activity};
     view.playing = true;
     doc->setView(view);
 

@@ -54,7 +54,7 @@ Result render(int argc, char** argv, int racks)
     session->run.batch.global = 9 * racks;
     session->compare.reset();
     session->view = cs::ViewState{};
-    session->view->colorBy = "activity";
+    session->view->colorBy = {cs::ColorKind::Activity};
     session->view->timeS = 0.5;
 
     Result r;

@@ -10,11 +10,15 @@
 #include <sys/resource.h>
 
 #include "benchutil.h"
+#include <nlohmann/json.hpp>
+
 #include "costmodel.h"
 #include "loader.h"
 #include "placement.h"
 #include "samplerun.h"
 #include "topology.h"
+#include "validation.h"
+#include "writer.h"
 
 namespace {
 

@@ -1,16 +1,22 @@
 #include "diagnostics.h"
 
+#include "text.h"
+
 namespace cs {
 
 std::string Diagnostic::format() const
 {
+    // What a file put into a name or a message is printed escaped, never obeyed by a terminal.
+    constexpr size_t kNoLimit = size_t(-1);
+    const std::string where = printable(file, kNoLimit);
+    const std::string what = printable(message, kNoLimit);
     if (line > 0)
-        return file + ":" + std::to_string(line) + ":" + std::to_string(column) + ": " + message;
+        return where + ":" + std::to_string(line) + ":" + std::to_string(column) + ": " + what;
     // An empty pointer means the whole document (or the file itself), which reads better
     // without a pointer than with a bare "/".
     if (pointer.empty())
-        return file + ": " + message;
-    return file + ": " + pointer + ": " + message;
+        return where + ": " + what;
+    return where + ": " + printable(pointer, kNoLimit) + ": " + what;
 }
 
 void Diagnostics::atPosition(const std::string& file, int line, int column, std::string message)

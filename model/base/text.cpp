@@ -1,5 +1,7 @@
 #include "text.h"
 
+#include "enumtext.h"
+
 #include <cmath>
 #include <cstdio>
 
@@ -45,7 +47,8 @@ std::string printable(std::string_view text, size_t limit)
             out += "...";
             break;
         }
-        const unsigned char next = i + 1 < text.size() ? static_cast<unsigned char>(text[i + 1]) : 0;
+        const unsigned char next =
+            i + 1 < text.size() ? static_cast<unsigned char>(text[i + 1]) : 0;
         char buffer[12];
         if (c == 0xC2 && next >= 0x80 && next <= 0x9F) { // U+0080..U+009F: C1 controls
             std::snprintf(buffer, sizeof buffer, "\\u%04x", unsigned(next));
@@ -67,9 +70,20 @@ std::string printable(std::string_view text, size_t limit)
     return out;
 }
 
-std::string quoted(std::string_view text)
+std::string inQuotes(std::string_view text)
 {
     return "\"" + printable(text) + "\"";
+}
+
+std::string wordList(const std::vector<std::string>& words, std::string_view lastSeparator)
+{
+    std::string text;
+    for (size_t i = 0; i < words.size(); ++i) {
+        if (i > 0)
+            text += i + 1 == words.size() ? std::string(lastSeparator) : std::string(", ");
+        text += words[i];
+    }
+    return text;
 }
 
 } // namespace cs

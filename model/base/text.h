@@ -18,6 +18,6 @@ std::string fixed(double v, int decimals);
 // \x1b ...), and at most `limit` characters kept, the cut marked with "...".
 std::string printable(std::string_view text, size_t limit = 80);
 // printable(text) in double quotes.
-std::string quoted(std::string_view text);
+std::string inQuotes(std::string_view text);
 
 } // namespace cs

@@ -4,43 +4,6 @@
 
 namespace cs {
 
-const char* toString(Activity a)
-{
-    switch (a) {
-    case Activity::Idle:
-        return "idle";
-    case Activity::Forward:
-        return "forward";
-    case Activity::Backward:
-        return "backward";
-    case Activity::Recompute:
-        return "recompute";
-    case Activity::Bubble:
-        return "bubble";
-    case Activity::Communication:
-        return "exposed communication";
-    case Activity::Optimizer:
-        return "optimizer";
-    }
-    return "?";
-}
-
-std::optional<Dim> commDimOf(EventKind kind)
-{
-    switch (kind) {
-    case EventKind::TpComm:
-        return Dim::TP;
-    case EventKind::CpComm:
-        return Dim::CP;
-    case EventKind::PpSend:
-        return Dim::PP;
-    case EventKind::DpComm:
-        return Dim::DP;
-    default:
-        return std::nullopt;
-    }
-}
-
 namespace {
 
 // When events of one stage overlap, what the stage is seen doing: computing beats everything,
@@ -57,9 +20,10 @@ int precedence(const Event& e)
         return 4;
     case EventKind::Bubble:
         return 2;
-    default:
+    case EventKind::Comm:
         return e.exposed ? 3 : 1;
     }
+    return 0;
 }
 
 // Whether a shows rather than b where both happen; between equals, the event nested in the
@@ -86,9 +50,10 @@ Activity activityOf(EventKind kind)
         return Activity::Optimizer;
     case EventKind::Bubble:
         return Activity::Bubble;
-    default:
+    case EventKind::Comm:
         return Activity::Communication;
     }
+    return Activity::Idle;
 }
 
 // The last element whose start is <= t, if t lies before its end.
@@ -108,7 +73,7 @@ ActivityIndex::ActivityIndex(const std::vector<Event>& events, int stages)
 {
     stages = std::max(1, stages);
     m_spans.resize(size_t(stages));
-    for (auto& perStage : m_comm)
+    for (auto& perStage : m_comm.values)
         perStage.resize(size_t(stages));
 
     std::vector<std::vector<int>> byStage(static_cast<size_t>(stages));
@@ -174,10 +139,9 @@ void ActivityIndex::buildComm(int stage, const std::vector<Event>& events,
 {
     for (int i : mine) {
         const Event& e = events[size_t(i)];
-        const auto dim = commDimOf(e.kind);
-        if (!dim)
+        if (!e.isComm())
             continue;
-        auto& spans = m_comm[size_t(*dim)][size_t(stage)];
+        auto& spans = m_comm[e.dim][size_t(stage)];
         // mine is sorted by start, so an overlap can only be with the last span.
         if (!spans.empty() && e.start <= spans.back().end) {
             spans.back().end = std::max(spans.back().end, e.end);
@@ -203,13 +167,13 @@ LinkUse ActivityIndex::linkUse(double t) const
         return use;
     for (Dim d : kAllDims) {
         int busy = 0;
-        for (const auto& spans : m_comm[size_t(d)]) {
+        for (const auto& spans : m_comm[d]) {
             if (const CommSpan* span = spanAt(spans, t)) {
                 ++busy;
-                use.farthest[size_t(d)] = std::max(use.farthest[size_t(d)], span->farthest);
+                use.farthest[d] = std::max(use.farthest[d], span->farthest);
             }
         }
-        use.share[size_t(d)] = double(busy) / stages();
+        use.share[d] = double(busy) / stages();
     }
     return use;
 }

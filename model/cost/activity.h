@@ -8,7 +8,7 @@
 #include <optional>
 #include <vector>
 
-#include "costmodel.h"
+#include "evaluation.h"
 
 namespace cs {
 
@@ -21,11 +21,18 @@ enum class Activity : uint8_t {
     Communication, // exposed communication: the stage waits for data
     Optimizer,
 };
-inline constexpr int kActivityCount = 7;
-const char* toString(Activity a);
-
-// The dimension whose links a communication event uses; nothing for compute and waiting.
-std::optional<Dim> commDimOf(EventKind kind);
+constexpr auto enumTexts(Activity)
+{
+    return std::array<EnumText<Activity>, 7>{
+        {{Activity::Idle, "idle", "idle"},
+         {Activity::Forward, "forward", "forward"},
+         {Activity::Backward, "backward", "backward"},
+         {Activity::Recompute, "recompute", "recompute"},
+         {Activity::Bubble, "bubble", "bubble"},
+         {Activity::Communication, "communication", "exposed communication"},
+         {Activity::Optimizer, "optimizer", "optimizer"}}};
+}
+inline constexpr int kActivityCount = int(enumTexts(Activity{}).size());
 
 struct StageState {
     Activity activity = Activity::Idle;
@@ -37,10 +44,10 @@ struct StageState {
 // links in use; farthest is the highest tier that traffic reaches (NVLink: it stays inside
 // the NVLink domains).
 struct LinkUse {
-    std::array<double, 4> share{}; // indexed by Dim
-    std::array<LinkClass, 4> farthest{};
-    double operator[](Dim d) const { return share[size_t(d)]; }
-    bool crossesFabric(Dim d) const { return isScaleOut(farthest[size_t(d)]); }
+    PerDim<double> share;
+    PerDim<LinkClass> farthest;
+    double operator[](Dim d) const { return share[d]; }
+    bool crossesFabric(Dim d) const { return isScaleOut(farthest[d]); }
 };
 
 class ActivityIndex {
@@ -70,8 +77,8 @@ private:
     void buildStage(int stage, const std::vector<Event>& events, const std::vector<int>& mine);
     void buildComm(int stage, const std::vector<Event>& events, const std::vector<int>& mine);
 
-    std::vector<std::vector<Span>> m_spans;                   // per stage, sorted and disjoint
-    std::array<std::vector<std::vector<CommSpan>>, 4> m_comm; // per Dim, per stage, disjoint
+    std::vector<std::vector<Span>> m_spans;            // per stage, sorted and disjoint
+    PerDim<std::vector<std::vector<CommSpan>>> m_comm; // per stage, disjoint
 };
 
 // The nearest start or end of an event strictly after (before) t; the step's end (0) when none.

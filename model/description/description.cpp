@@ -1,77 +1,11 @@
 #include "description.h"
 
+#include <algorithm>
 #include <cmath>
 
+#include "text.h"
+
 namespace cs {
-
-const char* toString(Precision p)
-{
-    switch (p) {
-    case Precision::BF16:
-        return "bf16";
-    case Precision::FP8:
-        return "fp8";
-    case Precision::NVFP4:
-        return "nvfp4";
-    }
-    return "?";
-}
-
-const char* toString(DomainKind d)
-{
-    return d == DomainKind::Rack ? "rack" : "node";
-}
-
-const char* toString(FabricKind f)
-{
-    return f == FabricKind::FatTree ? "fat-tree" : "rail-optimized";
-}
-
-const char* toString(Recompute r)
-{
-    switch (r) {
-    case Recompute::None:
-        return "none";
-    case Recompute::Selective:
-        return "selective";
-    case Recompute::Full:
-        return "full";
-    }
-    return "?";
-}
-
-const char* toString(Dim d)
-{
-    switch (d) {
-    case Dim::TP:
-        return "tp";
-    case Dim::CP:
-        return "cp";
-    case Dim::PP:
-        return "pp";
-    case Dim::DP:
-        return "dp";
-    }
-    return "?";
-}
-
-std::optional<Precision> precisionFromString(const std::string& s)
-{
-    for (Precision p : {Precision::BF16, Precision::FP8, Precision::NVFP4}) {
-        if (s == toString(p))
-            return p;
-    }
-    return std::nullopt;
-}
-
-std::optional<Dim> dimFromString(const std::string& s)
-{
-    for (Dim d : kAllDims) {
-        if (s == toString(d))
-            return d;
-    }
-    return std::nullopt;
-}
 
 double GpuSpec::peakTflops(Precision p) const
 {
@@ -130,8 +64,70 @@ int Parallelism::size(Dim d) const
         return pp;
     case Dim::DP:
         return dp;
+    case Dim::EP:
+        return ep;
     }
     return 0;
+}
+
+bool Recompute::recomputes(RecomputeModule m) const
+{
+    switch (mode) {
+    case RecomputeMode::None:
+        return false;
+    case RecomputeMode::Selective:
+        return m == RecomputeModule::CoreAttn;
+    case RecomputeMode::Full:
+        return true;
+    case RecomputeMode::Modules:
+        return (modules >> unsigned(m)) & 1u;
+    }
+    return false;
+}
+
+std::string toString(const Recompute& r)
+{
+    if (r.mode != RecomputeMode::Modules)
+        return cs::toString(r.mode);
+    std::string text;
+    for (RecomputeModule m : enumValues<RecomputeModule>()) {
+        if (r.recomputes(m))
+            text += (text.empty() ? "" : "+") + std::string(cs::toString(m));
+    }
+    return text;
+}
+
+double FabricTopology::oversubscriptionAt(int boundary) const
+{
+    if (oversubscription.empty())
+        return 1.0;
+    return oversubscription[std::min(size_t(std::max(0, boundary)), oversubscription.size() - 1)];
+}
+
+std::vector<bool> ClusterDesc::healthyGpus() const
+{
+    std::vector<bool> healthy(size_t(gpuCount()), true);
+    const int64_t perRack = int64_t(nodesPerRack) * gpusPerNode;
+    auto markOut = [&](int64_t first, int64_t count) {
+        for (int64_t g = first; g < first + count && g < int64_t(healthy.size()); ++g)
+            if (g >= 0)
+                healthy[size_t(g)] = false;
+    };
+    for (int r : failures.racks)
+        markOut(r * perRack, perRack);
+    for (int n : failures.nodes)
+        markOut(int64_t(n) * gpusPerNode, gpusPerNode);
+    for (int g : failures.gpus)
+        markOut(g, 1);
+    return healthy;
+}
+
+int64_t ClusterDesc::healthyGpuCount() const
+{
+    if (failures.racks.empty() && failures.nodes.empty() && failures.gpus.empty())
+        return gpuCount();
+    const std::vector<bool> healthy = healthyGpus();
+    return std::count(healthy.begin(), healthy.end(), true);
 }
 
 int RunDesc::dpFor(int64_t gpus) const
@@ -152,11 +148,82 @@ int RunDesc::microBatchesFor(int64_t gpus) const
     return int(batch.global / perStep);
 }
 
-const std::vector<std::string>& colorByModes()
+int64_t RunDesc::worldSizeFor(int64_t gpus) const
 {
-    static const std::vector<std::string> modes{"tp",     "cp",     "pp",      "dp",
-                                                "domain", "memory", "activity"};
+    return int64_t(parallelism.tp) * parallelism.cp * parallelism.pp * dpFor(gpus);
+}
+
+std::vector<ColorMode> colorModes()
+{
+    std::vector<ColorMode> modes;
+    for (Dim d : kAllDims)
+        modes.push_back({ColorKind::Dimension, d});
+    for (const EnumText<ColorKind>& other : enumTexts(ColorKind{}))
+        modes.push_back({other.value, Dim::PP});
     return modes;
+}
+
+std::string toString(const ColorMode& mode)
+{
+    if (mode.kind == ColorKind::Dimension)
+        return std::string(dimInfo(mode.dim).key);
+    return cs::toString(mode.kind);
+}
+
+std::string labelOf(const ColorMode& mode)
+{
+    if (mode.kind == ColorKind::Dimension)
+        return std::string(dimInfo(mode.dim).shortLabel) +
+               (dimInfo(mode.dim).coloursByCoordinate ? " stage" : " group");
+    return std::string(cs::labelOf(mode.kind));
+}
+
+std::optional<ColorMode> colorModeFromString(std::string_view text)
+{
+    for (const ColorMode& mode : colorModes())
+        if (toString(mode) == text)
+            return mode;
+    return std::nullopt;
+}
+
+bool usesDim(const RunDesc& run, Dim d)
+{
+    return dimInfo(d).placed || run.model.moe.has_value();
+}
+
+std::string placementText(const PlacementOrder& order)
+{
+    std::vector<std::string> words;
+    for (Dim d : order)
+        words.emplace_back(toString(d));
+    return wordList(words, ", ");
+}
+
+std::optional<PlacementOrder> placementFromText(std::string_view text)
+{
+    PlacementOrder order{};
+    size_t count = 0;
+    size_t pos = 0;
+    while (pos <= text.size()) {
+        size_t end = text.find(',', pos);
+        if (end == std::string_view::npos)
+            end = text.size();
+        std::string_view word = text.substr(pos, end - pos);
+        while (!word.empty() && word.front() == ' ')
+            word.remove_prefix(1);
+        while (!word.empty() && word.back() == ' ')
+            word.remove_suffix(1);
+        const std::optional<Dim> dim = enumFromString<Dim>(word);
+        if (!dim || !dimInfo(*dim).placed || count == order.size() ||
+            std::find(order.begin(), order.begin() + long(count), *dim) !=
+                order.begin() + long(count))
+            return std::nullopt;
+        order[count++] = *dim;
+        pos = end + 1;
+    }
+    if (count != order.size())
+        return std::nullopt;
+    return order;
 }
 
 } // namespace cs

@@ -1,7 +1,7 @@
 #pragma once
 // The cluster, run and session descriptions of formats.md, as plain values.
 // Every optional field of the file format is resolved to its default here, so a
-// description written back out (toJson) and read again compares equal.
+// description written back out (writer.h) and read again compares equal.
 
 #include <array>
 #include <cstdint>
@@ -9,25 +9,93 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "dims.h"
+#include "enumtext.h"
+#include "extensions.h"
 
 namespace cs {
 
-enum class Precision { BF16, FP8, NVFP4 };
-enum class DomainKind { Node, Rack };
-enum class FabricKind { RailOptimized, FatTree };
-enum class Recompute { None, Selective, Full };
-// The four parallel dimensions; the values index arrays of per-dimension data.
-enum class Dim { TP = 0, CP = 1, PP = 2, DP = 3 };
-constexpr std::array<Dim, 4> kAllDims{Dim::TP, Dim::CP, Dim::PP, Dim::DP};
+enum class Precision : uint8_t { BF16, FP8, NVFP4 };
+constexpr auto enumTexts(Precision)
+{
+    return std::array<EnumText<Precision>, 3>{{{Precision::BF16, "bf16", "BF16"},
+                                               {Precision::FP8, "fp8", "FP8"},
+                                               {Precision::NVFP4, "nvfp4", "NVFP4"}}};
+}
 
-const char* toString(Precision p);
-const char* toString(DomainKind d);
-const char* toString(FabricKind f);
-const char* toString(Recompute r);
-const char* toString(Dim d); // "tp", "cp", "pp", "dp"
-std::optional<Precision> precisionFromString(const std::string& s);
-std::optional<Dim> dimFromString(const std::string& s);
+enum class DomainKind : uint8_t { Node, Rack };
+constexpr auto enumTexts(DomainKind)
+{
+    return std::array<EnumText<DomainKind>, 2>{{{DomainKind::Node, "node", "node (HGX board)"},
+                                                {DomainKind::Rack, "rack", "rack (NVL72)"}}};
+}
+
+enum class FabricKind : uint8_t { RailOptimized, FatTree };
+constexpr auto enumTexts(FabricKind)
+{
+    return std::array<EnumText<FabricKind>, 2>{
+        {{FabricKind::RailOptimized, "rail-optimized", "rail-optimized"},
+         {FabricKind::FatTree, "fat-tree", "fat tree"}}};
+}
+
+enum class Routing : uint8_t { Adaptive, Ecmp };
+constexpr auto enumTexts(Routing)
+{
+    return std::array<EnumText<Routing>, 2>{
+        {{Routing::Adaptive, "adaptive", "adaptive"}, {Routing::Ecmp, "ecmp", "ECMP (hashed)"}}};
+}
+
+// What the backward pass recomputes instead of keeping: nothing, the attention core
+// (selective), whole layers (full), or a list of modules as Megatron-Core names them.
+enum class RecomputeMode : uint8_t { None, Selective, Full, Modules };
+constexpr auto enumTexts(RecomputeMode)
+{
+    return std::array<EnumText<RecomputeMode>, 3>{
+        {{RecomputeMode::None, "none", "none"},
+         {RecomputeMode::Selective, "selective", "selective"},
+         {RecomputeMode::Full, "full", "full"}}};
+}
+
+enum class RecomputeModule : uint8_t {
+    CoreAttn,
+    MlaUpProj,
+    Layernorm,
+    Mlp,
+    MoeAct,
+    SharedExperts,
+    Moe
+};
+constexpr auto enumTexts(RecomputeModule)
+{
+    using M = RecomputeModule;
+    return std::array<EnumText<M>, 7>{{{M::CoreAttn, "core_attn", "attention core"},
+                                       {M::MlaUpProj, "mla_up_proj", "MLA up-projections"},
+                                       {M::Layernorm, "layernorm", "layer norms"},
+                                       {M::Mlp, "mlp", "MLP"},
+                                       {M::MoeAct, "moe_act", "expert activations"},
+                                       {M::SharedExperts, "shared_experts", "shared experts"},
+                                       {M::Moe, "moe", "MoE layer"}}};
+}
+
+struct Recompute {
+    RecomputeMode mode = RecomputeMode::None;
+    uint8_t modules = 0; // bit per RecomputeModule, for mode Modules
+
+    static Recompute of(RecomputeMode m) { return {m, 0}; }
+    bool recomputes(RecomputeModule m) const; // selective counts as core_attn
+    bool operator==(const Recompute&) const = default;
+};
+// "none", "selective", "full" or the modules joined by "+"; "heavier" recompute sorts later.
+std::string toString(const Recompute& r);
+
+enum class AttentionKind : uint8_t { Gqa, Mla, SlidingWindow };
+constexpr auto enumTexts(AttentionKind)
+{
+    return std::array<EnumText<AttentionKind>, 3>{
+        {{AttentionKind::Gqa, "gqa", "grouped-query attention"},
+         {AttentionKind::Mla, "mla", "multi-head latent attention"},
+         {AttentionKind::SlidingWindow, "sliding_window", "sliding-window attention"}}};
+}
 
 struct GpuSpec {
     std::string name;
@@ -57,7 +125,15 @@ struct ScaleUp {
 struct FabricTopology {
     FabricKind kind = FabricKind::RailOptimized;
     int tiers = 2;
-    double oversubscription = 1.0;
+    // Per tier boundary, leaf->spine first; one value applies to every boundary.
+    std::vector<double> oversubscription{1.0};
+    int switchRadix = 64;
+    int nodesPerLeaf = 0; // 0: as many as a leaf's downlinks serve
+    int rails = 0;        // 0: gpus_per_node (rail-optimized only)
+    Routing routing = Routing::Adaptive;
+
+    // boundary 0 is leaf->spine, 1 spine->core.
+    double oversubscriptionAt(int boundary) const;
     bool operator==(const FabricTopology&) const = default;
 };
 
@@ -67,6 +143,36 @@ struct ScaleOut {
     double latencyUs = 5.0;
     FabricTopology topology;
     bool operator==(const ScaleOut&) const = default;
+};
+
+// What is out of service. Racks, nodes and GPUs by global index; switches and links by the
+// names the topology gives them.
+struct Failures {
+    std::vector<int> racks;
+    std::vector<int> nodes;
+    std::vector<int> gpus;
+    std::vector<std::string> switches;
+    std::vector<std::string> links;
+    bool empty() const
+    {
+        return racks.empty() && nodes.empty() && gpus.empty() && switches.empty() && links.empty();
+    }
+    bool operator==(const Failures&) const = default;
+};
+
+struct Storage {
+    double writeGBps = 0; // aggregate
+    double readGBps = 0;
+    bool operator==(const Storage&) const = default;
+};
+
+struct Reliability {
+    double gpuMtbfH = 50000;
+    double nodeMtbfH = 25000;
+    double switchMtbfH = 200000;
+    double restartS = 300;
+    double stepJitter = 0.002; // relative standard deviation of one GPU's step time
+    bool operator==(const Reliability&) const = default;
 };
 
 struct ClusterDesc {
@@ -81,8 +187,10 @@ struct ClusterDesc {
     ScaleUp scaleUp;
     ScaleOut scaleOut;
     double virtualization = 0; // fraction of step time added by the VM layer
-    // `notes` and `x-*` keys, kept verbatim so a round trip preserves them.
-    nlohmann::json extensions = nlohmann::json::object();
+    Failures failures;
+    std::optional<Storage> storage;         // absent: the goodput model's assumption
+    std::optional<Reliability> reliability; // absent: the defaults above, said to be assumed
+    Extensions extensions;                  // `notes` and `x-*` keys, kept verbatim
 
     int64_t gpuCount() const { return int64_t(racks) * nodesPerRack * gpusPerNode; }
     int nodeCount() const { return racks * nodesPerRack; }
@@ -95,7 +203,37 @@ struct ClusterDesc {
     int columns() const; // racks per row (the last row may be shorter)
     double nvlinkGBpsPerDirection() const { return scaleUp.GBpsPerGpu / 2; }
     double nicGBpsPerDirection() const { return scaleOut.GbpsPerGpu / 8; }
+    // GPUs in service: every GPU but those of failed racks, nodes and GPUs.
+    std::vector<bool> healthyGpus() const;
+    int64_t healthyGpuCount() const;
     bool operator==(const ClusterDesc&) const = default;
+};
+
+struct Attention {
+    AttentionKind kind = AttentionKind::Gqa;
+    // Multi-head latent attention: the ranks of the compressed projections and the head dims.
+    int qLoraRank = 0; // 0: queries are not compressed
+    int kvLoraRank = 0;
+    int qkNopeHeadDim = 0;
+    int qkRopeHeadDim = 0;
+    int vHeadDim = 0;
+    // Sliding window: `window` tokens on every `every`-th layer, full attention on the others.
+    int window = 0;
+    int every = 1;
+    bool operator==(const Attention&) const = default;
+};
+
+struct Moe {
+    int experts = 1;
+    int topK = 1;
+    int ffnHidden = 1; // per expert
+    int sharedExperts = 0;
+    int sharedFfnHidden = 0;
+    int denseLayers = 0; // leading dense layers
+    int denseFfnHidden = 0;
+    std::optional<double> capacityFactor; // nothing: dropless
+    double imbalance = 1.0;               // tokens on the busiest expert over the mean
+    bool operator==(const Moe&) const = default;
 };
 
 struct ModelShape {
@@ -108,6 +246,12 @@ struct ModelShape {
     int vocab = 1;
     int seqLen = 1;
     bool gatedMlp = false;
+    int headDim = 0; // 0: hidden / heads
+    int mtpLayers = 0;
+    Attention attention;
+    std::optional<Moe> moe;
+
+    int resolvedHeadDim() const { return headDim > 0 ? headDim : hidden / heads; }
     bool operator==(const ModelShape&) const = default;
 };
 
@@ -116,10 +260,13 @@ struct Parallelism {
     int cp = 1;
     int pp = 1;
     int vp = 1;
-    int dp = 0; // 0: derived from the cluster's GPU count
+    int dp = 0; // 0: derived from the cluster's healthy GPU count
+    int ep = 1;
+    int etp = 1;
     bool sequenceParallel = false;
     bool distributedOptimizer = false;
-    Recompute recompute = Recompute::None;
+    bool fsdp = false;
+    Recompute recompute;
     bool operator==(const Parallelism&) const = default;
 
     int size(Dim d) const;
@@ -137,6 +284,12 @@ struct Measured {
     bool operator==(const Measured&) const = default;
 };
 
+struct Checkpoint {
+    std::optional<int> intervalSteps; // nothing: "auto", the interval that maximizes goodput
+    bool async = false;
+    bool operator==(const Checkpoint&) const = default;
+};
+
 struct RunDesc {
     std::string name;
     std::string clusterPath; // as written in the file: relative to the run file
@@ -144,33 +297,69 @@ struct RunDesc {
     Precision precision = Precision::BF16;
     Batch batch;
     Parallelism parallelism;
-    std::array<Dim, 4> placement{Dim::TP, Dim::CP, Dim::PP, Dim::DP}; // innermost first
+    PlacementOrder placement = kPlacedDims; // innermost first
     std::optional<int> trainingSteps;
     std::optional<Measured> measured;
-    nlohmann::json extensions = nlohmann::json::object();
+    std::optional<Checkpoint> checkpoint;
+    Extensions extensions;
     bool operator==(const RunDesc&) const = default;
 
     // dp as given, or derived from the GPU count (0 when it does not divide).
     int dpFor(int64_t gpus) const;
     // Micro-batches each pipeline runs per step: global / (dp x micro).
     int microBatchesFor(int64_t gpus) const;
+    // GPUs the run uses: tp x cp x pp x dp.
+    int64_t worldSizeFor(int64_t gpus) const;
 };
+
+// Whether the run has a dimension at all: the placed ones always, expert parallelism when the
+// model has experts. What a run does not have is left out of its reports.
+bool usesDim(const RunDesc& run, Dim d);
+
+// "tp, cp, pp, dp": the one text of a placement order, for every view and the command line.
+std::string placementText(const PlacementOrder& order);
+// The order from words separated by commas (spaces allowed); nothing unless each placed
+// dimension is named once.
+std::optional<PlacementOrder> placementFromText(std::string_view text);
+
+// What the GPUs of the topology view are coloured by: a parallel dimension's groups, the
+// NVLink domain, memory, what each GPU does during the step, or the links by their load.
+enum class ColorKind : uint8_t { Dimension, Domain, Memory, Activity, LinkLoad };
+// The modes other than the dimensions'.
+constexpr auto enumTexts(ColorKind)
+{
+    return std::array<EnumText<ColorKind>, 4>{
+        {{ColorKind::Domain, "domain", "NVLink domain"},
+         {ColorKind::Memory, "memory", "memory per GPU"},
+         {ColorKind::Activity, "activity", "activity during the step"},
+         {ColorKind::LinkLoad, "links", "link load"}}};
+}
+struct ColorMode {
+    ColorKind kind = ColorKind::Dimension;
+    Dim dim = Dim::PP; // for ColorKind::Dimension
+    bool operator==(const ColorMode&) const = default;
+};
+// Every mode, the dimensions' first: "tp", "cp", ..., "domain", "memory", "activity", "links".
+std::vector<ColorMode> colorModes();
+std::string toString(const ColorMode& mode);
+std::string labelOf(const ColorMode& mode);
+std::optional<ColorMode> colorModeFromString(std::string_view text);
 
 // What the application shows; kept in sessions and bookmarks.
 struct ViewState {
     double zoom = 1.0;
     std::array<double, 2> center{0, 0};
-    std::string colorBy = "pp"; // tp, cp, pp, dp, domain, memory, activity
-    int highlightRank = -1;     // -1: nothing selected
+    ColorMode colorBy;
+    int highlightRank = -1; // -1: nothing selected
     double timeS = 0;
     double speed = 0.05; // simulated seconds per wall second
     bool playing = false;
     bool operator==(const ViewState&) const = default;
 };
-const std::vector<std::string>& colorByModes();
 
 struct Bookmark {
     std::string title;
+    std::string notes; // speaker notes
     ViewState view;
     bool operator==(const Bookmark&) const = default;
 };
@@ -187,7 +376,7 @@ struct Session {
     std::optional<ClusterRun> compare;
     std::optional<ViewState> view;
     std::vector<Bookmark> bookmarks;
-    nlohmann::json extensions = nlohmann::json::object();
+    Extensions extensions;
     bool operator==(const Session&) const = default;
 };
 

@@ -76,7 +76,7 @@ const json* FieldReader::find(const std::string& key, Need need)
             return &*it;
     }
     if (need == Need::Required)
-        error(key, "missing required key \"" + key + "\"");
+        error(key, "missing required key " + inQuotes(key));
     return nullptr;
 }
 
@@ -184,7 +184,7 @@ bool FieldReader::readWord(const std::string& key, std::string& out,
     std::string list;
     for (const std::string& allowed : words)
         list += (list.empty() ? "" : ", ") + allowed;
-    error(key, "must be one of " + list + "; got \"" + word + "\"");
+    error(key, "must be one of " + list + "; got " + inQuotes(word));
     return false;
 }
 
@@ -214,7 +214,7 @@ void FieldReader::reportUnknownKeys()
         return;
     for (const auto& [key, value] : m_object.items()) {
         if (!m_read.count(key) && !isExtensionKey(key))
-            error(key, "unknown key \"" + key + "\"");
+            error(key, "unknown key " + inQuotes(key));
     }
 }
 

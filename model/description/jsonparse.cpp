@@ -39,7 +39,7 @@ public:
     {
         if (m_stack.back()->contains(k)) {
             m_diags.atPointer(m_file, currentPointer() + "/" + pointerToken(k),
-                              "duplicate key \"" + k + "\"");
+                              "duplicate key " + inQuotes(k));
             m_hasDuplicates = true;
         }
         m_key = std::move(k);

@@ -6,7 +6,9 @@
 #include <cmath>
 #include <filesystem>
 
+#include "fileio.h"
 #include "jsonfields.h"
+#include "validation.h"
 
 namespace cs {
 
@@ -47,30 +49,30 @@ constexpr double kMaxCoordinate = 1e9;
 constexpr double kMaxTimeS = 1e9;
 constexpr double kMaxSpeed = 1e6;
 
-const std::vector<std::string> kDomainWords{"node", "rack"};
-const std::vector<std::string> kFabricWords{"rail-optimized", "fat-tree"};
-const std::vector<std::string> kPrecisionWords{"bf16", "fp8", "nvfp4"};
-const std::vector<std::string> kRecomputeWords{"none", "selective", "full"};
-
-std::string joined(const std::vector<std::string>& words, const std::string& separator)
-{
-    std::string text;
-    for (const std::string& word : words)
-        text += (text.empty() ? "" : separator) + word;
-    return text;
-}
+constexpr int kMaxSwitchRadix = 4096;
+constexpr int kMaxExperts = 65536;
+constexpr int kMaxHeadDim = 65536;
+constexpr double kMaxMtbfH = 1e9;
+constexpr double kMaxRestartS = 1e7;
+constexpr double kMaxCapacityFactor = 1000;
 
 std::string catalogNames()
 {
     std::vector<std::string> names;
     for (const GpuSpec& gpu : gpuCatalog())
         names.push_back(gpu.name);
-    return joined(names, ", ");
+    return wordList(names, ", ");
 }
 
-std::string str(int64_t n)
+// Reads an enumeration's word into `out`; false when present and wrong.
+template <typename E> bool readEnum(FieldReader& f, const std::string& key, E& out, Need need)
 {
-    return std::to_string(n);
+    std::string word;
+    if (!f.readWord(key, word, enumWords<E>(), need))
+        return false;
+    if (!word.empty())
+        out = *enumFromString<E>(word);
+    return true;
 }
 
 bool checkFormat(FieldReader& fields, const char* expected)
@@ -80,7 +82,7 @@ bool checkFormat(FieldReader& fields, const char* expected)
         return false;
     if (format == expected)
         return true;
-    fields.error("format", std::string("must be \"") + expected + "\", got \"" + format + "\"");
+    fields.error("format", std::string("must be \"") + expected + "\", got " + inQuotes(format));
     return false;
 }
 
@@ -140,7 +142,7 @@ void readGpu(FieldReader& top, ClusterDesc& c, const std::string& file, Diagnost
         c.gpuByName = true;
         return;
     }
-    top.error("gpu", "unknown GPU \"" + name + "\"; the catalog has " + catalogNames() +
+    top.error("gpu", "unknown GPU " + inQuotes(name) + "; the catalog has " + catalogNames() +
                          " (describe any other GPU with an object)");
 }
 
@@ -149,12 +151,54 @@ void readScaleUp(const json& object, const std::string& pointer, ClusterDesc& c,
 {
     FieldReader u(object, file, pointer, diags);
     u.readString("name", c.scaleUp.name, Need::Optional);
-    std::string domain;
-    if (u.readWord("domain", domain, kDomainWords, Need::Required) && !domain.empty())
-        c.scaleUp.domain = domain == "rack" ? DomainKind::Rack : DomainKind::Node;
+    readEnum(u, "domain", c.scaleUp.domain, Need::Required);
     u.readNumber("GBps_per_gpu", c.scaleUp.GBpsPerGpu, 1, kMaxGBps, Need::Required);
     u.readNumber("latency_us", c.scaleUp.latencyUs, 0, kMaxLatencyUs, Need::Optional);
     u.reportUnknownKeys();
+}
+
+// One number for every tier boundary, or one per boundary (leaf->spine first).
+void readOversubscription(FieldReader& t, FabricTopology& topology)
+{
+    const json* value = t.find("oversubscription", Need::Optional);
+    if (!value)
+        return;
+    if (!value->is_array()) {
+        double single = 1;
+        if (t.readNumber("oversubscription", single, 1, kMaxOversubscription, Need::Optional))
+            topology.oversubscription = {single};
+        return;
+    }
+    const size_t boundaries = size_t(std::max(1, topology.tiers - 1));
+    bool ok = value->size() == boundaries;
+    for (const json& v : *value)
+        ok = ok && v.is_number() && v.get<double>() >= 1 && v.get<double>() <= kMaxOversubscription;
+    if (!ok) {
+        t.error("oversubscription", "expected a number from 1 to " +
+                                        numberText(kMaxOversubscription) + ", or " +
+                                        std::to_string(boundaries) +
+                                        " such numbers, one per tier boundary (leaf->spine first)");
+        return;
+    }
+    topology.oversubscription = value->get<std::vector<double>>();
+}
+
+void readFabricTopology(const json& object, const std::string& pointer, ClusterDesc& c,
+                        const std::string& file, Diagnostics& diags)
+{
+    FabricTopology& topology = c.scaleOut.topology;
+    FieldReader t(object, file, pointer, diags);
+    readEnum(t, "kind", topology.kind, Need::Optional);
+    t.readInt("tiers", topology.tiers, 1, kMaxTiers, Need::Optional);
+    readOversubscription(t, topology);
+    t.readInt("switch_radix", topology.switchRadix, 4, kMaxSwitchRadix, Need::Optional);
+    t.readInt("nodes_per_leaf", topology.nodesPerLeaf, 1, kMaxRacks * kMaxNodesPerRack,
+              Need::Optional);
+    t.readInt("rails", topology.rails, 1, kMaxGpusPerNode, Need::Optional);
+    if (topology.rails > 0 && topology.kind != FabricKind::RailOptimized)
+        t.error("rails", "rails apply to a rail-optimized fabric only");
+    readEnum(t, "routing", topology.routing, Need::Optional);
+    t.reportUnknownKeys();
 }
 
 void readScaleOut(const json& object, const std::string& pointer, ClusterDesc& c,
@@ -164,18 +208,50 @@ void readScaleOut(const json& object, const std::string& pointer, ClusterDesc& c
     o.readString("name", c.scaleOut.name, Need::Optional);
     o.readNumber("Gbps_per_gpu", c.scaleOut.GbpsPerGpu, 1, kMaxGBps, Need::Required);
     o.readNumber("latency_us", c.scaleOut.latencyUs, 0, kMaxLatencyUs, Need::Optional);
-    if (const json* topology = o.readObject("topology", Need::Optional)) {
-        FieldReader t(*topology, file, o.pointerOf("topology"), diags);
-        std::string kind;
-        if (t.readWord("kind", kind, kFabricWords, Need::Optional) && !kind.empty())
-            c.scaleOut.topology.kind =
-                kind == "fat-tree" ? FabricKind::FatTree : FabricKind::RailOptimized;
-        t.readInt("tiers", c.scaleOut.topology.tiers, 1, kMaxTiers, Need::Optional);
-        t.readNumber("oversubscription", c.scaleOut.topology.oversubscription, 1,
-                     kMaxOversubscription, Need::Optional);
-        t.reportUnknownKeys();
-    }
+    if (const json* topology = o.readObject("topology", Need::Optional))
+        readFabricTopology(*topology, o.pointerOf("topology"), c, file, diags);
     o.reportUnknownKeys();
+}
+
+void readAttention(const json& object, const std::string& pointer, Attention& a,
+                   const std::string& file, Diagnostics& diags)
+{
+    FieldReader f(object, file, pointer, diags);
+    readEnum(f, "kind", a.kind, Need::Optional);
+    const Need mla = a.kind == AttentionKind::Mla ? Need::Required : Need::Optional;
+    f.readInt("q_lora_rank", a.qLoraRank, 0, kMaxHidden, Need::Optional);
+    f.readInt("kv_lora_rank", a.kvLoraRank, 1, kMaxHidden, mla);
+    f.readInt("qk_nope_head_dim", a.qkNopeHeadDim, 0, kMaxHeadDim, mla);
+    f.readInt("qk_rope_head_dim", a.qkRopeHeadDim, 0, kMaxHeadDim, mla);
+    f.readInt("v_head_dim", a.vHeadDim, 1, kMaxHeadDim, mla);
+    const Need window = a.kind == AttentionKind::SlidingWindow ? Need::Required : Need::Optional;
+    f.readInt("window", a.window, 1, kMaxSeqLen, window);
+    f.readInt("every", a.every, 1, kMaxLayers, Need::Optional);
+    f.reportUnknownKeys();
+}
+
+void readMoe(const json& object, const std::string& pointer, ModelShape& m, const std::string& file,
+             Diagnostics& diags)
+{
+    Moe& moe = *m.moe;
+    FieldReader f(object, file, pointer, diags);
+    f.readInt("experts", moe.experts, 1, kMaxExperts, Need::Required);
+    f.readInt("top_k", moe.topK, 1, kMaxExperts, Need::Required);
+    f.readInt("ffn_hidden", moe.ffnHidden, 1, kMaxFfnHidden, Need::Required);
+    f.readInt("shared_experts", moe.sharedExperts, 0, kMaxExperts, Need::Optional);
+    moe.sharedFfnHidden = moe.ffnHidden;
+    f.readInt("shared_ffn_hidden", moe.sharedFfnHidden, 1, kMaxFfnHidden, Need::Optional);
+    f.readInt("dense_layers", moe.denseLayers, 0, kMaxLayers, Need::Optional);
+    moe.denseFfnHidden = m.ffnHidden;
+    f.readInt("dense_ffn_hidden", moe.denseFfnHidden, 1, kMaxFfnHidden, Need::Optional);
+    if (const json* capacity = f.find("capacity_factor", Need::Optional);
+        capacity && !capacity->is_null()) {
+        double factor = 0;
+        if (f.readNumber("capacity_factor", factor, 1e-3, kMaxCapacityFactor, Need::Optional))
+            moe.capacityFactor = factor;
+    }
+    f.readNumber("imbalance", moe.imbalance, 1, kMaxCapacityFactor, Need::Optional);
+    f.reportUnknownKeys();
 }
 
 void readModel(const json& object, const std::string& pointer, ModelShape& m,
@@ -193,7 +269,43 @@ void readModel(const json& object, const std::string& pointer, ModelShape& m,
     f.readInt("vocab", m.vocab, 1, kMaxVocab, Need::Required);
     f.readInt("seq_len", m.seqLen, 1, kMaxSeqLen, Need::Required);
     f.readBool("gated_mlp", m.gatedMlp, Need::Optional);
+    f.readInt("head_dim", m.headDim, 1, kMaxHeadDim, Need::Optional);
+    f.readInt("mtp_layers", m.mtpLayers, 0, kMaxLayers, Need::Optional);
+    if (const json* attention = f.readObject("attention", Need::Optional))
+        readAttention(*attention, f.pointerOf("attention"), m.attention, file, diags);
+    if (const json* moe = f.readObject("moe", Need::Optional)) {
+        m.moe = Moe{};
+        readMoe(*moe, f.pointerOf("moe"), m, file, diags);
+    }
     f.reportUnknownKeys();
+}
+
+// A word (none, selective, full) or the list of modules recomputed.
+void readRecompute(FieldReader& f, Recompute& out)
+{
+    const json* value = f.find("recompute", Need::Optional);
+    if (!value)
+        return;
+    if (!value->is_array()) {
+        RecomputeMode mode = RecomputeMode::None;
+        if (readEnum(f, "recompute", mode, Need::Optional))
+            out = Recompute::of(mode);
+        return;
+    }
+    Recompute modules{RecomputeMode::Modules, 0};
+    for (size_t i = 0; i < value->size(); ++i) {
+        const json& item = (*value)[i];
+        const auto module = item.is_string()
+                                ? enumFromString<RecomputeModule>(item.get<std::string>())
+                                : std::nullopt;
+        if (!module) {
+            f.error("recompute", "item " + std::to_string(i) + " must be one of " +
+                                     wordList(enumWords<RecomputeModule>()));
+            return;
+        }
+        modules.modules |= uint8_t(1u << unsigned(*module));
+    }
+    out = modules.modules == 0 ? Recompute::of(RecomputeMode::None) : modules;
 }
 
 void readParallelism(const json& object, const std::string& pointer, Parallelism& p,
@@ -206,17 +318,29 @@ void readParallelism(const json& object, const std::string& pointer, Parallelism
     f.readInt("pp", p.pp, 1, maxSize, Need::Optional);
     f.readInt("vp", p.vp, 1, kMaxVirtualStages, Need::Optional);
     f.readInt("dp", p.dp, 1, maxSize, Need::Optional);
+    f.readInt("ep", p.ep, 1, maxSize, Need::Optional);
+    f.readInt("etp", p.etp, 1, maxSize, Need::Optional);
     f.readBool("sequence_parallel", p.sequenceParallel, Need::Optional);
     f.readBool("distributed_optimizer", p.distributedOptimizer, Need::Optional);
-    std::string recompute;
-    if (f.readWord("recompute", recompute, kRecomputeWords, Need::Optional) && !recompute.empty())
-        p.recompute = recompute == "full"        ? Recompute::Full
-                      : recompute == "selective" ? Recompute::Selective
-                                                 : Recompute::None;
+    f.readBool("fsdp", p.fsdp, Need::Optional);
+    readRecompute(f, p.recompute);
     f.reportUnknownKeys();
 }
 
-void readPlacement(const json& array, const std::string& pointer, std::array<Dim, 4>& placement,
+std::vector<std::string> placedDimWords()
+{
+    std::vector<std::string> words;
+    for (Dim d : kPlacedDims)
+        words.emplace_back(toString(d));
+    return words;
+}
+
+bool isPlaced(Dim d)
+{
+    return dimInfo(d).placed;
+}
+
+void readPlacement(const json& array, const std::string& pointer, PlacementOrder& placement,
                    const std::string& file, Diagnostics& diags)
 {
     std::vector<Dim> dims;
@@ -225,12 +349,12 @@ void readPlacement(const json& array, const std::string& pointer, std::array<Dim
         const json& item = array[i];
         const std::string at = pointer + "/" + std::to_string(i);
         const std::optional<Dim> dim =
-            item.is_string() ? dimFromString(item.get<std::string>()) : std::nullopt;
-        if (!dim) {
-            diags.atPointer(file, at,
-                            "must be one of tp, cp, pp, dp; got " +
-                                (item.is_string() ? "\"" + item.get<std::string>() + "\""
-                                                  : jsonTypeName(item)));
+            item.is_string() ? enumFromString<Dim>(item.get<std::string>()) : std::nullopt;
+        if (!dim || !isPlaced(*dim)) {
+            diags.atPointer(
+                file, at,
+                "must be one of " + wordList(placedDimWords(), ", ") + "; got " +
+                    (item.is_string() ? inQuotes(item.get<std::string>()) : jsonTypeName(item)));
             wordsOk = false;
             continue;
         }
@@ -239,7 +363,7 @@ void readPlacement(const json& array, const std::string& pointer, std::array<Dim
     if (!wordsOk)
         return;
     std::vector<std::string> missing, repeated;
-    for (Dim d : kAllDims) {
+    for (Dim d : kPlacedDims) {
         const auto count = std::count(dims.begin(), dims.end(), d);
         if (count == 0)
             missing.push_back(toString(d));
@@ -250,12 +374,106 @@ void readPlacement(const json& array, const std::string& pointer, std::array<Dim
         std::copy(dims.begin(), dims.end(), placement.begin());
         return;
     }
-    std::string message = "must list tp, cp, pp and dp once each";
+    std::string message = "must list " + wordList(placedDimWords(), " and ") + " once each";
     if (!missing.empty())
-        message += "; missing " + joined(missing, ", ");
+        message += "; missing " + wordList(missing, ", ");
     if (!repeated.empty())
-        message += "; repeated " + joined(repeated, ", ");
+        message += "; repeated " + wordList(repeated, ", ");
     diags.atPointer(file, pointer, message);
+}
+
+Checkpoint readCheckpoint(const json& object, const std::string& pointer, const std::string& file,
+                          Diagnostics& diags)
+{
+    Checkpoint c;
+    FieldReader f(object, file, pointer, diags);
+    if (const json* interval = f.find("interval_steps", Need::Optional)) {
+        if (interval->is_string() && interval->get<std::string>() == "auto") {
+            c.intervalSteps.reset();
+        } else {
+            int steps = 0;
+            if (interval->is_number() || !interval->is_string()) {
+                if (f.readInt("interval_steps", steps, 1, kMaxTrainingSteps, Need::Optional))
+                    c.intervalSteps = steps;
+            } else {
+                f.error("interval_steps", "expected a number of steps or \"auto\", got " +
+                                              inQuotes(interval->get<std::string>()));
+            }
+        }
+    }
+    f.readBool("async", c.async, Need::Optional);
+    f.reportUnknownKeys();
+    return c;
+}
+
+// Indices of racks, nodes or GPUs, each below `count`.
+void readIndices(FieldReader& f, const std::string& key, std::vector<int>& out, int64_t count)
+{
+    const json* list = f.readArray(key, Need::Optional);
+    if (!list)
+        return;
+    for (size_t i = 0; i < list->size(); ++i) {
+        const json& item = (*list)[i];
+        if (!item.is_number_integer() || item.get<int64_t>() < 0 || item.get<int64_t>() >= count) {
+            f.error(key, "item " + std::to_string(i) + " must be an index from 0 to " +
+                             withThousands(count - 1));
+            return;
+        }
+        out.push_back(int(item.get<int64_t>()));
+    }
+}
+
+void readNames(FieldReader& f, const std::string& key, std::vector<std::string>& out)
+{
+    const json* list = f.readArray(key, Need::Optional);
+    if (!list)
+        return;
+    for (size_t i = 0; i < list->size(); ++i) {
+        if (!(*list)[i].is_string()) {
+            f.error(key,
+                    "item " + std::to_string(i) + " must be a name as `describe --json` lists it");
+            return;
+        }
+        out.push_back((*list)[i].get<std::string>());
+    }
+}
+
+void readFailures(const json& object, const std::string& pointer, ClusterDesc& c,
+                  const std::string& file, Diagnostics& diags)
+{
+    FieldReader f(object, file, pointer, diags);
+    readIndices(f, "racks", c.failures.racks, c.racks);
+    readIndices(f, "nodes", c.failures.nodes, c.nodeCount());
+    readIndices(f, "gpus", c.failures.gpus, c.gpuCount());
+    readNames(f, "switches", c.failures.switches);
+    readNames(f, "links", c.failures.links);
+    f.reportUnknownKeys();
+}
+
+void readStorage(const json& object, const std::string& pointer, ClusterDesc& c,
+                 const std::string& file, Diagnostics& diags)
+{
+    Storage storage;
+    FieldReader f(object, file, pointer, diags);
+    f.readNumber("write_GBps", storage.writeGBps, 1e-3, kMaxGBps * 1e3, Need::Required);
+    storage.readGBps = storage.writeGBps;
+    f.readNumber("read_GBps", storage.readGBps, 1e-3, kMaxGBps * 1e3, Need::Optional);
+    f.reportUnknownKeys();
+    c.storage = storage;
+}
+
+void readReliability(const json& object, const std::string& pointer, ClusterDesc& c,
+                     const std::string& file, Diagnostics& diags)
+{
+    Reliability r;
+    FieldReader f(object, file, pointer, diags);
+    f.readNumber("gpu_mtbf_h", r.gpuMtbfH, 1, kMaxMtbfH, Need::Optional);
+    f.readNumber("node_mtbf_h", r.nodeMtbfH, 1, kMaxMtbfH, Need::Optional);
+    f.readNumber("switch_mtbf_h", r.switchMtbfH, 1, kMaxMtbfH, Need::Optional);
+    f.readNumber("restart_s", r.restartS, 0, kMaxRestartS, Need::Optional);
+    f.readNumber("step_jitter", r.stepJitter, 0, 1, Need::Optional);
+    f.reportUnknownKeys();
+    c.reliability = r;
 }
 
 std::optional<ClusterRun> readClusterRun(FieldReader& owner, const std::string& file,
@@ -287,6 +505,7 @@ std::optional<Bookmark> readBookmark(const json& j, const std::string& pointer,
     FieldReader f(j, file, pointer, diags);
     Bookmark bookmark;
     f.readString("title", bookmark.title, Need::Required);
+    f.readString("notes", bookmark.notes, Need::Optional);
     if (const json* view = f.readObject("view", Need::Required)) {
         if (auto state = viewFromJson(*view, file, f.pointerOf("view"), diags))
             bookmark.view = *state;
@@ -332,8 +551,14 @@ std::optional<ClusterDesc> clusterFromJson(const json& j, const std::string& fil
         o.readNumber("virtualization", c.virtualization, 0, kMaxVirtualization, Need::Optional);
         o.reportUnknownKeys();
     }
+    if (const json* failures = top.readObject("failures", Need::Optional); failures && sizeOk)
+        readFailures(*failures, top.pointerOf("failures"), c, file, diags);
+    if (const json* storage = top.readObject("storage", Need::Optional))
+        readStorage(*storage, top.pointerOf("storage"), c, file, diags);
+    if (const json* reliability = top.readObject("reliability", Need::Optional))
+        readReliability(*reliability, top.pointerOf("reliability"), c, file, diags);
     top.reportUnknownKeys();
-    c.extensions = top.extensions();
+    c.extensions = Extensions(top.extensions());
     if (diags.size() != before)
         return std::nullopt;
     return c;
@@ -371,9 +596,7 @@ std::optional<RunDesc> runFromJson(const json& j, const std::string& file, const
     }
     const bool shapeOk = model && batch && diags.size() == mark;
 
-    std::string precision;
-    if (top.readWord("precision", precision, kPrecisionWords, Need::Required) && !precision.empty())
-        r.precision = *precisionFromString(precision);
+    readEnum(top, "precision", r.precision, Need::Required);
     if (const json* placement = top.readArray("placement", Need::Optional))
         readPlacement(*placement, top.pointerOf("placement"), r.placement, file, diags);
     if (const json* training = top.readObject("training", Need::Optional)) {
@@ -391,8 +614,10 @@ std::optional<RunDesc> runFromJson(const json& j, const std::string& file, const
         m.reportUnknownKeys();
         r.measured = value;
     }
+    if (const json* checkpoint = top.readObject("checkpoint", Need::Optional))
+        r.checkpoint = readCheckpoint(*checkpoint, top.pointerOf("checkpoint"), file, diags);
     top.reportUnknownKeys();
-    r.extensions = top.extensions();
+    r.extensions = Extensions(top.extensions());
     if (shapeOk)
         checkRunShape(r, file, base, diags);
     if (diags.size() != before)
@@ -420,7 +645,12 @@ std::optional<ViewState> viewFromJson(const json& j, const std::string& file,
             f.error("center", "expected [x, y]: two numbers of at most " +
                                   numberText(kMaxCoordinate) + " in size");
     }
-    f.readWord("color_by", v.colorBy, colorByModes(), Need::Optional);
+    std::vector<std::string> modes;
+    for (const ColorMode& mode : colorModes())
+        modes.push_back(toString(mode));
+    std::string colorBy;
+    if (f.readWord("color_by", colorBy, modes, Need::Optional) && !colorBy.empty())
+        v.colorBy = *colorModeFromString(colorBy);
     f.readInt("highlight_rank", v.highlightRank, -1, int(kMaxGpus - 1), Need::Optional);
     f.readNumber("time_s", v.timeS, 0, kMaxTimeS, Need::Optional);
     f.readNumber("speed", v.speed, 0, kMaxSpeed, Need::Optional);
@@ -458,200 +688,10 @@ std::optional<Session> sessionFromJson(const json& j, const std::string& file, D
         }
     }
     top.reportUnknownKeys();
-    s.extensions = top.extensions();
+    s.extensions = Extensions(top.extensions());
     if (diags.size() != before)
         return std::nullopt;
     return s;
-}
-
-void checkRunShape(const RunDesc& r, const std::string& file, const std::string& base,
-                   Diagnostics& diags)
-{
-    const ModelShape& m = r.model;
-    const Parallelism& p = r.parallelism;
-    // A struct built in code may hold anything; the rules below divide by these.
-    if (p.tp < 1 || p.cp < 1 || p.pp < 1 || p.vp < 1 || p.dp < 0 || m.kvHeads < 1 ||
-        r.batch.micro < 1) {
-        diags.atPointer(file, base + "/parallelism",
-                        "tp, cp, pp, vp, kv_heads and micro must be at least 1, dp at least 0");
-        return;
-    }
-    if (m.heads % p.tp != 0)
-        diags.atPointer(file, base + "/parallelism/tp",
-                        "tp = " + str(p.tp) + " must divide the model's " + str(m.heads) +
-                            " attention heads");
-    if (m.kvHeads % p.tp != 0 && p.tp % m.kvHeads != 0)
-        diags.atPointer(file, base + "/model/kv_heads",
-                        "kv_heads = " + str(m.kvHeads) + " and tp = " + str(p.tp) +
-                            ": one must divide the other so that KV heads split or replicate "
-                            "evenly over tensor-parallel ranks");
-    if (m.heads % m.kvHeads != 0)
-        diags.atPointer(file, base + "/model/kv_heads",
-                        "kv_heads = " + str(m.kvHeads) + " must divide heads = " + str(m.heads) +
-                            " (each KV head serves an equal group of query heads)");
-    // Context parallelism cuts each sequence into 2 x cp chunks to balance causal attention;
-    // with cp = 1 the sequence is not cut at all.
-    if (p.cp > 1 && m.seqLen % (2 * p.cp) != 0)
-        diags.atPointer(file, base + "/model/seq_len",
-                        "seq_len = " + str(m.seqLen) +
-                            " must be divisible by 2 x cp = " + str(2 * int64_t(p.cp)));
-    const int64_t stages = int64_t(p.pp) * p.vp;
-    if (m.layers < stages)
-        diags.atPointer(file, base + "/model/layers",
-                        "layers = " + str(m.layers) + " is fewer than pp x vp = " + str(p.pp) +
-                            " x " + str(p.vp) + " = " + str(stages) +
-                            " pipeline stages; each stage needs a layer");
-    if (p.vp > 1 && p.pp == 1)
-        diags.atPointer(file, base + "/parallelism/vp",
-                        "vp = " + str(p.vp) +
-                            " needs pp > 1: virtual stages interleave a pipeline");
-    const int64_t perStep = int64_t(p.dp) * r.batch.micro;
-    if (p.dp > 0 && r.batch.global % perStep != 0)
-        diags.atPointer(file, base + "/batch/global",
-                        "global batch " + str(r.batch.global) +
-                            " must be divisible by dp x micro = " + str(p.dp) + " x " +
-                            str(r.batch.micro) + " = " + str(perStep));
-}
-
-void checkRunOnCluster(const RunDesc& run, const ClusterDesc& cluster, const std::string& file,
-                       const std::string& runBase, Diagnostics& diags)
-{
-    const Parallelism& p = run.parallelism;
-    const int64_t gpus = cluster.gpuCount();
-    const int64_t modelParallel = int64_t(p.tp) * p.cp * p.pp;
-    const std::string factors = str(p.tp) + " x " + str(p.cp) + " x " + str(p.pp);
-    if (p.dp > 0) {
-        if (modelParallel * p.dp != gpus)
-            diags.atPointer(file, runBase + "/parallelism/dp",
-                            "tp x cp x pp x dp = " + factors + " x " + str(p.dp) + " = " +
-                                withThousands(modelParallel * p.dp) + ", but the cluster has " +
-                                withThousands(gpus) + " GPUs");
-    } else if (gpus % modelParallel != 0) {
-        diags.atPointer(file, runBase + "/parallelism",
-                        "the cluster's " + withThousands(gpus) +
-                            " GPUs do not divide by tp x cp x pp = " + factors + " = " +
-                            str(modelParallel) + ", so dp cannot be derived");
-    } else {
-        const int64_t perStep = gpus / modelParallel * run.batch.micro;
-        if (run.batch.global % perStep != 0)
-            diags.atPointer(file, runBase + "/batch/global",
-                            "global batch " + str(run.batch.global) +
-                                " must be divisible by dp x micro = " + str(gpus / modelParallel) +
-                                " x " + str(run.batch.micro) + " = " + str(perStep) +
-                                " (dp derived from the cluster's " + withThousands(gpus) +
-                                " GPUs)");
-    }
-    if (cluster.gpu.peakTflops(run.precision) <= 0) {
-        std::vector<std::string> supported;
-        for (const std::string& word : kPrecisionWords) {
-            if (cluster.gpu.peakTflops(*precisionFromString(word)) > 0)
-                supported.push_back(word);
-        }
-        diags.atPointer(file, runBase + "/precision",
-                        "the " + cluster.gpu.name + " has no " + toString(run.precision) +
-                            " peak; it supports " + joined(supported, ", "));
-    }
-}
-
-json toJson(const ClusterDesc& c)
-{
-    json j = c.extensions;
-    j["format"] = kClusterFormat;
-    j["name"] = c.name;
-    if (c.gpuByName) {
-        j["gpu"] = c.gpu.name;
-    } else {
-        j["gpu"] = {{"name", c.gpu.name},
-                    {"peak_tflops",
-                     {{"bf16", c.gpu.peakTflopsBf16},
-                      {"fp8", c.gpu.peakTflopsFp8},
-                      {"nvfp4", c.gpu.peakTflopsNvfp4}}},
-                    {"hbm_gib", c.gpu.hbmGiB},
-                    {"hbm_TBps", c.gpu.hbmTBps},
-                    {"nvlink_GBps", c.gpu.nvlinkGBps}};
-    }
-    j["racks"] = c.racks;
-    j["nodes_per_rack"] = c.nodesPerRack;
-    j["gpus_per_node"] = c.gpusPerNode;
-    // Left out when automatic, so that the layout follows a later change of the rack count.
-    if (c.layoutRows > 0)
-        j["layout"] = {{"rows", c.layoutRows}};
-    j["scale_up"] = {{"name", c.scaleUp.name},
-                     {"domain", toString(c.scaleUp.domain)},
-                     {"GBps_per_gpu", c.scaleUp.GBpsPerGpu},
-                     {"latency_us", c.scaleUp.latencyUs}};
-    j["scale_out"] = {{"name", c.scaleOut.name},
-                      {"Gbps_per_gpu", c.scaleOut.GbpsPerGpu},
-                      {"latency_us", c.scaleOut.latencyUs},
-                      {"topology",
-                       {{"kind", toString(c.scaleOut.topology.kind)},
-                        {"tiers", c.scaleOut.topology.tiers},
-                        {"oversubscription", c.scaleOut.topology.oversubscription}}}};
-    j["overheads"] = {{"virtualization", c.virtualization}};
-    return j;
-}
-
-json toJson(const RunDesc& r)
-{
-    json j = r.extensions;
-    j["format"] = kRunFormat;
-    j["name"] = r.name;
-    if (!r.clusterPath.empty())
-        j["cluster"] = r.clusterPath;
-    const ModelShape& m = r.model;
-    j["model"] = {{"name", m.name},         {"layers", m.layers},
-                  {"hidden", m.hidden},     {"ffn_hidden", m.ffnHidden},
-                  {"heads", m.heads},       {"kv_heads", m.kvHeads},
-                  {"vocab", m.vocab},       {"seq_len", m.seqLen},
-                  {"gated_mlp", m.gatedMlp}};
-    j["precision"] = toString(r.precision);
-    j["batch"] = {{"global", r.batch.global}, {"micro", r.batch.micro}};
-    const Parallelism& p = r.parallelism;
-    json parallelism = {{"tp", p.tp},
-                        {"cp", p.cp},
-                        {"pp", p.pp},
-                        {"vp", p.vp},
-                        {"sequence_parallel", p.sequenceParallel},
-                        {"distributed_optimizer", p.distributedOptimizer},
-                        {"recompute", toString(p.recompute)}};
-    // Left out when derived, so that the run still fits a cluster of another size.
-    if (p.dp > 0)
-        parallelism["dp"] = p.dp;
-    j["parallelism"] = parallelism;
-    j["placement"] = json::array();
-    for (Dim d : r.placement)
-        j["placement"].push_back(toString(d));
-    if (r.trainingSteps)
-        j["training"] = {{"steps", *r.trainingSteps}};
-    if (r.measured)
-        j["measured"] = {{"step_time_s", r.measured->stepTimeS}, {"source", r.measured->source}};
-    return j;
-}
-
-json toJson(const ViewState& v)
-{
-    return {{"zoom", v.zoom},        {"center", {v.center[0], v.center[1]}},
-            {"color_by", v.colorBy}, {"highlight_rank", v.highlightRank},
-            {"time_s", v.timeS},     {"speed", v.speed},
-            {"playing", v.playing}};
-}
-
-json toJson(const Session& s)
-{
-    json j = s.extensions;
-    j["format"] = kSessionFormat;
-    j["cluster"] = toJson(s.cluster);
-    j["run"] = toJson(s.run);
-    if (s.compare)
-        j["compare"] = {{"cluster", toJson(s.compare->cluster)}, {"run", toJson(s.compare->run)}};
-    if (s.view)
-        j["view"] = toJson(*s.view);
-    if (!s.bookmarks.empty()) {
-        j["bookmarks"] = json::array();
-        for (const Bookmark& b : s.bookmarks)
-            j["bookmarks"].push_back({{"title", b.title}, {"view", toJson(b.view)}});
-    }
-    return j;
 }
 
 FileKind fileKindOf(const json& j)
@@ -712,7 +752,7 @@ void loadRunCluster(LoadedFile& loaded, Diagnostics& diags)
         return;
     if (fileKindOf(*j) != FileKind::Cluster) {
         diags.atPointer(loaded.path, "/cluster",
-                        "\"" + run.clusterPath + "\" is not a cluster file (its format is not \"" +
+                        inQuotes(run.clusterPath) + " is not a cluster file (its format is not \"" +
                             kClusterFormat + "\")");
         return;
     }

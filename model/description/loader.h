@@ -1,16 +1,16 @@
 #pragma once
-// Reading, validating and writing the files of formats.md. Every function reports all the
-// problems it finds into a Diagnostics and never throws for anything a file can hold.
+// Reading and checking the files of formats.md (writing them back: writer.h). Every function
+// reports all the problems it finds into a Diagnostics and never throws for anything a file
+// can hold.
 
 #include <optional>
 #include <string>
 #include <string_view>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "description.h"
 #include "diagnostics.h"
-#include "fileio.h"
 
 namespace cs {
 
@@ -39,21 +39,6 @@ std::optional<Session> sessionFromJson(const nlohmann::json& j, const std::strin
 std::optional<ViewState> viewFromJson(const nlohmann::json& j, const std::string& file,
                                       const std::string& base, Diagnostics& diags);
 
-// The semantic rules of a run alone (divisibility of heads, sequence, layers, batch;
-// placement), on the struct, cheap enough for a search over many candidates.
-void checkRunShape(const RunDesc& run, const std::string& file, const std::string& runBase,
-                   Diagnostics& diags);
-
-// The rules that need both descriptions: the GPU count, dp, batch divisibility, precision
-// support. Pointers are relative to the run object at `runBase`.
-void checkRunOnCluster(const RunDesc& run, const ClusterDesc& cluster, const std::string& file,
-                       const std::string& runBase, Diagnostics& diags);
-
-nlohmann::json toJson(const ClusterDesc& c);
-nlohmann::json toJson(const RunDesc& r);
-nlohmann::json toJson(const ViewState& v);
-nlohmann::json toJson(const Session& s);
-
 FileKind fileKindOf(const nlohmann::json& j);
 
 // A file of any kind, loaded and checked. A run whose `cluster` path resolves comes with
@@ -67,6 +52,5 @@ struct LoadedFile {
     std::string clusterPath; // resolved path of a run's cluster, when it has one
 };
 std::optional<LoadedFile> loadFile(const std::string& path, Diagnostics& diags);
-
 
 } // namespace cs

@@ -1,96 +1,18 @@
 #include "measuredruns.h"
 
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+#include "fileio.h"
+#include "jsonfields.h"
 #include "loader.h"
+#include "validation.h"
 
 namespace cs {
 namespace {
 
 using nlohmann::json;
-
-// Reads the fields of one row, reporting each problem at its JSON pointer.
-class RowReader {
-public:
-    RowReader(const json& row, const std::string& where, Diagnostics& diags)
-        : m_row(row)
-        , m_where(where)
-        , m_diags(diags)
-    {
-    }
-
-    bool ok() const { return !m_failed; }
-
-    const json* object(const std::string& key)
-    {
-        const json* v = find("", key);
-        if (v && !v->is_object())
-            return fail("/" + key, "must be an object");
-        return v;
-    }
-
-    std::string text(const std::string& parent, const std::string& key)
-    {
-        const json* v = find(parent, key);
-        if (!v)
-            return {};
-        if (!v->is_string())
-            return fail(parent + "/" + key, "must be a string"), std::string();
-        return v->get<std::string>();
-    }
-
-    int positive(const std::string& parent, const std::string& key)
-    {
-        const json* v = find(parent, key);
-        if (!v)
-            return 1;
-        if (!v->is_number_integer() || v->get<int64_t>() < 1 || v->get<int64_t>() > kMaxGpus * 64)
-            return fail(parent + "/" + key, "must be a positive integer"), 1;
-        return int(v->get<int64_t>());
-    }
-
-    double number(const std::string& parent, const std::string& key)
-    {
-        const json* v = find(parent, key);
-        if (!v)
-            return 1;
-        if (!v->is_number() || !(v->get<double>() > 0))
-            return fail(parent + "/" + key, "must be a positive number"), 1.0;
-        return v->get<double>();
-    }
-
-    bool flag(const std::string& parent, const std::string& key)
-    {
-        const json* v = find(parent, key);
-        if (!v)
-            return false;
-        if (!v->is_boolean())
-            return fail(parent + "/" + key, "must be true or false"), false;
-        return v->get<bool>();
-    }
-
-    std::nullptr_t fail(const std::string& pointer, const std::string& message)
-    {
-        m_diags.atPointer(m_where, pointer, message);
-        m_failed = true;
-        return nullptr;
-    }
-
-private:
-    const json* find(const std::string& parent, const std::string& key)
-    {
-        const json& obj = parent.empty() ? m_row : m_row[json::json_pointer(parent)];
-        if (!obj.is_object())
-            return nullptr; // the parent's own problem was reported
-        const auto it = obj.find(key);
-        if (it == obj.end())
-            return fail(parent + "/" + key, "is required");
-        return &*it;
-    }
-
-    const json& m_row;
-    std::string m_where;
-    Diagnostics& m_diags;
-    bool m_failed = false;
-};
 
 int largestDivisorAtMost(int n, int limit)
 {
@@ -99,6 +21,138 @@ int largestDivisorAtMost(int n, int limit)
             return k;
     }
     return 1;
+}
+
+// The row's `cluster`: what the run used, not a whole machine.
+struct RowCluster {
+    std::string gpu;
+    int gpus = 1;
+    int gpusPerNode = 1;
+    int domainGpus = 1;
+    int usedPerDomain = 1;
+    double nvlinkGBps = 1;
+    double nicGbps = 1;
+};
+
+std::optional<RowCluster> readRowCluster(const json& row, const std::string& where,
+                                         Diagnostics& diags)
+{
+    FieldReader top(row, where, "", diags);
+    const json* object = top.readObject("cluster", Need::Required);
+    if (!object)
+        return std::nullopt;
+    const size_t before = diags.size();
+    RowCluster c;
+    FieldReader f(*object, where, "/cluster", diags);
+    constexpr int kMaxRowGpus = 131072;
+    f.readString("gpu", c.gpu, Need::Required);
+    f.readInt("gpus", c.gpus, 1, kMaxRowGpus, Need::Required);
+    f.readInt("gpus_per_node", c.gpusPerNode, 1, 72, Need::Required);
+    f.readInt("nvlink_domain_gpus", c.domainGpus, 1, 1024, Need::Required);
+    f.readInt("gpus_used_per_nvlink_domain", c.usedPerDomain, 1, 1024, Need::Required);
+    f.readNumber("nvlink_GBps_bidir", c.nvlinkGBps, 1, 100000, Need::Required);
+    f.readNumber("scale_out_Gbps_per_gpu", c.nicGbps, 1, 100000, Need::Required);
+    if (diags.size() == before && c.gpus % c.gpusPerNode != 0)
+        f.error("gpus", "must be a multiple of gpus_per_node");
+    if (diags.size() != before)
+        return std::nullopt;
+    return c;
+}
+
+// The cluster file a row describes: an NVL72 row is rack domains of the GPUs the run used per
+// rack (fewer when the run is smaller than a rack, or when the racks do not divide the nodes
+// evenly: then the largest whole number of nodes per rack that does); an HGX row is node
+// domains, four nodes to a rack (racks do not change the model's answer for node domains).
+json clusterJsonOf(const RowCluster& c, const std::string& id)
+{
+    const int nodes = c.gpus / c.gpusPerNode;
+    const bool rackDomain = c.domainGpus > c.gpusPerNode;
+    const int nodesPerRack =
+        rackDomain ? largestDivisorAtMost(nodes, std::max(1, c.usedPerDomain / c.gpusPerNode))
+                   : largestDivisorAtMost(nodes, 4);
+    return {{"format", kClusterFormat},
+            {"name", id},
+            {"gpu", c.gpu},
+            {"racks", nodes / nodesPerRack},
+            {"nodes_per_rack", nodesPerRack},
+            {"gpus_per_node", c.gpusPerNode},
+            {"scale_up",
+             {{"name", "NVLink"},
+              {"domain", rackDomain ? "rack" : "node"},
+              {"GBps_per_gpu", c.nvlinkGBps}}},
+            {"scale_out", {{"name", "scale-out"}, {"Gbps_per_gpu", c.nicGbps}}}};
+}
+
+// The row's model in the run format: the prose a row keeps for people (how tokens were
+// routed, which layers slide) is left out or read for what the format says with a number.
+json modelJsonOf(json model)
+{
+    if (!model.is_object())
+        return model;
+    if (auto moe = model.find("moe"); moe != model.end() && moe->is_object())
+        moe->erase("routing");
+    if (auto attention = model.find("attention");
+        attention != model.end() && attention->is_object()) {
+        attention->erase("attention_sinks");
+        attention->erase("qk_layernorm");
+        if (auto layers = attention->find("layers"); layers != attention->end()) {
+            const bool alternating =
+                layers->is_string() && layers->get<std::string>().find("every other") == 0;
+            if (alternating)
+                (*attention)["every"] = 2;
+            attention->erase("layers");
+        }
+    }
+    return model;
+}
+
+json runJsonOf(const json& row, const std::string& id)
+{
+    json run = {{"format", kRunFormat}, {"name", id}};
+    for (const char* key : {"model", "parallelism", "batch", "precision"}) {
+        if (const auto it = row.find(key); it != row.end())
+            run[key] = *it;
+    }
+    if (run.contains("model"))
+        run["model"] = modelJsonOf(run["model"]);
+    if (const auto recipe = row.find("precision_recipe"); recipe != row.end())
+        run["x-precision_recipe"] = *recipe;
+    return run;
+}
+
+// tp x cp x pp x dp as the row gives them; 0 when any is missing or not a whole number (the
+// run's reader reports that).
+int64_t worldSizeOf(const json& row)
+{
+    const auto par = row.find("parallelism");
+    if (par == row.end() || !par->is_object())
+        return 0;
+    int64_t world = 1;
+    for (const char* key : {"tp", "cp", "pp", "dp"}) {
+        const auto v = par->find(key);
+        if (v == par->end() || !v->is_number_integer() || v->get<int64_t>() < 1 ||
+            v->get<int64_t>() > (int64_t(1) << 20))
+            return 0;
+        world *= v->get<int64_t>();
+    }
+    return world;
+}
+
+std::optional<Measured> readRowMeasured(const json& row, const std::string& where,
+                                        Diagnostics& diags)
+{
+    FieldReader top(row, where, "", diags);
+    const json* object = top.readObject("measured", Need::Required);
+    if (!object)
+        return std::nullopt;
+    Measured m;
+    FieldReader f(*object, where, "/measured", diags);
+    constexpr double kMaxStepTimeS = 1e6;
+    if (!f.readNumber("step_time_s", m.stepTimeS, 1e-6, kMaxStepTimeS, Need::Required))
+        return std::nullopt;
+    if (const auto source = row.find("source"); source != row.end() && source->is_string())
+        m.source = source->get<std::string>();
+    return m;
 }
 
 } // namespace
@@ -110,105 +164,35 @@ std::optional<MeasuredRun> measuredRunFromJson(const json& row, const std::strin
         diags.atPointer(where, "", "a measured run must be a JSON object");
         return std::nullopt;
     }
-    RowReader r(row, where, diags);
     MeasuredRun mr;
-    mr.id = r.text("", "id");
-    for (const char* key : {"cluster", "model", "parallelism", "batch", "measured"})
-        r.object(key);
-    if (!r.ok())
+    FieldReader top(row, where, "", diags);
+    top.readString("id", mr.id, Need::Required);
+    top.readString("family", mr.family, Need::Optional);
+    const std::optional<RowCluster> rowCluster = readRowCluster(row, where, diags);
+    const std::optional<Measured> measured = readRowMeasured(row, where, diags);
+    // A row is a run on all of its GPUs: said first, as the other rules follow from it.
+    if (const int64_t world = worldSizeOf(row);
+        rowCluster && world > 0 && world != rowCluster->gpus)
+        diags.atPointer(where, "/parallelism/dp",
+                        "tp x cp x pp x dp = " + withThousands(world) +
+                            " must equal the GPU count (" + withThousands(rowCluster->gpus) + ")");
+    std::optional<RunDesc> run = runFromJson(runJsonOf(row, mr.id), where, "", diags);
+    if (!rowCluster || !measured || !run)
         return std::nullopt;
-
-    ClusterDesc& c = mr.cluster;
-    const std::string gpuName = r.text("/cluster", "gpu");
-    const int gpus = r.positive("/cluster", "gpus");
-    c.gpusPerNode = r.positive("/cluster", "gpus_per_node");
-    const int domainGpus = r.positive("/cluster", "nvlink_domain_gpus");
-    const int usedPerDomain = r.positive("/cluster", "gpus_used_per_nvlink_domain");
-    c.scaleUp.GBpsPerGpu = r.number("/cluster", "nvlink_GBps_bidir");
-    c.scaleOut.GbpsPerGpu = r.number("/cluster", "scale_out_Gbps_per_gpu");
-    if (const GpuSpec* gpu = findCatalogGpu(gpuName))
-        c.gpu = *gpu;
-    else if (r.ok())
-        r.fail("/cluster/gpu", "unknown GPU \"" + gpuName + "\"");
-    if (r.ok() && gpus % c.gpusPerNode != 0)
-        r.fail("/cluster/gpus", "must be a multiple of gpus_per_node");
-
-    RunDesc& run = mr.run;
-    ModelShape& m = run.model;
-    m.name = r.text("/model", "name");
-    m.layers = r.positive("/model", "layers");
-    m.hidden = r.positive("/model", "hidden");
-    m.ffnHidden = r.positive("/model", "ffn_hidden");
-    m.heads = r.positive("/model", "heads");
-    m.kvHeads = r.positive("/model", "kv_heads");
-    m.vocab = r.positive("/model", "vocab");
-    m.seqLen = r.positive("/model", "seq_len");
-    m.gatedMlp = r.flag("/model", "gated_mlp");
-    Parallelism& par = run.parallelism;
-    par.tp = r.positive("/parallelism", "tp");
-    par.cp = r.positive("/parallelism", "cp");
-    par.pp = r.positive("/parallelism", "pp");
-    par.vp = r.positive("/parallelism", "vp");
-    par.dp = r.positive("/parallelism", "dp");
-    par.sequenceParallel = r.flag("/parallelism", "sequence_parallel");
-    par.distributedOptimizer = r.flag("/parallelism", "distributed_optimizer");
-    const std::string recompute = r.text("/parallelism", "recompute");
-    run.batch.micro = r.positive("/batch", "micro");
-    run.batch.global = r.positive("/batch", "global");
-    const std::string precision = r.text("", "precision");
-    Measured measured;
-    measured.stepTimeS = r.number("/measured", "step_time_s");
-    if (!r.ok())
+    // The cluster's own problems (an unknown GPU) are the row's /cluster problems.
+    Diagnostics clusterDiags;
+    std::optional<ClusterDesc> cluster =
+        clusterFromJson(clusterJsonOf(*rowCluster, mr.id), where, "/cluster", clusterDiags);
+    diags.append(clusterDiags);
+    if (!cluster)
         return std::nullopt;
-
-    if (recompute == "none")
-        par.recompute = Recompute::None;
-    else if (recompute == "selective")
-        par.recompute = Recompute::Selective;
-    else if (recompute == "full")
-        par.recompute = Recompute::Full;
-    else
-        r.fail("/parallelism/recompute", "must be \"none\", \"selective\" or \"full\"");
-    if (const auto p = precisionFromString(precision))
-        run.precision = *p;
-    else
-        r.fail("/precision", "must be \"bf16\", \"fp8\" or \"nvfp4\"");
-    if (r.ok() && c.gpu.peakTflops(run.precision) <= 0)
-        r.fail("/precision", c.gpu.name + " has no " + precision + " tensor cores");
-    if (r.ok() && m.hidden % m.heads != 0)
-        r.fail("/model/heads", "must divide hidden");
-    if (r.ok() && m.heads % m.kvHeads != 0)
-        r.fail("/model/kv_heads", "must divide heads");
-    if (r.ok() && int64_t(par.tp) * par.cp * par.pp * par.dp != gpus)
-        r.fail("/parallelism/dp",
-               "tp x cp x pp x dp must equal the GPU count (" + std::to_string(gpus) + ")");
-    if (r.ok() && run.batch.global % (int64_t(par.dp) * run.batch.micro) != 0)
-        r.fail("/batch/global", "must be a multiple of dp x micro");
-    if (!r.ok())
+    const size_t before = diags.size();
+    checkRunOnCluster(*run, *cluster, where, "", diags);
+    if (diags.size() != before)
         return std::nullopt;
-
-    // The cluster: an NVL72 row is a rack domain of the GPUs the run used per rack (fewer
-    // when the run is smaller than a rack, or when the racks do not divide the nodes evenly:
-    // then the largest whole number of nodes per rack that does); an HGX row is node domains,
-    // four nodes to a rack (racks do not change the model's answer for node domains).
-    const int nodes = gpus / c.gpusPerNode;
-    c.name = mr.id;
-    c.gpuByName = true;
-    if (domainGpus > c.gpusPerNode) {
-        c.scaleUp.domain = DomainKind::Rack;
-        c.nodesPerRack = largestDivisorAtMost(nodes, std::max(1, usedPerDomain / c.gpusPerNode));
-    } else {
-        c.scaleUp.domain = DomainKind::Node;
-        c.nodesPerRack = largestDivisorAtMost(nodes, 4);
-    }
-    c.racks = nodes / c.nodesPerRack;
-    c.scaleUp.name = "NVLink";
-    c.scaleOut.name = "scale-out";
-
-    run.name = mr.id;
-    if (const auto it = row.find("source"); it != row.end() && it->is_string())
-        measured.source = it->get<std::string>();
-    run.measured = measured;
+    run->measured = *measured;
+    mr.cluster = std::move(*cluster);
+    mr.run = std::move(*run);
     return mr;
 }
 
@@ -239,9 +223,19 @@ std::vector<MeasuredRun> parseMeasuredRuns(std::string_view text, const std::str
             continue;
         }
         const std::string where = file + ":" + std::to_string(lineNo);
-        if (auto mr = measuredRunFromJson(*row, where, diags)) {
+        Diagnostics rowDiags;
+        if (auto mr = measuredRunFromJson(*row, where, rowDiags)) {
             mr->line = lineNo;
             runs.push_back(std::move(*mr));
+        }
+        // A refused row is named by its id too, which is how reports and people know it.
+        const auto id = row->is_object() ? row->find("id") : row->end();
+        const std::string named = id != row->end() && id->is_string()
+                                      ? " (row " + inQuotes(id->get<std::string>()) + ")"
+                                      : "";
+        for (Diagnostic d : rowDiags.items()) {
+            d.message += named;
+            diags.atPointer(d.file, d.pointer, d.message);
         }
     }
     return runs;

@@ -1,13 +1,15 @@
 #pragma once
 // Measured training runs (*.jsonl, one published run a line; see
-// ../shared/reference/validation/README.md), each turned into the cluster and run it describes
-// so that the cost model can predict it.
+// ../shared/reference/validation/README.md), each turned into the cluster and run files it
+// describes and read by the same code as those files, so that a row is held to every rule a
+// run file is.
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "description.h"
 #include "diagnostics.h"
@@ -16,14 +18,15 @@ namespace cs {
 
 struct MeasuredRun {
     std::string id;
-    int line = 0; // 1-based line in the file
+    int line = 0;       // 1-based line in the file
+    std::string family; // the row's `family`, when it has one: groups rows in reports
     ClusterDesc cluster;
     RunDesc run; // run.measured holds the measured step time
 };
 
 // Problems are reported per row, as FILE:LINE:COLUMN for JSON syntax and FILE:LINE: /pointer
-// for a wrong value; a row with a problem is left out, the others are kept. Blank lines are
-// skipped.
+// (the row's own pointer) for a wrong value; a row with a problem is left out, the others are
+// kept. Blank lines are skipped.
 std::vector<MeasuredRun> parseMeasuredRuns(std::string_view text, const std::string& file,
                                            Diagnostics& diags);
 std::vector<MeasuredRun> readMeasuredRuns(const std::string& path, Diagnostics& diags);

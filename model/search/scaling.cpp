@@ -4,6 +4,7 @@
 
 #include "costmodel.h"
 #include "loader.h"
+#include "validation.h"
 
 namespace cs {
 

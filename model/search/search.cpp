@@ -5,14 +5,19 @@
 #include <optional>
 #include <thread>
 
-#include "loader.h"
+#include "validation.h"
 
 namespace cs {
 
 namespace {
 
-constexpr std::array<Recompute, 3> kRecomputeLightestFirst{Recompute::None, Recompute::Selective,
-                                                           Recompute::Full};
+constexpr std::array<RecomputeMode, 3> kRecomputeLightestFirst{
+    RecomputeMode::None, RecomputeMode::Selective, RecomputeMode::Full};
+// The closed form chooses what the simulation ranks: the fastest `keep` estimates and those
+// within this much of the keep-th, which the simulation may put ahead (docs/cost-model.md gives
+// how far the two methods part), up to kShortlistFactor x `keep` in all.
+constexpr double kEstimateMargin = 0.03;
+constexpr size_t kShortlistFactor = 4;
 // Progress reports per search, so that a GUI gets a smooth bar without a flood of signals.
 constexpr int64_t kProgressSteps = 200;
 
@@ -32,14 +37,15 @@ std::vector<int> divisorsOf(int64_t n)
 }
 
 // How each dimension's groups sit on NVLink domains under an ordering: members per domain and
-// domains per group, indexed by Dim. Nothing when some group straddles domains unevenly.
-std::optional<std::array<int, 8>> twoLevelShape(const std::array<Dim, 4>& order,
-                                                const std::array<int, 4>& sizes, int domainSize)
+// domains per group. Nothing when some group straddles domains unevenly.
+using TwoLevelShape = PerDim<std::array<int, 2>>;
+std::optional<TwoLevelShape> twoLevelShape(const PlacementOrder& order, const PerDim<int>& sizes,
+                                           int domainSize)
 {
-    std::array<int, 8> shape{};
+    TwoLevelShape shape;
     int64_t stride = 1;
     for (Dim d : order) {
-        const int64_t size = sizes[size_t(d)];
+        const int64_t size = sizes[d];
         const int64_t span = stride * size;
         int64_t perDomain = 0;
         if (size == 1 || (span <= domainSize && domainSize % span == 0))
@@ -50,8 +56,7 @@ std::optional<std::array<int, 8>> twoLevelShape(const std::array<Dim, 4>& order,
             perDomain = domainSize / stride;
         else
             return std::nullopt;
-        shape[2 * size_t(d)] = int(perDomain);
-        shape[2 * size_t(d) + 1] = int(size / perDomain);
+        shape[d] = {int(perDomain), int(size / perDomain)};
         stride = span;
     }
     return shape;
@@ -99,7 +104,7 @@ ClusterDesc withFreeNetwork(ClusterDesc cluster)
     cluster.scaleUp.latencyUs = 0;
     cluster.scaleOut.GbpsPerGpu = kUnlimitedGBps;
     cluster.scaleOut.latencyUs = 0;
-    cluster.scaleOut.topology.oversubscription = 1;
+    cluster.scaleOut.topology.oversubscription = {1.0};
     return cluster;
 }
 
@@ -117,15 +122,17 @@ bool faster(const Ranked& a, const Ranked& b)
     return a.ordinal < b.ordinal;
 }
 
-// The results worth keeping: the fastest `keep` and all faster than a reference. Each worker
-// has its own, so that none waits on another: a result one drops has `keep` faster ones in
-// the same list, so it would not make the merged cut either.
+// The estimates worth evaluating: the fastest `keep`, those within kEstimateMargin of the
+// keep-th (the closed form and the simulation may order them either way), at most
+// kShortlistFactor x `keep` of them, and all faster than a reference. Each worker has its own,
+// so that none waits on another: an estimate one drops has `keep` faster ones in the same list,
+// by more than the margin or up to the cap, so it would not make the merged cut either.
 class Shortlist {
 public:
     Shortlist(size_t keep, double reference)
         : m_keep(keep)
         , m_reference(reference)
-        , m_trimAt(2 * keep)
+        , m_trimAt(2 * kShortlistFactor * keep)
     {
     }
 
@@ -164,12 +171,21 @@ private:
     {
         std::sort(m_items.begin(), m_items.end(), faster);
         size_t cut = std::min(m_keep, m_items.size());
+        const double close = cut == m_keep
+                                 ? m_items[m_keep - 1].result.stepTimeS * (1 + kEstimateMargin)
+                                 : std::numeric_limits<double>::infinity();
+        while (cut < m_items.size() && cut < kShortlistFactor * m_keep &&
+               m_items[cut].result.stepTimeS <= close)
+            ++cut;
         while (cut < m_items.size() && m_items[cut].result.stepTimeS < m_reference)
             ++cut;
         m_items.resize(cut);
         if (cut >= m_keep)
-            m_cutoff = std::max(m_items[m_keep - 1].result.stepTimeS, m_reference);
-        m_trimAt = 2 * std::max(m_keep, cut);
+            m_cutoff = std::max(cut >= kShortlistFactor * m_keep
+                                    ? std::min(close, m_items[cut - 1].result.stepTimeS)
+                                    : close,
+                                m_reference);
+        m_trimAt = 2 * std::max(kShortlistFactor * m_keep, cut);
     }
 
     size_t m_keep;
@@ -196,13 +212,15 @@ struct Bounded {
 struct Worker {
     RunDesc probe;
     Shortlist shortlist;
-    int64_t evaluated = 0;
+    int64_t estimated = 0;
 };
 
-std::vector<std::array<Dim, 4>> placementsOf(const Layout& layout, const ClusterDesc& cluster)
+std::vector<PlacementOrder> placementsOf(const Layout& layout, const ClusterDesc& cluster)
 {
-    const Parallelism& p = layout.parallelism;
-    return distinctPlacements({p.tp, p.cp, p.pp, p.dp}, cluster.domainSize());
+    PerDim<int> sizes;
+    for (Dim d : kPlacedDims)
+        sizes[d] = layout.parallelism.size(d);
+    return distinctPlacements(sizes, cluster.domainSize());
 }
 
 // Two passes over the layouts, both on every thread. The first bounds each layout on a free
@@ -245,11 +263,14 @@ public:
         out.cancelled = m_done.load() < totalSteps();
         Shortlist& all = m_workers.front().shortlist;
         for (size_t i = 0; i < m_workers.size(); ++i) {
-            out.evaluated += m_workers[i].evaluated;
+            out.estimated += m_workers[i].estimated;
             if (i > 0)
                 all.merge(std::move(m_workers[i].shortlist));
         }
         out.results = all.ranked();
+        reevaluate(out.results);
+        out.evaluated = int64_t(out.results.size());
+        keepFastest(out.results);
         return out;
     }
 
@@ -295,16 +316,49 @@ private:
             t.join();
     }
 
+    // The shortlist evaluated by the cost model itself, on every thread, and ranked by that.
+    void reevaluate(std::vector<SearchResult>& results)
+    {
+        std::atomic<size_t> next{0};
+        auto loop = [&](Worker& worker) {
+            for (size_t i = next++; i < results.size(); i = next++) {
+                SearchResult& r = results[i];
+                const RunDesc run = withLayout(worker.probe, r.layout);
+                r = resultOf(run, evaluate(m_cluster, run));
+            }
+        };
+        std::vector<std::thread> helpers;
+        for (size_t t = 1; t < m_workers.size(); ++t)
+            helpers.emplace_back(loop, std::ref(m_workers[t]));
+        loop(m_workers.front());
+        for (std::thread& t : helpers)
+            t.join();
+        // Ties keep the enumeration's order, which the shortlist's order follows.
+        std::stable_sort(
+            results.begin(), results.end(),
+            [](const SearchResult& a, const SearchResult& b) { return a.stepTimeS < b.stepTimeS; });
+    }
+
+    void keepFastest(std::vector<SearchResult>& results) const
+    {
+        if (m_options.keep == 0)
+            return;
+        size_t cut = std::min(m_options.keep, results.size());
+        while (cut < results.size() && results[cut].stepTimeS < m_options.alsoKeepFasterThanS)
+            ++cut;
+        results.resize(cut);
+    }
+
     std::optional<Bounded> bound(Worker& w, size_t index)
     {
         const Layout& layout = m_layouts[index];
         w.probe.parallelism = layout.parallelism;
         w.probe.batch.micro = layout.microBatch;
-        w.probe.placement = kAllDims;
+        w.probe.placement = kPlacedDims;
         for (size_t r = 0; r < kRecomputeLightestFirst.size(); ++r) {
-            w.probe.parallelism.recompute = kRecomputeLightestFirst[r];
-            const Evaluation e = evaluate(m_freeNetwork, w.probe, fastPath());
-            ++w.evaluated;
+            w.probe.parallelism.recompute = Recompute::of(kRecomputeLightestFirst[r]);
+            const Evaluation e = estimate(m_freeNetwork, w.probe);
+            ++w.estimated;
             if (e.fitsMemory)
                 return Bounded{index, r, placementsOf(layout, m_cluster).size(), e.stepTimeS};
         }
@@ -317,24 +371,17 @@ private:
             return;
         const Layout& layout = m_layouts[b.layout];
         w.probe.parallelism = layout.parallelism;
-        w.probe.parallelism.recompute = kRecomputeLightestFirst[b.recompute];
+        w.probe.parallelism.recompute = Recompute::of(kRecomputeLightestFirst[b.recompute]);
         w.probe.batch.micro = layout.microBatch;
         const uint64_t ordinal =
             b.layout * kOrdinalsPerLayout + b.recompute * kOrdinalsPerRecompute;
-        const std::vector<std::array<Dim, 4>> placements = placementsOf(layout, m_cluster);
+        const std::vector<PlacementOrder> placements = placementsOf(layout, m_cluster);
         for (size_t i = 0; i < placements.size(); ++i) {
             w.probe.placement = placements[i];
-            const Evaluation e = evaluate(m_cluster, w.probe, fastPath());
-            ++w.evaluated;
+            const Evaluation e = estimate(m_cluster, w.probe);
+            ++w.estimated;
             w.shortlist.add({resultOf(w.probe, e), ordinal + i});
         }
-    }
-
-    static EvalOptions fastPath()
-    {
-        EvalOptions fast;
-        fast.withEvents = false;
-        return fast;
     }
 
     const ClusterDesc& m_cluster;
@@ -356,13 +403,14 @@ RunDesc withLayout(const RunDesc& run, const Layout& layout)
     return changed;
 }
 
-std::vector<std::array<Dim, 4>> distinctPlacements(const std::array<int, 4>& sizes, int domainSize)
+std::vector<PlacementOrder> distinctPlacements(const PerDim<int>& sizes, int domainSize)
 {
-    std::vector<std::array<Dim, 4>> distinct;
-    std::vector<std::array<int, 8>> shapes;
-    std::array<Dim, 4> order = kAllDims;
+    std::vector<PlacementOrder> distinct;
+    std::vector<TwoLevelShape> shapes;
+    PlacementOrder order = kPlacedDims;
+    std::sort(order.begin(), order.end());
     do {
-        const std::optional<std::array<int, 8>> shape = twoLevelShape(order, sizes, domainSize);
+        const std::optional<TwoLevelShape> shape = twoLevelShape(order, sizes, domainSize);
         if (!shape) {
             distinct.push_back(order);
         } else if (std::find(shapes.begin(), shapes.end(), *shape) == shapes.end()) {
@@ -373,20 +421,35 @@ std::vector<std::array<Dim, 4>> distinctPlacements(const std::array<int, 4>& siz
     return distinct;
 }
 
+// Data-parallel width of a model-parallel layout: all the healthy GPUs when the global batch
+// divides over them; with GPUs out of service, the widest the batch divides that fits on what
+// is left (the rest idle), so that a re-plan keeps the global batch.
+int dataParallelWidth(int64_t modelParallel, const ClusterDesc& cluster, const RunDesc& run)
+{
+    const int64_t healthy = cluster.healthyGpuCount();
+    const int64_t widest = healthy / modelParallel;
+    if (healthy == cluster.gpuCount())
+        return run.batch.global % widest == 0 ? int(widest) : 0;
+    for (int64_t dp = std::min<int64_t>(widest, run.batch.global); dp >= 1; --dp)
+        if (run.batch.global % dp == 0)
+            return int(dp);
+    return 0;
+}
+
 std::vector<Layout> enumerateLayouts(const ClusterDesc& cluster, const RunDesc& run)
 {
     const int64_t gpus = cluster.gpuCount();
     const ModelShape& model = run.model;
     RunDesc probe = probeRun(run);
-    probe.parallelism.recompute = Recompute::None;
+    probe.parallelism.recompute = Recompute::of(RecomputeMode::None);
     std::vector<Layout> layouts;
     for (int tp : divisorsOf(gpus)) {
         for (int cp : divisorsOf(gpus / tp)) {
             for (int pp : divisorsOf(gpus / (int64_t(tp) * cp))) {
                 if (pp > model.layers)
                     break;
-                const int dp = int(gpus / (int64_t(tp) * cp * pp));
-                if (run.batch.global % dp != 0)
+                const int dp = dataParallelWidth(int64_t(tp) * cp * pp, cluster, run);
+                if (dp == 0)
                     continue;
                 for (int micro : divisorsOf(run.batch.global / dp)) {
                     const int maxVp = pp > 1 ? model.layers / pp : 1;
@@ -399,7 +462,7 @@ std::vector<Layout> enumerateLayouts(const ClusterDesc& cluster, const RunDesc& 
                         par.dp = dp;
                         probe.batch.micro = micro;
                         if (isValid(probe, cluster))
-                            layouts.push_back({par, kAllDims, micro});
+                            layouts.push_back({par, kPlacedDims, micro});
                     }
                 }
             }

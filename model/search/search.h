@@ -17,12 +17,13 @@
 // - recompute: a heavier setting only trades step time for memory, so it is tried only for
 //   layouts that do not fit with the lighter one.
 // - sequence parallelism and the distributed optimizer are kept as the run has them.
-// - only the fastest `keep` are wanted: each layout is first evaluated on a network that costs
+// - only the fastest `keep` are wanted: each layout is first estimated on a network that costs
 //   nothing, which no placement on the real one beats, and the placements of layouts whose
-//   bound cannot make the cut are not evaluated. The results are exactly the fastest `keep`
-//   either way; the cost model must only never get faster on a slower network.
+//   bound cannot make the shortlist are not estimated. The shortlist holds the fastest `keep`
+//   estimates and those close behind them (the closed form and the simulation agree within a
+//   few per cent, so the fastest by the simulation are among them); each is then evaluated
+//   and the fastest `keep` by evaluation returned.
 
-#include <array>
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -36,7 +37,7 @@ namespace cs {
 // One configuration: what the search varies, ready to put into a run (withLayout).
 struct Layout {
     Parallelism parallelism; // dp resolved
-    std::array<Dim, 4> placement{Dim::TP, Dim::CP, Dim::PP, Dim::DP};
+    PlacementOrder placement = kPlacedDims;
     int microBatch = 1;
     bool operator==(const Layout&) const = default;
 };
@@ -51,7 +52,8 @@ struct SearchResult {
 
 struct SearchOptions {
     int threads = 0; // 0: every hardware thread
-    // The fastest this many are returned; 0: every configuration that fits.
+    // The fastest this many are returned; 0: every configuration that fits, each evaluated
+    // (slow on large clusters: an evaluation simulates the step).
     size_t keep = 1000;
     // Configurations faster than this are returned too, so that a reference (the run's own
     // layout) can be ranked exactly.
@@ -67,16 +69,17 @@ struct SearchOutcome {
     std::vector<SearchResult> results; // the fastest that fit in memory, fastest first
     int64_t layouts = 0;               // valid (tp, cp, pp, vp, micro-batch) combinations
     int64_t fitting = 0;               // configurations that fit in memory, returned or not
-    int64_t evaluated = 0;             // cost model evaluations
+    int64_t estimated = 0;             // closed-form estimates
+    int64_t evaluated = 0;             // cost model evaluations of the shortlist
     bool cancelled = false;
 };
 
 // The run with its parallelism, placement and micro-batch replaced by the layout's.
 RunDesc withLayout(const RunDesc& run, const Layout& layout);
 
-// The placements worth trying for these dimension sizes (indexed by Dim), one per class of
-// equivalent orderings, in a fixed order.
-std::vector<std::array<Dim, 4>> distinctPlacements(const std::array<int, 4>& sizes, int domainSize);
+// The placements worth trying for these dimension sizes, one per class of equivalent
+// orderings, in a fixed order.
+std::vector<PlacementOrder> distinctPlacements(const PerDim<int>& sizes, int domainSize);
 
 // The valid layouts before placement and recompute are chosen: placement is the default and
 // recompute none. Deterministic order.

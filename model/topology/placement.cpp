@@ -4,40 +4,95 @@
 
 namespace cs {
 
-Placement::Placement(const Parallelism& par, int dp, const std::array<Dim, 4>& order,
-                     int domainSize)
+Placement::Placement(const Parallelism& par, int dp, const PlacementOrder& order, int domainSize,
+                     std::vector<int> healthyGpus)
     : m_domainSize(std::max(1, domainSize))
+    , m_etp(std::max(1, par.etp))
     , m_order(order)
+    , m_healthy(std::move(healthyGpus))
 {
-    m_sizes = {std::max(1, par.tp), std::max(1, par.cp), std::max(1, par.pp), std::max(1, dp)};
+    for (Dim d : kAllDims)
+        m_sizes[d] = std::max(1, d == Dim::DP ? dp : par.size(d));
     int stride = 1;
     for (Dim d : m_order) {
-        m_strides[size_t(d)] = stride;
-        stride *= m_sizes[size_t(d)];
+        m_strides[d] = stride;
+        stride *= m_sizes[d];
     }
     m_world = stride;
+    // Expert groups fold over a stage's tp x cp x dp ranks; a layout they do not divide is the
+    // validator's to refuse, and gets one group per rank here.
+    const int stageRanks = m_world / m_sizes[Dim::PP];
+    if (stageRanks % (m_sizes[Dim::EP] * m_etp) != 0) {
+        m_sizes[Dim::EP] = 1;
+        m_etp = 1;
+    }
+    m_strides[Dim::EP] = m_etp;
     for (Dim d : kAllDims)
-        m_dims[size_t(d)] = measure(d);
+        m_dims[d] = measure(d);
+}
+
+int Placement::rankOfGpu(int gpu) const
+{
+    if (m_healthy.empty())
+        return gpu < m_world ? gpu : -1;
+    const auto it = std::lower_bound(m_healthy.begin(), m_healthy.end(), gpu);
+    if (it == m_healthy.end() || *it != gpu)
+        return -1;
+    const int rank = int(it - m_healthy.begin());
+    return rank < m_world ? rank : -1;
+}
+
+int Placement::stageLocalIndex(int rank) const
+{
+    int local = 0, radix = 1;
+    for (Dim d : m_order) {
+        if (d == Dim::PP)
+            continue;
+        local += (rank / m_strides[d]) % m_sizes[d] * radix;
+        radix *= m_sizes[d];
+    }
+    return local;
+}
+
+int Placement::rankOfStageLocal(int stage, int local) const
+{
+    int rank = stage * m_strides[Dim::PP];
+    for (Dim d : m_order) {
+        if (d == Dim::PP)
+            continue;
+        rank += local % m_sizes[d] * m_strides[d];
+        local /= m_sizes[d];
+    }
+    return rank;
 }
 
 RankCoord Placement::coord(int rank) const
 {
     RankCoord c;
-    for (Dim d : kAllDims)
-        c.c[size_t(d)] = (rank / stride(d)) % size(d);
+    for (Dim d : m_order)
+        c.c[d] = (rank / m_strides[d]) % m_sizes[d];
+    c.c[Dim::EP] = (stageLocalIndex(rank) / m_etp) % m_sizes[Dim::EP];
     return c;
 }
 
 int Placement::rankOf(const RankCoord& c) const
 {
     int rank = 0;
-    for (Dim d : kAllDims)
-        rank += c[d] * stride(d);
+    for (Dim d : m_order)
+        rank += c[d] * m_strides[d];
     return rank;
 }
 
 int Placement::groupIndex(int rank, Dim d) const
 {
+    if (d == Dim::EP) {
+        // Groups are numbered by stage, then by the digits around ep: expert-dp and etp.
+        const int local = stageLocalIndex(rank);
+        const int span = m_etp * m_sizes[Dim::EP];
+        const int perStage = m_world / m_sizes[Dim::PP] / m_sizes[Dim::EP];
+        const int stage = coord(rank)[Dim::PP];
+        return stage * perStage + (local / span) * m_etp + local % m_etp;
+    }
     // Drop the rank's digit in d and renumber the remaining digits densely.
     const int s = stride(d);
     const int low = rank % s;
@@ -47,8 +102,16 @@ int Placement::groupIndex(int rank, Dim d) const
 
 std::vector<int> Placement::groupMembers(int rank, Dim d) const
 {
-    const int base = rank - coord(rank)[d] * stride(d);
     std::vector<int> members(size_t(size(d)));
+    if (d == Dim::EP) {
+        const int local = stageLocalIndex(rank);
+        const int first = local - coord(rank)[Dim::EP] * m_etp;
+        const int stage = coord(rank)[Dim::PP];
+        for (int k = 0; k < size(d); ++k)
+            members[size_t(k)] = rankOfStageLocal(stage, first + k * m_etp);
+        return members;
+    }
+    const int base = rank - coord(rank)[d] * stride(d);
     for (int k = 0; k < size(d); ++k)
         members[size_t(k)] = base + k * stride(d);
     return members;
@@ -62,15 +125,18 @@ DimensionPlacement Placement::measure(Dim d) const
     p.stride = stride(d);
     p.groups = groupCount(d);
     p.minMembersPerDomain = p.size;
-    const int span = p.stride * p.size;
+    if (p.size == 1)
+        return p;
+    std::vector<int> members;
     for (int r = 0; r < m_world; ++r) {
-        if ((r / p.stride) % p.size != 0)
+        if (coord(r)[d] != 0)
             continue; // not the first member of its group
+        members = groupMembers(r, d);
         // Members are increasing ranks on increasing GPUs, so domains change monotonically.
         int domains = 1, run = 1, minRun = p.size;
-        int domain = r / m_domainSize;
-        for (int m = r + p.stride; m < r + span; m += p.stride) {
-            const int next = m / m_domainSize;
+        int domain = domainOfRank(members.front());
+        for (size_t m = 1; m < members.size(); ++m) {
+            const int next = domainOfRank(members[m]);
             if (next == domain) {
                 ++run;
                 continue;
@@ -108,10 +174,23 @@ std::vector<int> layersPerStage(int layers, int pp, int vp)
     return stages;
 }
 
+std::vector<int> healthyGpuIndices(const ClusterDesc& cluster)
+{
+    if (cluster.healthyGpuCount() == cluster.gpuCount())
+        return {};
+    const std::vector<bool> healthy = cluster.healthyGpus();
+    std::vector<int> indices;
+    indices.reserve(healthy.size());
+    for (size_t g = 0; g < healthy.size(); ++g)
+        if (healthy[g])
+            indices.push_back(int(g));
+    return indices;
+}
+
 Placement placeRun(const RunDesc& run, const ClusterDesc& cluster)
 {
-    return Placement(run.parallelism, run.dpFor(cluster.gpuCount()), run.placement,
-                     cluster.domainSize());
+    return Placement(run.parallelism, run.dpFor(cluster.healthyGpuCount()), run.placement,
+                     cluster.domainSize(), healthyGpuIndices(cluster));
 }
 
 } // namespace cs

@@ -1,7 +1,10 @@
 #pragma once
-// Ranks laid on GPUs by a run's `placement` (innermost dimension first): rank r runs on GPU r,
-// and its coordinate in each dimension is a digit of r in the mixed radix of the placement.
-// Nothing is stored per rank, so placement costs the same at 8 or 131,072 GPUs.
+// Ranks laid on GPUs by a run's `placement` (innermost dimension first): rank r runs on the
+// r-th healthy GPU, and its coordinate in each placed dimension is a digit of r in the mixed
+// radix of the placement. Expert parallelism folds over the tp x cp x dp ranks of a pipeline
+// stage as Megatron-Core does: numbering those ranks in placement order (pp left out), etp is
+// the innermost digit, then ep, then expert data parallel. Nothing is stored per rank but the
+// healthy GPUs' indices when some are out, so placement costs the same at 8 or 131,072 GPUs.
 
 #include <array>
 #include <cstdint>
@@ -12,15 +15,15 @@
 namespace cs {
 
 struct RankCoord {
-    std::array<int, 4> c{}; // indexed by Dim
-    int operator[](Dim d) const { return c[size_t(d)]; }
+    PerDim<int> c;
+    int operator[](Dim d) const { return c[d]; }
 };
 
 // How one dimension's groups sit on the NVLink domains.
 struct DimensionPlacement {
     Dim dim = Dim::TP;
     int size = 1;           // members per group
-    int stride = 1;         // rank distance between consecutive members
+    int stride = 1;         // rank distance between consecutive members (placed dimensions)
     int groups = 1;         // number of groups
     int groupsCrossing = 0; // groups with members in more than one NVLink domain
     int maxDomainsPerGroup = 1;
@@ -30,34 +33,46 @@ struct DimensionPlacement {
 
 class Placement {
 public:
-    // worldSize = tp x cp x pp x dp must equal gpus; dp resolved by the caller.
-    Placement(const Parallelism& par, int dp, const std::array<Dim, 4>& order, int domainSize);
+    // tp x cp x pp x dp ranks on the healthy GPUs (`healthyGpus`: their indices in order;
+    // empty: every GPU, rank r on GPU r). dp resolved by the caller.
+    Placement(const Parallelism& par, int dp, const PlacementOrder& order, int domainSize,
+              std::vector<int> healthyGpus = {});
 
     int worldSize() const { return m_world; }
-    int size(Dim d) const { return m_sizes[size_t(d)]; }
-    int stride(Dim d) const { return m_strides[size_t(d)]; }
-    const std::array<Dim, 4>& order() const { return m_order; }
+    int size(Dim d) const { return m_sizes[d]; }
+    // Rank distance between consecutive members of a placed dimension's groups.
+    int stride(Dim d) const { return m_strides[d]; }
+    const PlacementOrder& order() const { return m_order; }
     int domainSize() const { return m_domainSize; }
+    int etp() const { return m_etp; }
 
-    int gpuOfRank(int rank) const { return rank; }
+    int gpuOfRank(int rank) const { return m_healthy.empty() ? rank : m_healthy[size_t(rank)]; }
+    // -1 for a GPU that holds no rank (out of service, or idle).
+    int rankOfGpu(int gpu) const;
     RankCoord coord(int rank) const;
-    int rankOf(const RankCoord& c) const;
+    int rankOf(const RankCoord& c) const; // from the placed dimensions' coordinates
     // Index of the rank's group in dimension d, in [0, groupCount(d)).
     int groupIndex(int rank, Dim d) const;
     int groupCount(Dim d) const { return m_world / size(d); }
     std::vector<int> groupMembers(int rank, Dim d) const;
 
-    const DimensionPlacement& dimension(Dim d) const { return m_dims[size_t(d)]; }
+    const DimensionPlacement& dimension(Dim d) const { return m_dims[d]; }
 
 private:
+    // The rank's index among the tp x cp x dp ranks of its stage, and back.
+    int stageLocalIndex(int rank) const;
+    int rankOfStageLocal(int stage, int local) const;
+    int domainOfRank(int rank) const { return gpuOfRank(rank) / m_domainSize; }
     DimensionPlacement measure(Dim d) const;
 
     int m_world = 1;
     int m_domainSize = 1;
-    std::array<int, 4> m_sizes{1, 1, 1, 1};
-    std::array<int, 4> m_strides{1, 1, 1, 1};
-    std::array<Dim, 4> m_order{Dim::TP, Dim::CP, Dim::PP, Dim::DP};
-    std::array<DimensionPlacement, 4> m_dims{};
+    int m_etp = 1;
+    PerDim<int> m_sizes;
+    PerDim<int> m_strides;
+    PlacementOrder m_order = kPlacedDims;
+    std::vector<int> m_healthy;
+    PerDim<DimensionPlacement> m_dims;
 };
 
 // Layers held by each virtual pipeline stage (index v * pp + s is chunk v of stage s, as in
@@ -66,7 +81,10 @@ std::vector<int> layersPerVirtualStage(int layers, int pp, int vp);
 // Layers per pipeline stage (the sum of its chunks); the heaviest stage sets the pace.
 std::vector<int> layersPerStage(int layers, int pp, int vp);
 
-// Convenience: the placement of a run on a cluster (dp derived when not given).
+// The healthy GPUs' indices in order; empty when every GPU is in service.
+std::vector<int> healthyGpuIndices(const ClusterDesc& cluster);
+
+// The placement of a run on a cluster (dp derived from the healthy GPUs when not given).
 Placement placeRun(const RunDesc& run, const ClusterDesc& cluster);
 
 } // namespace cs

@@ -16,21 +16,6 @@ int ceilDiv(int64_t a, int64_t b)
 
 } // namespace
 
-const char* toString(LinkClass c)
-{
-    switch (c) {
-    case LinkClass::NVLink:
-        return "nvlink";
-    case LinkClass::ScaleOut1:
-        return "scale-out tier 1";
-    case LinkClass::ScaleOut2:
-        return "scale-out tier 2";
-    case LinkClass::ScaleOut3:
-        return "scale-out tier 3";
-    }
-    return "?";
-}
-
 Topology::Topology(const ClusterDesc& cluster, SwitchAssumptions sw)
     : m_cluster(cluster)
 {
@@ -97,8 +82,9 @@ void Topology::buildFabric(SwitchAssumptions sw)
 
     int down = radix;
     if (tiers > 1)
-        down = std::clamp(int(radix * f.oversubscription / (1.0 + f.oversubscription) + 0.5), 1,
-                          radix - 1);
+        down =
+            std::clamp(int(radix * f.oversubscriptionAt(0) / (1.0 + f.oversubscriptionAt(0)) + 0.5),
+                       1, radix - 1);
     const int up = tiers > 1 ? radix - down : 0;
 
     const int groupsPerRail = rails ? ceilDiv(c.nodeCount(), down) : 0;

@@ -4,6 +4,7 @@
 // Indices are dense and stable: GPU g is rack-major (rack, node in rack, GPU in node), so
 // consecutive GPUs share a node and an NVLink domain.
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -18,7 +19,14 @@ enum class LinkClass : uint8_t {
     ScaleOut2, // leaf <-> spine (tier 2)
     ScaleOut3, // spine <-> core (tier 3)
 };
-const char* toString(LinkClass c);
+constexpr auto enumTexts(LinkClass)
+{
+    return std::array<EnumText<LinkClass>, 4>{
+        {{LinkClass::NVLink, "nvlink", "NVLink"},
+         {LinkClass::ScaleOut1, "nic", "NIC to leaf"},
+         {LinkClass::ScaleOut2, "leaf-spine", "leaf to spine"},
+         {LinkClass::ScaleOut3, "spine-core", "spine to core"}}};
+}
 inline bool isScaleOut(LinkClass c)
 {
     return c != LinkClass::NVLink;

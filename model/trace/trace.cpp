@@ -3,33 +3,38 @@
 #include <algorithm>
 #include <optional>
 
+#include <nlohmann/json.hpp>
+
 namespace cs {
 
 using nlohmann::json;
 
 namespace {
 
-// Chrome trace rows: one process per pipeline stage, a thread per kind of work.
-enum Row { kComputeRow = 0, kCollectiveRow = 1, kSendRow = 2, kFabricRow = 3 };
+// Chrome trace rows: one process per pipeline stage, a thread for compute and one for each
+// dimension's traffic, in the order of the dimension table.
+constexpr int kComputeRow = 0;
 
-int rowOf(EventKind k)
+int rowOf(const Event& e)
 {
-    switch (k) {
-    case EventKind::TpComm:
-    case EventKind::CpComm:
-        return kCollectiveRow;
-    case EventKind::PpSend:
-        return kSendRow;
-    case EventKind::DpComm:
-        return kFabricRow;
+    return e.isComm() ? 1 + int(e.dim) : kComputeRow;
+}
+
+std::string rowName(const DimInfo& d)
+{
+    switch (d.dim) {
+    case Dim::PP:
+        return "PP sends";
+    case Dim::DP:
+        return "DP fabric";
     default:
-        return kComputeRow;
+        return std::string(d.shortLabel) + " collectives";
     }
 }
 
-std::string eventName(const Event& e)
+std::string traceName(const Event& e)
 {
-    std::string name = toString(e.kind);
+    std::string name(eventName(e));
     if (e.microBatch >= 0)
         name += " mb" + std::to_string(e.microBatch);
     if (e.chunk >= 0 && e.kind != EventKind::Bubble)
@@ -62,18 +67,17 @@ json chromeTrace(const Evaluation& e, const RunDesc& run)
                           {"pid", pid},
                           {"args", {{"sort_index", pid}}}});
         events.push_back(metadata("thread_name", pid, kComputeRow, "compute"));
-        events.push_back(metadata("thread_name", pid, kCollectiveRow, "TP/CP collectives"));
-        events.push_back(metadata("thread_name", pid, kSendRow, "PP sends"));
-        events.push_back(metadata("thread_name", pid, kFabricRow, "DP fabric"));
+        for (const DimInfo& d : kDims)
+            events.push_back(metadata("thread_name", pid, 1 + int(d.dim), rowName(d)));
     }
     for (const Event& ev : e.events) {
-        json x{{"name", eventName(ev)},
-               {"cat", toString(ev.kind)},
+        json x{{"name", traceName(ev)},
+               {"cat", std::string(eventName(ev))},
                {"ph", "X"},
                {"ts", ev.start * 1e6},
                {"dur", (ev.end - ev.start) * 1e6},
                {"pid", ev.stage + 1},
-               {"tid", ev.stage < 0 ? 0 : rowOf(ev.kind)}};
+               {"tid", ev.stage < 0 ? 0 : rowOf(ev)}};
         x["args"] = {
             {"link", toString(ev.link)}, {"exposed", ev.exposed}, {"critical", ev.critical}};
         if (ev.microBatch >= 0)
@@ -89,7 +93,7 @@ json chromeTrace(const Evaluation& e, const RunDesc& run)
 
 std::string chromeTraceJson(const ClusterDesc& cluster, const RunDesc& run)
 {
-    return chromeTrace(evaluate(cluster, run, {.withEvents = true}), run).dump() + "\n";
+    return chromeTrace(evaluate(cluster, run), run).dump() + "\n";
 }
 
 } // namespace cs

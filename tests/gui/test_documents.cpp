@@ -201,7 +201,7 @@ TEST_CASE("bookmarks survive a session round trip", "[documents][bookmarks]")
     Document* doc = f.window.document();
     const size_t count = doc->bookmarks().size();
     cs::ViewState v = doc->view();
-    v.colorBy = "tp";
+    v.colorBy = *cs::colorModeFromString("tp");
     v.zoom = 3.5;
     v.center = {120.0, 40.0};
     v.highlightRank = 77;
@@ -253,7 +253,7 @@ TEST_CASE("a measured-runs file opens as a table of predictions whose rows open 
     REQUIRE(f.window.openFile(jsonl));
     MeasuredRunsDialog* dialog = f.window.measuredRunsDialog();
     REQUIRE(dialog);
-    CHECK(dialog->rowCount() == 56);
+    CHECK(dialog->rowCount() == 55); // one row leaves pipeline chunks empty and is refused
     CHECK(dialog->mape() > 0);
     CHECK(dialog->mape() < 0.06);
     const cs::MeasuredRun& row = dialog->runs().at(3);

@@ -54,6 +54,13 @@ cs::Event event(cs::EventKind kind, int stage, double start, double end)
     return e;
 }
 
+cs::Event comm(cs::Dim dim, int stage, double start, double end)
+{
+    cs::Event e = event(cs::EventKind::Comm, stage, start, end);
+    e.dim = dim;
+    return e;
+}
+
 } // namespace
 
 TEST_CASE("the timeline maps time to x and back under zoom and pan")
@@ -93,9 +100,12 @@ TEST_CASE("the timeline maps time to x and back under zoom and pan")
 TEST_CASE("a point on the timeline hits the event drawn there")
 {
     const std::vector<cs::Event> events{
-        event(cs::EventKind::Forward, 0, 0.0, 1.0), event(cs::EventKind::PpSend, 0, 1.0, 1.1),
-        event(cs::EventKind::TpComm, 1, 0.5, 0.7),  event(cs::EventKind::Backward, 1, 1.0, 2.0),
-        event(cs::EventKind::DpComm, 1, 1.5, 2.0),  event(cs::EventKind::Optimizer, -1, 2.0, 2.1),
+        event(cs::EventKind::Forward, 0, 0.0, 1.0),
+        comm(cs::Dim::PP, 0, 1.0, 1.1),
+        comm(cs::Dim::TP, 1, 0.5, 0.7),
+        event(cs::EventKind::Backward, 1, 1.0, 2.0),
+        comm(cs::Dim::DP, 1, 1.5, 2.0),
+        event(cs::EventKind::Optimizer, -1, 2.0, 2.1),
     };
     const TimelineLanes lanes(events, 2);
     REQUIRE(lanes.rows() == 3);
@@ -127,15 +137,15 @@ TEST_CASE("the GPUs of the topology show what their stage's schedule says")
     loadInto(doc, "fairwater-gb200-128.csession");
     const cs::Evaluation& eval = doc.evaluation();
     const cs::Placement& placement = doc.placement();
-    ActivityOverlay overlay(eval, placement);
+    ActivityOverlay overlay(eval, placement, doc.topology());
     // A GPU of each stage, in the first and the last data-parallel replica.
     std::vector<int> gpus;
     for (int stage = 0; stage < placement.size(cs::Dim::PP); ++stage)
         for (int replica : {0, placement.size(cs::Dim::DP) - 1}) {
             cs::RankCoord c;
-            c.c[size_t(cs::Dim::PP)] = stage;
-            c.c[size_t(cs::Dim::DP)] = replica;
-            c.c[size_t(cs::Dim::TP)] = 1;
+            c.c[cs::Dim::PP] = stage;
+            c.c[cs::Dim::DP] = replica;
+            c.c[cs::Dim::TP] = 1;
             gpus.push_back(placement.gpuOfRank(placement.rankOf(c)));
         }
     int checked = 0;
@@ -164,7 +174,7 @@ TEST_CASE("watching Fairwater, DP traffic crosses racks in the backward pass and
     Document doc;
     loadInto(doc, "fairwater-gb200-128.csession");
     const cs::Evaluation& eval = doc.evaluation();
-    ActivityOverlay overlay(eval, doc.placement());
+    ActivityOverlay overlay(eval, doc.placement(), doc.topology());
     const double step = eval.stepTimeS;
     bool dpDuringBackward = false, exposedTail = false;
     for (double t = 0.5 * step; t < step; t += step / 2000) {
@@ -196,13 +206,13 @@ TEST_CASE("the breakdown chart shows the breakdown, and the measurement beside i
     auto* series = barsOf(chart.stepChart());
     double predicted = 0;
     int entries = 0;
-    for (const auto& [name, seconds] : eval.breakdown.named()) {
-        if (seconds <= 0)
+    for (const cs::Breakdown::Part& part : eval.breakdown.parts()) {
+        if (part.seconds <= 0)
             continue;
         const QBarSet* set = series->barSets()[entries++];
-        INFO(name);
-        CHECK(set->label().startsWith(QString::fromUtf8(name)));
-        CHECK(set->at(0) == seconds);
+        INFO(part.label);
+        CHECK(set->label().startsWith(QString::fromStdString(part.label)));
+        CHECK(set->at(0) == part.seconds);
         CHECK(set->at(1) == 0);
         predicted += set->at(0);
     }
@@ -345,7 +355,7 @@ TEST_CASE("the step views follow the document and keep their docks named")
 
     bar->togglePlaying(); // playing shows what the GPUs do
     CHECK(doc.view().playing);
-    CHECK(doc.view().colorBy == "activity");
+    CHECK(cs::toString(doc.view().colorBy) == "activity");
     bar->advance(1.0);
     CHECK(doc.view().timeS == Approx(0.5 + doc.view().speed));
     bar->togglePlaying();

@@ -80,7 +80,7 @@ TEST_CASE("each sample renders each colour mode with the model's colour in known
         const int gpus = int(doc->topology().gpus().size());
         for (const std::string mode : {"tp", "cp", "pp", "dp", "domain", "memory"}) {
             cs::ViewState view;
-            view.colorBy = mode;
+            view.colorBy = *cs::colorModeFromString(mode);
             const QImage image = renderScene(scene, view);
             const ViewTransform t = scene.transform(view, QSizeF(kSize));
             REQUIRE(t.scale >= 2.0); // a GPU cell is at least a few pixels at fit-to-view
@@ -103,7 +103,7 @@ TEST_CASE("on Fairwater, TP/CP/PP stay in the rack and DP repeats the same colou
     CHECK_FALSE(pl.dimension(cs::Dim::DP).insideDomain());
     TopologyScene scene(doc->topology(), pl, doc->evaluation(), 1.6);
     cs::ViewState view;
-    view.colorBy = "dp";
+    view.colorBy = *cs::colorModeFromString("dp");
     const QImage image = renderScene(scene, view);
     const ViewTransform t = scene.transform(view, QSizeF(kSize));
     const int perRack = 64;
@@ -128,18 +128,18 @@ TEST_CASE("selecting a rank highlights exactly the members of its TP, CP, PP and
         std::set<int> expected;
         for (cs::Dim d : cs::kAllDims) {
             const auto members = pl.groupMembers(rank, d);
-            CHECK(sel.members[size_t(d)] == members);
+            CHECK(sel.members[d] == members);
             expected.insert(members.begin(), members.end());
         }
         // DP crosses racks: its NIC links and the leaf uplinks are lit; TP uses NVLink only.
-        CHECK(sel.bundles[size_t(cs::Dim::DP)].size() > 1);
-        CHECK(sel.bundles[size_t(cs::Dim::TP)].empty());
-        for (int link : sel.links[size_t(cs::Dim::TP)])
+        CHECK(sel.bundles[cs::Dim::DP].size() > 1);
+        CHECK(sel.bundles[cs::Dim::TP].empty());
+        for (int link : sel.links[cs::Dim::TP])
             CHECK(doc->topology().links()[size_t(link)].cls == cs::LinkClass::NVLink);
 
         // In the picture, every GPU but the members is dimmed.
         cs::ViewState view;
-        view.colorBy = "pp";
+        view.colorBy = *cs::colorModeFromString("pp");
         view.highlightRank = rank;
         const QImage image = renderScene(scene, view);
         const ViewTransform t = scene.transform(view, QSizeF(kSize));

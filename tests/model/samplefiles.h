@@ -5,7 +5,11 @@
 
 #include <catch2/catch.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include "loader.h"
+#include "validation.h"
+#include "writer.h"
 
 inline std::string samplePath(const std::string& name)
 {

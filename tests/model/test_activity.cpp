@@ -24,6 +24,14 @@ Event ev(EventKind kind, int stage, double start, double end, bool exposed = tru
     return e;
 }
 
+Event comm(cs::Dim dim, int stage, double start, double end, bool exposed = true,
+           cs::LinkClass link = cs::LinkClass::NVLink)
+{
+    Event e = ev(EventKind::Comm, stage, start, end, exposed, link);
+    e.dim = dim;
+    return e;
+}
+
 // Two stages: stage 0 computes, then reduces gradients over the fabric partly hidden under its
 // backward; stage 1 waits in the bubble, then computes; a cluster-wide optimizer ends the step.
 std::vector<Event> twoStageStep()
@@ -32,11 +40,11 @@ std::vector<Event> twoStageStep()
         ev(EventKind::Forward, 0, 0.0, 1.0),
         ev(EventKind::Bubble, 1, 0.0, 1.0),
         ev(EventKind::Forward, 1, 1.0, 2.0),
-        ev(EventKind::TpComm, 1, 1.5, 2.5),
+        comm(cs::Dim::TP, 1, 1.5, 2.5),
         ev(EventKind::Backward, 0, 2.0, 4.0),
         ev(EventKind::Recompute, 0, 2.0, 2.5),
-        ev(EventKind::DpComm, 0, 3.0, 4.0, false, cs::LinkClass::ScaleOut2),
-        ev(EventKind::DpComm, 0, 4.0, 4.5, true, cs::LinkClass::ScaleOut2),
+        comm(cs::Dim::DP, 0, 3.0, 4.0, false, cs::LinkClass::ScaleOut2),
+        comm(cs::Dim::DP, 0, 4.0, 4.5, true, cs::LinkClass::ScaleOut2),
         ev(EventKind::Optimizer, -1, 4.5, 5.0),
     };
 }
@@ -146,7 +154,7 @@ TEST_CASE("during the backward pass of Fairwater, data-parallel traffic crosses 
     const cs::ActivityIndex index(e.events, f.run->parallelism.pp);
     bool sawDp = false;
     for (const Event& ev : e.events) {
-        if (ev.kind != EventKind::DpComm)
+        if (!(ev.isComm() && ev.dim == cs::Dim::DP))
             continue;
         const cs::LinkUse use = index.linkUse(0.5 * (ev.start + ev.end));
         CHECK(use[cs::Dim::DP] > 0);

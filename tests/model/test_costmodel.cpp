@@ -47,27 +47,30 @@ Sample ndv5()
     return sample("ndv5-h100-1344-gpt3-175b.run.json");
 }
 
+// Every row but the one the run rules refuse: 126 layers on 16 stages of 8 chunks.
 std::vector<MeasuredRun> publicRuns()
 {
     Diagnostics diags;
     auto runs =
         readMeasuredRuns(std::string(CS_SHARED_DIR) + "/reference/validation/public.jsonl", diags);
-    REQUIRE(diags.empty());
+    INFO(diags.formatAll());
+    REQUIRE(diags.size() == 1);
+    REQUIRE(diags.contains("fewer than pp x vp"));
     return runs;
 }
 
 void checkBreakdownAddsUp(const Evaluation& e)
 {
     CHECK(e.breakdown.total() == Approx(e.stepTimeS).epsilon(1e-12));
-    for (const auto& [name, seconds] : e.breakdown.named()) {
-        INFO(name);
-        CHECK(seconds >= 0);
+    for (const cs::Breakdown::Part& part : e.breakdown.parts()) {
+        INFO(part.key);
+        CHECK(part.seconds >= 0);
     }
 }
 
 double step(const ClusterDesc& c, const RunDesc& r, bool events = true)
 {
-    return evaluate(c, r, {.withEvents = events}).stepTimeS;
+    return (events ? evaluate(c, r) : cs::estimate(c, r)).stepTimeS;
 }
 
 } // namespace
@@ -86,10 +89,10 @@ TEST_CASE("Fairwater, 128 racks: step time, exposed scale-out, weak scaling")
     CHECK(*e.timeToTrainS == Approx(330 * e.stepTimeS));
     // TP, CP and PP stay on NVLink inside the rack; only DP crosses the fabric.
     for (const Event& ev : e.events) {
-        if (ev.kind == EventKind::TpComm || ev.kind == EventKind::CpComm ||
-            ev.kind == EventKind::PpSend)
+        if (ev.isComm() &&
+            (ev.dim == cs::Dim::TP || ev.dim == cs::Dim::CP || ev.dim == cs::Dim::PP))
             CHECK(ev.link == LinkClass::NVLink);
-        if (ev.kind == EventKind::DpComm)
+        if (ev.isComm() && ev.dim == cs::Dim::DP)
             CHECK(isScaleOut(ev.link));
     }
 
@@ -132,8 +135,8 @@ TEST_CASE("the analytical path agrees with the event simulation within 2 %")
         cases.emplace_back(r.id, r.cluster, r.run);
     for (const auto& [name, cluster, run] : cases) {
         INFO(name);
-        const Evaluation fast = evaluate(cluster, run, {.withEvents = false});
-        const Evaluation full = evaluate(cluster, run, {.withEvents = true});
+        const Evaluation fast = cs::estimate(cluster, run);
+        const Evaluation full = evaluate(cluster, run);
         CHECK(fast.events.empty());
         CHECK_FALSE(full.events.empty());
         CHECK(fast.stepTimeS == Approx(full.stepTimeS).epsilon(0.02));
@@ -159,7 +162,7 @@ TEST_CASE("more bandwidth never slows a step")
             slowNic.scaleOut.GbpsPerGpu /= 4;
             CHECK(step(slowNic, s.run, events) > base);
             ClusterDesc oversubscribed = s.cluster;
-            oversubscribed.scaleOut.topology.oversubscription = 2;
+            oversubscribed.scaleOut.topology.oversubscription = {2.0};
             CHECK(step(oversubscribed, s.run, events) > base);
         }
     }
@@ -199,9 +202,9 @@ TEST_CASE("recompute trades memory for time")
 {
     const Sample s = fairwater128();
     RunDesc selective = s.run;
-    selective.parallelism.recompute = Recompute::Selective;
+    selective.parallelism.recompute = Recompute::of(cs::RecomputeMode::Selective);
     RunDesc full = s.run;
-    full.parallelism.recompute = Recompute::Full;
+    full.parallelism.recompute = Recompute::of(cs::RecomputeMode::Full);
     const Evaluation none = evaluate(s.cluster, s.run);
     const Evaluation sel = evaluate(s.cluster, selective);
     const Evaluation all = evaluate(s.cluster, full);
@@ -228,8 +231,8 @@ TEST_CASE("events are well formed: ordered, one compute op at a time per stage, 
             CHECK(ev.start >= 0);
             CHECK(ev.end <= e.stepTimeS + 1e-12);
             const bool onStream = ev.kind == EventKind::Forward || ev.kind == EventKind::Backward ||
-                                  ev.kind == EventKind::Recompute || ev.kind == EventKind::TpComm ||
-                                  ev.kind == EventKind::CpComm;
+                                  ev.kind == EventKind::Recompute ||
+                                  (ev.isComm() && (ev.dim == cs::Dim::TP || ev.dim == cs::Dim::CP));
             if (!onStream)
                 continue;
             computeByStage[ev.stage].push_back(&ev);
@@ -301,16 +304,19 @@ TEST_CASE("validate-runs prints every row and the MAPE, and bad rows exit 1")
 {
     std::ostringstream out, err;
     const std::string file = std::string(CS_SHARED_DIR) + "/reference/validation/public.jsonl";
-    REQUIRE(cli::runValidateRuns({file, "--json"}, {out, err}) == cli::kExitOk);
+    // One public row leaves pipeline chunks empty: refused by line and id, the rest predicted.
+    REQUIRE(cli::runValidateRuns({file, "--json"}, {out, err}) == cli::kExitBadInput);
+    CHECK(err.str().find("public.jsonl:49: /model/layers: ") != std::string::npos);
+    CHECK(err.str().find("(row \"") != std::string::npos);
     const nlohmann::json j = nlohmann::json::parse(out.str());
-    CHECK(j.at("rows").size() == 56);
+    CHECK(j.at("rows").size() == 55);
     double sum = 0;
     for (const auto& r : j.at("rows")) {
         CHECK(r.at("error").get<double>() ==
               Approx(r.at("predicted_s").get<double>() / r.at("measured_s").get<double>() - 1));
         sum += std::abs(r.at("error").get<double>());
     }
-    CHECK(j.at("mape").get<double>() == Approx(sum / 56));
+    CHECK(j.at("mape").get<double>() == Approx(sum / 55));
     std::ostringstream out2, err2;
     CHECK(cli::runValidateRuns({}, {out2, err2}) == cli::kExitUsage);
     CHECK(cli::runValidateRuns({file, "--bogus"}, {out2, err2}) == cli::kExitUsage);

@@ -10,6 +10,7 @@
 #include "placement.h"
 #include "samplefiles.h"
 #include "topology.h"
+#include "validation.h"
 
 using namespace cs;
 

@@ -1,12 +1,15 @@
 // Loading the good fixtures, round trips, the JSON text layer and the description helpers.
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 
+#include "fileio.h"
 #include "loader.h"
+#include "writer.h"
 
 using nlohmann::json;
 
@@ -59,8 +62,9 @@ TEST_CASE("a catalog cluster loads with defaults resolved", "[loader]")
     CHECK(c.scaleOut.topology == cs::FabricTopology{});
     CHECK(c.layoutRows == 0);
     CHECK(c.rows() == 2);
-    CHECK(c.extensions == json{{"notes", "Four racks of four 8-GPU HGX nodes; a test fixture, "
-                                         "not a real system."}});
+    CHECK(c.extensions.value() ==
+          json{{"notes", "Four racks of four 8-GPU HGX nodes; a test fixture, "
+                         "not a real system."}});
 }
 
 TEST_CASE("a GPU object overrides its catalog entry field by field", "[loader]")
@@ -96,7 +100,7 @@ TEST_CASE("a run loads with the cluster it names, resolved next to it", "[loader
     CHECK(f.clusterPath == kGood + "small.cluster.json");
     const cs::RunDesc& r = *f.run;
     CHECK(r.precision == cs::Precision::FP8);
-    CHECK(r.parallelism.recompute == cs::Recompute::Selective);
+    CHECK(r.parallelism.recompute == cs::Recompute::of(cs::RecomputeMode::Selective));
     CHECK(r.parallelism.dp == 0);
     CHECK(r.dpFor(f.cluster->gpuCount()) == 8);
     CHECK(r.microBatchesFor(f.cluster->gpuCount()) == 64);
@@ -124,10 +128,10 @@ TEST_CASE("a session loads with compare, view and bookmarks", "[loader]")
     REQUIRE(s.compare);
     CHECK(s.compare->cluster.name == "Small H100 cluster");
     REQUIRE(s.view);
-    CHECK(s.view->colorBy == "dp");
+    CHECK(cs::toString(s.view->colorBy) == "dp");
     CHECK(s.view->center == std::array{120.5, -40.0});
     REQUIRE(s.bookmarks.size() == 2);
-    CHECK(s.bookmarks[0].view.colorBy == "domain");
+    CHECK(cs::toString(s.bookmarks[0].view.colorBy) == "domain");
     CHECK(s.bookmarks[1].view == cs::ViewState{});
     CHECK(s.extensions.contains("x-author"));
     CHECK(s.run.extensions.contains("x-tag"));
@@ -361,8 +365,10 @@ TEST_CASE("catalog, layout and parallel sizes", "[description]")
     CHECK(r.parallelism.size(cs::Dim::CP) == 2);
     CHECK(r.parallelism.size(cs::Dim::DP) == 64);
     for (cs::Dim d : cs::kAllDims)
-        CHECK(cs::dimFromString(cs::toString(d)) == d);
-    CHECK(cs::precisionFromString("nvfp4") == cs::Precision::NVFP4);
-    CHECK_FALSE(cs::precisionFromString("fp16"));
-    CHECK(cs::colorByModes().size() == 7);
+        CHECK(cs::enumFromString<cs::Dim>(cs::toString(d)) == d);
+    CHECK(cs::enumFromString<cs::Precision>("nvfp4") == cs::Precision::NVFP4);
+    CHECK_FALSE(cs::enumFromString<cs::Precision>("fp16"));
+    CHECK(cs::colorModes().size() == cs::kDimCount + 4);
+    for (const cs::ColorMode& mode : cs::colorModes())
+        CHECK(cs::colorModeFromString(cs::toString(mode)) == mode);
 }

@@ -1,3 +1,4 @@
+#include <algorithm>
 // Measured runs (.jsonl): every public row loads, clusters are set from the row, and problems
 // are located by line.
 
@@ -44,8 +45,11 @@ TEST_CASE("every public measured run loads into a cluster and run of its GPU cou
     Diagnostics diags;
     const std::vector<MeasuredRun> runs = readMeasuredRuns(kPublic, diags);
     INFO(diags.formatAll());
-    CHECK(diags.empty());
-    REQUIRE(runs.size() == 56);
+    // Held to the run rules: 126 layers on 16 stages of 8 chunks would leave chunks empty.
+    REQUIRE(diags.size() == 1);
+    CHECK(diags.items()[0].format().find("public.jsonl:49: /model/layers: layers = 126 is fewer "
+                                         "than pp x vp = 16 x 8") != std::string::npos);
+    REQUIRE(runs.size() == 55);
     for (const MeasuredRun& r : runs) {
         INFO(r.id);
         const Parallelism& par = r.run.parallelism;
@@ -112,7 +116,9 @@ TEST_CASE("measured-run problems are located by line: syntax by column, values b
     CHECK(byLine[3].front().line == 3); // syntax: FILE:LINE:COLUMN
     CHECK(byLine[3].front().column > 0);
     REQUIRE(byLine.count(4));
-    CHECK(byLine[4].front().format().rfind("runs.jsonl:4: /parallelism/dp: ", 0) == 0);
+    CHECK(std::any_of(byLine[4].begin(), byLine[4].end(), [](const Diagnostic& d) {
+        return d.format().rfind("runs.jsonl:4: /parallelism/dp: ", 0) == 0;
+    }));
     REQUIRE(byLine.count(5)); // a duplicated key
     CHECK(byLine[5].front().line == 5);
 }

@@ -50,7 +50,7 @@ TEST_CASE("coordinates follow the placement order, innermost first", "[placement
     par.cp = 3;
     par.pp = 4;
     struct Case {
-        std::array<Dim, 4> order;
+        cs::PlacementOrder order;
         int rank;
         std::array<int, 4> coord; // tp, cp, pp, dp
     };
@@ -71,7 +71,7 @@ TEST_CASE("coordinates follow the placement order, innermost first", "[placement
         const Placement p(par, 2, c.order, 8);
         const RankCoord rc = p.coord(c.rank);
         INFO("rank " << c.rank);
-        CHECK(rc.c == c.coord);
+        CHECK(std::array{rc[Dim::TP], rc[Dim::CP], rc[Dim::PP], rc[Dim::DP]} == c.coord);
         CHECK(p.rankOf(rc) == c.rank);
     }
 }

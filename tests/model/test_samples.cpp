@@ -31,9 +31,9 @@ TEST_CASE("every sample names its sources and assumptions", "[samples]")
     for (const auto& e : std::filesystem::directory_iterator(CS_SAMPLES_DIR)) {
         const LoadedFile f = loadSample(e.path().filename().string());
         INFO(e.path());
-        const nlohmann::json& ext = f.kind == FileKind::Cluster ? f.cluster->extensions
-                                    : f.kind == FileKind::Run   ? f.run->extensions
-                                                                : f.session->extensions;
+        const nlohmann::json& ext = f.kind == FileKind::Cluster ? f.cluster->extensions.value()
+                                    : f.kind == FileKind::Run   ? f.run->extensions.value()
+                                                                : f.session->extensions.value();
         REQUIRE(ext.contains("notes"));
         CHECK(ext["notes"].get<std::string>().size() > 60);
     }

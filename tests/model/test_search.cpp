@@ -9,16 +9,21 @@
 #include "loader.h"
 #include "samplefiles.h"
 #include "search.h"
+#include "validation.h"
 
 using namespace cs;
 
 namespace {
 
-EvalOptions fastPath()
+cs::PerDim<int> sizes(int tp, int cp, int pp, int dp)
 {
-    EvalOptions o;
-    o.withEvents = false;
-    return o;
+    cs::PerDim<int> s;
+    s[Dim::TP] = tp;
+    s[Dim::CP] = cp;
+    s[Dim::PP] = pp;
+    s[Dim::DP] = dp;
+    s[Dim::EP] = 1;
+    return s;
 }
 
 const LoadedFile& fairwater()
@@ -46,9 +51,9 @@ bool sameResults(const std::vector<SearchResult>& a, const std::vector<SearchRes
 TEST_CASE("dimensions of size 1 do not multiply the placements")
 {
     // tp 8 and dp 16 on domains of 4: tp innermost or dp innermost, nothing else differs.
-    const auto placements = distinctPlacements({8, 1, 1, 16}, 4);
+    const auto placements = distinctPlacements(sizes(8, 1, 1, 16), 4);
     REQUIRE(placements.size() == 2);
-    const auto tpFirst = [](const std::array<Dim, 4>& p) {
+    const auto tpFirst = [](const cs::PlacementOrder& p) {
         return std::find(p.begin(), p.end(), Dim::TP) < std::find(p.begin(), p.end(), Dim::DP);
     };
     CHECK(tpFirst(placements[0]) != tpFirst(placements[1]));
@@ -57,13 +62,13 @@ TEST_CASE("dimensions of size 1 do not multiply the placements")
 TEST_CASE("placements differ in which dimensions share an NVLink domain")
 {
     // Four dimensions of 2 on domains of 4: two of them fit a domain together.
-    const auto placements = distinctPlacements({2, 2, 2, 2}, 4);
+    const auto placements = distinctPlacements(sizes(2, 2, 2, 2), 4);
     REQUIRE(placements.size() == 6);
     std::set<std::set<Dim>> innerPairs;
     for (const auto& p : placements)
         innerPairs.insert({p[0], p[1]});
     CHECK(innerPairs.size() == 6);
-    CHECK(placements.front() == kAllDims);
+    CHECK(placements.front() == cs::kPlacedDims);
 }
 
 TEST_CASE("orderings left out evaluate exactly like one that is kept")
@@ -71,17 +76,17 @@ TEST_CASE("orderings left out evaluate exactly like one that is kept")
     const ClusterDesc& cluster = *fairwater().cluster;
     RunDesc run = *fairwater().run;
     const Parallelism& p = run.parallelism;
-    const auto kept = distinctPlacements({p.tp, p.cp, p.pp, p.dp}, cluster.domainSize());
+    const auto kept = distinctPlacements(sizes(p.tp, p.cp, p.pp, p.dp), cluster.domainSize());
     REQUIRE(kept.size() < 24);
     std::set<double> keptTimes;
     for (const auto& placement : kept) {
         run.placement = placement;
-        keptTimes.insert(evaluate(cluster, run, fastPath()).stepTimeS);
+        keptTimes.insert(cs::estimate(cluster, run).stepTimeS);
     }
-    std::array<Dim, 4> order = kAllDims;
+    cs::PlacementOrder order = cs::kPlacedDims;
     do {
         run.placement = order;
-        const double t = evaluate(cluster, run, fastPath()).stepTimeS;
+        const double t = cs::estimate(cluster, run).stepTimeS;
         INFO(toString(order[0]) << toString(order[1]) << toString(order[2]) << toString(order[3]));
         CHECK(keptTimes.count(t) == 1);
     } while (std::next_permutation(order.begin(), order.end()));
@@ -91,9 +96,9 @@ TEST_CASE("memory does not depend on placement, so the search may skip placement
 {
     const ClusterDesc& cluster = *fairwater().cluster;
     RunDesc run = *fairwater().run;
-    const double memory = evaluate(cluster, run, fastPath()).memoryGiBPerGpu;
+    const double memory = cs::estimate(cluster, run).memoryGiBPerGpu;
     run.placement = {Dim::DP, Dim::PP, Dim::CP, Dim::TP};
-    CHECK(evaluate(cluster, run, fastPath()).memoryGiBPerGpu == memory);
+    CHECK(cs::estimate(cluster, run).memoryGiBPerGpu == memory);
 }
 
 TEST_CASE("the layouts include the Fairwater sample's own and are all valid")
@@ -123,7 +128,7 @@ TEST_CASE("the best layout on Fairwater is no slower than the sample's own")
     const SearchOutcome& outcome = fairwaterSearch();
     REQUIRE_FALSE(outcome.results.empty());
     CHECK_FALSE(outcome.cancelled);
-    const Evaluation own = evaluate(*fairwater().cluster, *fairwater().run, fastPath());
+    const Evaluation own = evaluate(*fairwater().cluster, *fairwater().run);
     CHECK(outcome.results.front().stepTimeS <= own.stepTimeS);
 }
 
@@ -142,7 +147,7 @@ TEST_CASE("every reported configuration is valid, fits memory and is ranked by s
         checkRunOnCluster(candidate, cluster, "", "", diags);
         INFO(diags.formatAll());
         REQUIRE(diags.empty());
-        const Evaluation e = evaluate(cluster, candidate, fastPath());
+        const Evaluation e = evaluate(cluster, candidate);
         REQUIRE(e.fitsMemory);
         REQUIRE(e.stepTimeS == r.stepTimeS);
         REQUIRE(r.memoryGiBPerGpu <= cluster.gpu.hbmGiB);
@@ -154,13 +159,14 @@ TEST_CASE("recompute is reported only where the lighter setting does not fit")
     const ClusterDesc& cluster = *fairwater().cluster;
     const RunDesc& run = *fairwater().run;
     for (const SearchResult& r : fairwaterSearch().results) {
-        if (r.layout.parallelism.recompute == Recompute::None)
+        if (r.layout.parallelism.recompute == Recompute::of(cs::RecomputeMode::None))
             continue;
         Layout lighter = r.layout;
-        lighter.parallelism.recompute = r.layout.parallelism.recompute == Recompute::Full
-                                            ? Recompute::Selective
-                                            : Recompute::None;
-        REQUIRE_FALSE(evaluate(cluster, withLayout(run, lighter), fastPath()).fitsMemory);
+        lighter.parallelism.recompute =
+            Recompute::of(r.layout.parallelism.recompute.mode == cs::RecomputeMode::Full
+                              ? cs::RecomputeMode::Selective
+                              : cs::RecomputeMode::None);
+        REQUIRE_FALSE(evaluate(cluster, withLayout(run, lighter)).fitsMemory);
     }
 }
 
@@ -214,13 +220,13 @@ TEST_CASE("progress reaches the total exactly once the search is done")
     CHECK(lastDone == lastTotal);
 }
 
-TEST_CASE("keeping fewer results returns exactly the head of the full ranking")
+TEST_CASE("keeping fewer results returns exactly the head of a longer ranking")
 {
     const LoadedFile h100 = loadSample("ndv5-h100-128-gpt3-175b.run.json");
     SearchOptions everything;
-    everything.keep = 0;
+    everything.keep = 200;
     const SearchOutcome all = searchParallelism(*h100.cluster, *h100.run, everything);
-    CHECK(int64_t(all.results.size()) == all.fitting);
+    CHECK(all.results.size() == 200);
     SearchOptions few;
     few.keep = 10;
     const SearchOutcome head = searchParallelism(*h100.cluster, *h100.run, few);
@@ -234,7 +240,7 @@ TEST_CASE("configurations faster than a reference are all kept")
 {
     const LoadedFile h100 = loadSample("ndv5-h100-128-gpt3-175b.run.json");
     SearchOptions everything;
-    everything.keep = 0;
+    everything.keep = 200;
     const SearchOutcome all = searchParallelism(*h100.cluster, *h100.run, everything);
     REQUIRE(all.results.size() > 60);
     SearchOptions options;
@@ -251,7 +257,14 @@ TEST_CASE("withLayout changes only what the search chooses")
 {
     const RunDesc& run = *fairwater().run;
     Layout layout;
-    layout.parallelism = {8, 1, 4, 2, 256, true, true, Recompute::Selective};
+    layout.parallelism = {.tp = 8,
+                          .cp = 1,
+                          .pp = 4,
+                          .vp = 2,
+                          .dp = 256,
+                          .sequenceParallel = true,
+                          .distributedOptimizer = true,
+                          .recompute = Recompute::of(cs::RecomputeMode::Selective)};
     layout.placement = {Dim::PP, Dim::TP, Dim::CP, Dim::DP};
     layout.microBatch = 3;
     const RunDesc changed = withLayout(run, layout);

@@ -94,7 +94,7 @@ TEST_CASE("fabric shape follows kind, tiers and oversubscription", "[topology]")
     }
     SECTION("oversubscription 3 puts three quarters of a leaf's ports down")
     {
-        c.scaleOut.topology.oversubscription = 3;
+        c.scaleOut.topology.oversubscription = {3.0};
         const Topology t(c);
         CHECK(t.switchCount(1) == 8 * 3); // 128 nodes / 48 per leaf, rounded up, per rail
         CHECK(t.totalGBps(LinkClass::ScaleOut2) < t.totalGBps(LinkClass::ScaleOut1) / 2.5);

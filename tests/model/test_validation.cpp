@@ -2,8 +2,11 @@
 // own message at the pointer of the field to fix.
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "loader.h"
+#include "validation.h"
+#include "writer.h"
 
 using nlohmann::json;
 
@@ -282,7 +285,7 @@ TEST_CASE("notes and x- keys are allowed anywhere and kept at the top", "[valida
     cs::Diagnostics diags;
     const auto run = cs::runFromJson(j, "r", "", diags);
     REQUIRE(run);
-    CHECK(run->extensions == json{{"notes", "why"}, {"x-tool", {{"v", 2}}}});
+    CHECK(run->extensions.value() == json{{"notes", "why"}, {"x-tool", {{"v", 2}}}});
 }
 
 TEST_CASE("view rules", "[validation]")
@@ -290,7 +293,7 @@ TEST_CASE("view rules", "[validation]")
     const std::vector<Rule> rules{
         {{{"/color_by", "rainbow"}},
          "/view/color_by",
-         "must be one of tp, cp, pp, dp, domain, memory, activity"},
+         "must be one of tp, cp, pp, dp, ep, domain, memory, activity, links"},
         {{{"/center", {1}}}, "/view/center", "expected [x, y]"},
         {{{"/zoom", 0}}, "/view/zoom", "must be between 0.0001 and 10000, got 0"},
         {{{"/highlight_rank", -2}},

@@ -1,0 +1,60 @@
+#pragma once
+// The one way clusterscope-cli's commands read their words: each command declares its
+// positional arguments and options once (CommandSpec), and that declaration parses the words,
+// refuses what it does not know, and prints the command's --help and usage line.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "clicommands.h"
+
+namespace cs::cli {
+
+struct OptionSpec {
+    std::string_view name;  // "--top"
+    std::string_view value; // "N" for an option with a value; empty for a flag
+    std::string_view help;
+    std::string_view alias = {}; // "-o"
+};
+
+struct CommandSpec {
+    std::string_view name;       // "evaluate"
+    std::string_view positional; // "CLUSTER RUN"
+    size_t minPositional = 0;
+    size_t maxPositional = 0; // SIZE_MAX: any number
+    std::vector<OptionSpec> options;
+    std::string_view summary;     // one line, for the command list
+    std::string_view description; // paragraphs, for --help
+
+    std::string synopsis() const; // "evaluate CLUSTER RUN [--json] [--calibration FILE]"
+};
+
+class ParsedArgs {
+public:
+    std::vector<std::string> positional;
+
+    bool has(std::string_view option) const;
+    std::optional<std::string> value(std::string_view option) const;
+
+    // Typed values of options; each prints a usage problem and returns nothing when the value
+    // is not what the option takes. Absent options give `fallback`.
+    std::optional<int> positiveInt(std::string_view option, int fallback, Io io) const;
+    std::optional<double> positiveNumber(std::string_view option, double fallback, Io io) const;
+
+private:
+    friend std::variant<ParsedArgs, int> parseCommand(const CommandSpec&, const Args&, Io);
+    const CommandSpec* m_spec = nullptr;
+    std::vector<std::pair<std::string, std::string>> m_options; // name, value ("" for flags)
+};
+
+// The command's words parsed, or the exit status to return: 0 after --help, 2 after a usage
+// problem (printed with the usage line).
+std::variant<ParsedArgs, int> parseCommand(const CommandSpec& spec, const Args& args, Io io);
+
+// Prints "clusterscope-cli COMMAND: problem" and the usage line; returns kExitUsage.
+int usageProblem(const CommandSpec& spec, const std::string& problem, Io io);
+
+} // namespace cs::cli

@@ -1,0 +1,87 @@
+#pragma once
+// The work of one step before any timing: what each op (a chunk of layers for one
+// micro-batch, forward or backward) costs on each pipeline stage, what each pipeline hop
+// sends, what the data-parallel group reduces and gathers, the optimizer and the memory.
+// simulation.cpp times it as a schedule; closedform.cpp bounds it for the search.
+
+#include <cstdint>
+#include <vector>
+
+#include "collectives.h"
+#include "description.h"
+#include "topology.h"
+
+namespace cs {
+
+struct Calibration;
+
+// Time split of one op as the breakdown names it.
+struct Parts {
+    double compute = 0;
+    double recompute = 0;
+    PerDim<double> comm; // exposed communication inside the op (tp, cp, ep)
+
+    double total() const;
+    Parts& operator+=(const Parts& o);
+    Parts times(double k) const;
+};
+
+// How a dimension's groups sit on NVLink domains, as a two-level group.
+struct GroupShape {
+    int perDomain = 1;
+    int domains = 1;
+    bool crossesDomains() const { return domains > 1; }
+};
+
+struct DimComm {
+    GroupShape shape;
+    HierarchicalGroup group;
+    bool scaleOut = false;
+};
+
+struct Links {
+    LinkSpeed nvlink;
+    LinkSpeed fabric;
+    LinkClass fabricClass = LinkClass::ScaleOut1; // neighbours: through the leaf
+    LinkClass spanClass = LinkClass::ScaleOut1;   // groups spanning the cluster
+};
+
+struct Workload {
+    int p = 1, v = 1, m = 1, t = 1, c = 1, d = 1;
+    std::vector<int> layers;               // per virtual stage, index chunk * p + stage
+    std::vector<Parts> forward, backward;  // per op, index stage * v + chunk
+    std::vector<PerDim<double>> commPerOp; // all communication of one op pair (fwd + bwd)
+    std::vector<double> send;              // per hop s -> s+1
+    std::vector<bool> sendScaleOut;        // per hop
+    std::vector<double> paramsOfChunk;     // per GPU, index stage * v + chunk
+    std::vector<double> layerParamsOfChunk;
+    PerDim<DimComm> dims; // the groups of each dimension; dp's includes cp (gradients)
+    Links links;
+    bool distributedOptimizer = false;
+    double gradBytesPerParam = 2;   // gradients are reduced in BF16
+    double gatherBytesPerParam = 2; // parameters are gathered in the GEMM precision
+    std::vector<double> optimizerS; // per stage
+    std::vector<double> memoryGiB;  // per stage
+    double modelFlopsPerStep = 0;
+    double tokensPerStep = 0;
+    double virtualization = 0;
+    double dpContention = 0;
+    double peakFlopsPerGpu = 0;
+    int64_t gpus = 1; // GPUs the run uses
+
+    size_t op(int stage, int chunk) const { return size_t(stage) * v + chunk; }
+    int layersOf(int stage, int chunk) const { return layers[size_t(chunk) * p + stage]; }
+    const DimComm& dp() const { return dims[Dim::DP]; }
+
+    double dpReduce(double bytes) const;
+    double dpGather(double bytes) const;
+    // The farthest link tier a dimension's collectives use.
+    LinkClass linkOf(Dim d) const;
+    // Whether the pipeline hop between two stages crosses NVLink domains.
+    bool hopScaleOut(int from, int to) const;
+};
+
+// The run must be valid on the cluster (checkRunOnCluster reports nothing).
+Workload buildWorkload(const ClusterDesc& cluster, const RunDesc& run, const Calibration& cal);
+
+} // namespace cs

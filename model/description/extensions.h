@@ -1,0 +1,31 @@
+#pragma once
+// The `notes` and `x-*` members of a description, kept verbatim so that a round trip
+// preserves what other tools wrote there. The value is shared, never copied: an edit of a
+// description (one undo step) costs what the edit changed, whatever the extensions hold.
+
+#include <memory>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace cs {
+
+class Extensions {
+public:
+    Extensions(); // an empty object
+    explicit Extensions(nlohmann::json object);
+
+    const nlohmann::json& value() const { return *m_value; }
+    bool empty() const;
+    bool contains(const std::string& key) const;
+    // Copies the value once, so that descriptions sharing it keep theirs.
+    void set(const std::string& key, const nlohmann::json& value);
+    void erase(const std::string& key);
+
+    bool operator==(const Extensions& other) const;
+
+private:
+    std::shared_ptr<const nlohmann::json> m_value;
+};
+
+} // namespace cs
