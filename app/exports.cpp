@@ -5,6 +5,7 @@
 #include <QPdfWriter>
 #include <QSvgGenerator>
 #include <QWidget>
+#include <optional>
 
 #include "documentio.h"
 #include "trace.h"

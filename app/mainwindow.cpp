@@ -450,9 +450,13 @@ bool MainWindow::commitPendingEdit()
 {
     if (m_properties->commitPendingEdit())
         return true;
-    return confirm(tr("A typed value was refused"),
-                   tr("%1\n\nContinue without this value?").arg(m_properties->problem()),
-                   tr("Continue"), false);
+    if (!confirm(tr("A typed value was refused"),
+                 tr("%1\n\nContinue without this value?").arg(m_properties->problem()),
+                 tr("Continue"), false))
+        return false;
+    // Given up: the field shows the document's value again, and is not asked about twice.
+    m_properties->setValues(m_document->cluster(), m_document->run());
+    return true;
 }
 
 bool MainWindow::confirm(const QString& title, const QString& text, const QString& yes,

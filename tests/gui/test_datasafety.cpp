@@ -94,6 +94,21 @@ void typeInto(QWidget* editor, const QString& text)
     }
 }
 
+// Answers the question the window asks next, as a user would: its action, or Cancel.
+void answerNextQuestion(bool accept)
+{
+    QTimer::singleShot(0, [accept] {
+        auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+        CHECK(box);
+        if (!box)
+            return;
+        for (QAbstractButton* button : box->buttons())
+            if (box->buttonRole(button) ==
+                (accept ? QMessageBox::AcceptRole : QMessageBox::RejectRole))
+                button->click();
+    });
+}
+
 // What the code under test prints on stderr while the object lives, through a pipe (a full disk
 // does not stop a pipe).
 class StderrCapture {
@@ -373,13 +388,7 @@ TEST_CASE("saving over a file changed on disk since it was opened asks first", "
 
     // Asked in a window, the user chooses to save over it.
     f.window.setQuiet(false);
-    QTimer::singleShot(0, [] {
-        auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
-        REQUIRE(box);
-        for (QAbstractButton* button : box->buttons())
-            if (box->buttonRole(button) == QMessageBox::AcceptRole)
-                button->click();
-    });
+    answerNextQuestion(true);
     CHECK(f.window.save());
     f.window.setQuiet(true);
     CHECK(sessionIn(session).cluster.scaleOut.GbpsPerGpu == 1000.0);
@@ -464,6 +473,15 @@ TEST_CASE("a value typed in Properties but not confirmed is saved, prompted for 
         CHECK_THAT(f.window.lastProblem().toStdString(), Catch::Contains("/run/parallelism/tp"));
         CHECK(bytesOf(session) == before);
         CHECK(tp->value() == 5);
+        // Asked in a window, the user goes on without it: saved as the document is, the field
+        // shows the document's value again.
+        f.window.setQuiet(false);
+        answerNextQuestion(true);
+        CHECK(f.window.save());
+        f.window.setQuiet(true);
+        CHECK(sessionIn(session).run.parallelism.tp == doc->run().parallelism.tp);
+        CHECK(tp->value() == doc->run().parallelism.tp);
+        CHECK(f.window.propertiesPanel()->problem().isEmpty());
     }
 }
 
