@@ -5,25 +5,77 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QLockFile>
 #include <QStandardPaths>
 #include <QTimer>
+#include <QUuid>
 
 #include "document.h"
-#include "documentio.h"
+#include "fileio.h"
 #include "loader.h"
 
 namespace {
-// Where the changes came from travels inside the recovery file, in an extension key the
-// format allows.
+
+// Where the changes came from travels inside the recovery file, in extension keys the format
+// allows.
 constexpr const char* kOriginKey = "x-recovery-of";
+constexpr const char* kOriginStateKey = "x-recovery-of-state";
+// Also matches "recovery.csession", the one file all instances shared before.
+const QString kRecoveryPattern = QStringLiteral("recovery*.csession");
+const QString kOpenNotePattern = QStringLiteral("recovery*.open");
+
+// A recovery file's lock and the note of what its instance has open sit beside it.
+QString besideRecovery(const QString& path, const char* suffix)
+{
+    return path.left(path.lastIndexOf(QLatin1Char('.'))) + QLatin1String(suffix);
+}
+
+// Tries to take a lock. Stale means its process is gone, however old the lock: a running
+// instance keeps its lock for as long as it runs.
+std::unique_ptr<QLockFile> attemptLock(const QString& lockPath)
+{
+    auto lock = std::make_unique<QLockFile>(lockPath);
+    lock->setStaleLockTime(0);
+    lock->tryLock(0);
+    return lock;
+}
+
+bool heldByRunningInstance(const QLockFile& lock)
+{
+    return !lock.isLocked() && lock.error() == QLockFile::LockFailedError;
+}
+
+nlohmann::json stateJson(const DiskState& state)
+{
+    return {{"size", state.size}, {"sha256", state.sha256.toHex().toStdString()}};
+}
+
+std::optional<DiskState> stateFrom(const nlohmann::json& j)
+{
+    if (!j.is_object() || !j.value("size", nlohmann::json()).is_number_integer() ||
+        !j.value("sha256", nlohmann::json()).is_string())
+        return std::nullopt;
+    return DiskState{j["size"].get<qint64>(),
+                     QByteArray::fromHex(QByteArray::fromStdString(j["sha256"]))};
+}
+
 } // namespace
 
-Autosaver::Autosaver(Document* doc, QString recoveryPath, int intervalMs, QObject* parent)
+Autosaver::Autosaver(Document* doc, QString recoveryDir, int intervalMs, QObject* parent)
     : QObject(parent)
     , m_doc(doc)
-    , m_path(std::move(recoveryPath))
+    , m_dir(std::move(recoveryDir))
     , m_timer(new QTimer(this))
 {
+    QDir().mkpath(m_dir);
+    // A name of its own, so that no instance ever writes over another's recovery file.
+    m_path = QDir(m_dir).absoluteFilePath(
+        QStringLiteral("recovery-%1.csession").arg(QUuid::createUuid().toString(QUuid::Id128)));
+    m_lock = attemptLock(besideRecovery(m_path, ".lock"));
+    if (!m_lock->isLocked())
+        qWarning("autosave: cannot lock %s", qPrintable(besideRecovery(m_path, ".lock")));
+    publishOpenFile();
+    connect(doc, &Document::filePathChanged, this, &Autosaver::publishOpenFile);
     m_timer->setInterval(intervalMs);
     connect(m_timer, &QTimer::timeout, this, &Autosaver::writeNow);
     m_timer->start();
@@ -33,16 +85,36 @@ Autosaver::Autosaver(Document* doc, QString recoveryPath, int intervalMs, QObjec
     });
 }
 
-void Autosaver::writeNow()
+Autosaver::~Autosaver()
+{
+    QFile::remove(besideRecovery(m_path, ".open"));
+}
+
+void Autosaver::publishOpenFile()
+{
+    const QString file = m_doc->filePath();
+    QString error;
+    if (!writeFileAtomically(
+            besideRecovery(m_path, ".open"),
+            file.isEmpty() ? QByteArray() : QFileInfo(file).absoluteFilePath().toUtf8(), &error))
+        qWarning("autosave: %s", qPrintable(error));
+}
+
+bool Autosaver::writeNow()
 {
     if (!m_doc->isModified())
-        return;
+        return true;
     cs::Session session = m_doc->sessionToSave();
     session.extensions.set(kOriginKey, m_doc->filePath().toStdString());
-    QDir().mkpath(QFileInfo(m_path).absolutePath());
+    if (m_originState)
+        session.extensions.set(kOriginStateKey, stateJson(*m_originState));
+    QDir().mkpath(m_dir);
     QString error;
-    if (!saveSessionToFile(session, m_path, &error))
-        qWarning("autosave: %s", qPrintable(error));
+    if (!writeFileAtomically(m_path, sessionBytes(session), &error)) {
+        emit writeFailed(error);
+        return false;
+    }
+    return true;
 }
 
 void Autosaver::discard()
@@ -50,24 +122,71 @@ void Autosaver::discard()
     QFile::remove(m_path);
 }
 
-QString Autosaver::defaultRecoveryPath()
+QString Autosaver::defaultRecoveryDir()
 {
-    return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) +
-           QStringLiteral("/recovery.csession");
+    return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
 }
 
-std::optional<Autosaver::Recovery> Autosaver::pending(const QString& recoveryPath)
+Autosaver::Recovery::~Recovery() = default;
+
+void Autosaver::Recovery::discard()
 {
-    if (!QFileInfo::exists(recoveryPath))
-        return std::nullopt;
-    cs::Diagnostics diags;
-    auto loaded = cs::loadFile(recoveryPath.toStdString(), diags);
-    if (!loaded || !loaded->session || !diags.empty())
-        return std::nullopt;
-    Recovery r{*loaded->session, {}};
-    auto& ext = r.session.extensions;
-    if (ext.contains(kOriginKey) && ext.value()[kOriginKey].is_string())
-        r.originalPath = QString::fromStdString(ext.value()[kOriginKey].get<std::string>());
-    ext.erase(kOriginKey);
-    return r;
+    QFile::remove(path);
+    QFile::remove(besideRecovery(path, ".open"));
+}
+
+std::vector<std::unique_ptr<Autosaver::Recovery>> Autosaver::staleRecoveries() const
+{
+    std::vector<std::unique_ptr<Recovery>> found;
+    const QFileInfoList files =
+        QDir(m_dir).entryInfoList({kRecoveryPattern}, QDir::Files, QDir::Time);
+    for (const QFileInfo& file : files) {
+        const QString path = file.absoluteFilePath();
+        if (path == m_path)
+            continue;
+        std::unique_ptr<QLockFile> lock = attemptLock(besideRecovery(path, ".lock"));
+        if (!lock->isLocked())
+            continue; // its instance still runs (or the lock cannot be taken)
+        cs::Diagnostics diags;
+        auto loaded = cs::loadFile(path.toStdString(), diags);
+        if (!loaded || !loaded->session || !diags.empty())
+            continue;
+        auto recovery = std::make_unique<Recovery>();
+        recovery->session = std::move(*loaded->session);
+        auto& ext = recovery->session.extensions;
+        if (ext.contains(kOriginKey) && ext.value()[kOriginKey].is_string())
+            recovery->originalPath =
+                QString::fromStdString(ext.value()[kOriginKey].get<std::string>());
+        if (ext.contains(kOriginStateKey))
+            recovery->originState = stateFrom(ext.value()[kOriginStateKey]);
+        ext.erase(kOriginKey);
+        ext.erase(kOriginStateKey);
+        recovery->path = path;
+        recovery->autosavedAt = file.lastModified();
+        recovery->m_lock = std::move(lock);
+        found.push_back(std::move(recovery));
+    }
+    return found;
+}
+
+bool Autosaver::isOpenElsewhere(const QString& path) const
+{
+    const QString wanted = QFileInfo(path).canonicalFilePath();
+    if (wanted.isEmpty())
+        return false;
+    const QString ownNote = besideRecovery(m_path, ".open");
+    for (const QFileInfo& note : QDir(m_dir).entryInfoList({kOpenNotePattern}, QDir::Files)) {
+        if (note.absoluteFilePath() == ownNote)
+            continue;
+        cs::Diagnostics diags;
+        const auto open = cs::readFileText(note.absoluteFilePath().toStdString(), diags);
+        if (!open || QFileInfo(QString::fromStdString(*open)).canonicalFilePath() != wanted)
+            continue;
+        const auto lock = attemptLock(besideRecovery(note.absoluteFilePath(), ".lock"));
+        if (heldByRunningInstance(*lock))
+            return true;
+        if (lock->isLocked())
+            QFile::remove(note.absoluteFilePath()); // left by an instance that is gone
+    }
+    return false;
 }

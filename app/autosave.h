@@ -1,14 +1,23 @@
 #pragma once
 // Writes unsaved changes to a recovery file on a timer, so a crash or kill loses at most one
 // interval of work; the next start offers the recovery file back.
+//
+// Every running ClusterScope has its own recovery file, locked (QLockFile) while it runs, and
+// says beside it which file it has open. Only recovery files whose lock is stale (their owner
+// died) are offered, so one instance never restores or discards another's live work.
 
+#include <QDateTime>
 #include <QObject>
 #include <QString>
+#include <memory>
 #include <optional>
+#include <vector>
 
 #include "description.h"
+#include "documentio.h"
 
 class Document;
+class QLockFile;
 class QTimer;
 
 class Autosaver : public QObject {
@@ -16,26 +25,58 @@ class Autosaver : public QObject {
 public:
     static constexpr int kIntervalMs = 30'000;
 
-    Autosaver(Document* doc, QString recoveryPath, int intervalMs = kIntervalMs,
+    // Claims a recovery file of its own in recoveryDir.
+    Autosaver(Document* doc, QString recoveryDir, int intervalMs = kIntervalMs,
               QObject* parent = nullptr);
+    // Releases the lock and keeps the recovery file: only discard() or a save removes it.
+    ~Autosaver() override;
 
     QString recoveryPath() const { return m_path; }
-    // Writes the recovery file when the document has unsaved changes; removes it when not.
-    void writeNow();
+    // Writes the recovery file when the document has unsaved changes. False, with writeFailed,
+    // when it could not be written: the previous recovery file then stays as it was.
+    bool writeNow();
+    // Removes the recovery file: its changes are saved, or were given up.
     void discard();
+    // What the document's file held when it was opened or saved; kept in the recovery file, so
+    // that a restored session still notices the file changing on disk.
+    void setOriginState(const std::optional<DiskState>& state) { m_originState = state; }
 
     // The default place: the application's data directory.
-    static QString defaultRecoveryPath();
+    static QString defaultRecoveryDir();
 
-    struct Recovery {
+    // A recovery file left by an instance that is no longer running, claimed (locked) by this
+    // one while the object lives.
+    class Recovery {
+    public:
         cs::Session session;
         QString originalPath; // the file the changes belong to; empty for an untitled one
+        std::optional<DiskState> originState;
+        QString path;
+        QDateTime autosavedAt;
+        ~Recovery();
+        // Deletes the recovery file.
+        void discard();
+
+    private:
+        friend class Autosaver;
+        std::unique_ptr<QLockFile> m_lock;
     };
-    // The recovery file's content, or nothing when there is none (or it is unreadable).
-    static std::optional<Recovery> pending(const QString& recoveryPath);
+    // Recovery files of instances that are no longer running, newest first; unreadable ones
+    // are left alone.
+    std::vector<std::unique_ptr<Recovery>> staleRecoveries() const;
+    // Whether another running instance has this file open.
+    bool isOpenElsewhere(const QString& path) const;
+
+signals:
+    void writeFailed(const QString& reason);
 
 private:
+    void publishOpenFile();
+
     Document* m_doc;
+    QString m_dir;
     QString m_path;
+    std::unique_ptr<QLockFile> m_lock;
+    std::optional<DiskState> m_originState;
     QTimer* m_timer;
 };

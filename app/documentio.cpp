@@ -2,8 +2,10 @@
 
 #include "documentio.h"
 
-#include <QSaveFile>
+#include <QCryptographicHash>
+#include <QFileInfo>
 
+#include "fileio.h"
 #include "loader.h"
 #include "writer.h"
 
@@ -50,18 +52,42 @@ std::optional<cs::Session> loadSessionFromFile(const QString& path, QString* pro
     }
 }
 
-bool saveSessionToFile(const cs::Session& session, const QString& path, QString* error)
+QByteArray sessionBytes(const cs::Session& session)
 {
-    const QByteArray text = QByteArray::fromStdString(cs::toJson(session).dump(2) + "\n");
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly)) {
-        *error = QStringLiteral("%1: cannot write: %2").arg(path, file.errorString());
+    return QByteArray::fromStdString(cs::toJson(session).dump(2) + "\n");
+}
+
+bool writeFileAtomically(const QString& path, const QByteArray& bytes, QString* error)
+{
+    cs::Diagnostics diags;
+    if (cs::writeFileAtomically(path.toStdString(), std::string_view(bytes.data(), bytes.size()),
+                                diags))
+        return true;
+    *error = QString::fromStdString(diags.formatAll()).trimmed();
+    return false;
+}
+
+DiskState DiskState::of(const QByteArray& bytes)
+{
+    return {bytes.size(), QCryptographicHash::hash(bytes, QCryptographicHash::Sha256)};
+}
+
+std::optional<DiskState> DiskState::read(const QString& path)
+{
+    cs::Diagnostics diags;
+    const std::optional<std::string> text = cs::readFileText(path.toStdString(), diags);
+    if (!text)
+        return std::nullopt;
+    return of(QByteArray::fromStdString(*text));
+}
+
+bool changedOnDisk(const QString& path, const DiskState& known)
+{
+    const QFileInfo now(path);
+    if (!now.exists())
         return false;
-    }
-    if (file.write(text) != text.size() || !file.commit()) {
-        *error = QStringLiteral("%1: cannot save: %2").arg(path, file.errorString());
-        file.cancelWriting();
-        return false;
-    }
-    return true;
+    if (now.size() != known.size)
+        return true;
+    const std::optional<DiskState> current = DiskState::read(path);
+    return !current || *current != known;
 }

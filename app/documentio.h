@@ -1,6 +1,8 @@
 #pragma once
-// Loading any ClusterScope file into a session for the application.
+// Loading any ClusterScope file into a session for the application, and writing files through
+// the one atomic writer (cs::writeFileAtomically).
 
+#include <QByteArray>
 #include <QString>
 #include <optional>
 
@@ -10,6 +12,27 @@
 // fills it (one data-parallel replica per GPU). On failure, every problem, one per line.
 std::optional<cs::Session> loadSessionFromFile(const QString& path, QString* problems);
 
-// Writes the session through QSaveFile: on any failure the old file is untouched and *error
-// says why.
-bool saveSessionToFile(const cs::Session& session, const QString& path, QString* error);
+// The bytes of a session file.
+QByteArray sessionBytes(const cs::Session& session);
+
+// Writes the bytes atomically and verified; on any failure the old file is untouched and
+// *error says why, with the system's reason.
+bool writeFileAtomically(const QString& path, const QByteArray& bytes, QString* error);
+
+// What a file held when it was opened or saved, to notice another program (or another
+// ClusterScope) writing it since. By content: a modification time has the kernel's tick as its
+// grain, so two writes within one tick look alike, and a session is quick to hash.
+struct DiskState {
+    qint64 size = 0;
+    QByteArray sha256;
+
+    // The state of a file holding these bytes.
+    static DiskState of(const QByteArray& bytes);
+    // The file as it is now; nothing when it cannot be read as a file.
+    static std::optional<DiskState> read(const QString& path);
+    bool operator==(const DiskState&) const = default;
+};
+
+// Whether the file no longer holds what `known` describes. A file that is gone has not
+// changed: writing it loses nothing.
+bool changedOnDisk(const QString& path, const DiskState& known);

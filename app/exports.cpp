@@ -1,80 +1,76 @@
 #include "exports.h"
 
+#include <QBuffer>
 #include <QPainter>
 #include <QPdfWriter>
-#include <QSaveFile>
 #include <QSvgGenerator>
 #include <QWidget>
+#include <optional>
 
+#include "documentio.h"
 #include "trace.h"
 
 namespace {
 
-bool commit(QSaveFile& file, const QString& path, QString* error)
+// The widget drawn as a PNG, SVG or PDF file, in memory; nothing when encoding fails.
+std::optional<QByteArray> drawWidget(QWidget* widget, const QString& format)
 {
-    if (!file.commit()) {
-        *error = QStringLiteral("%1: cannot write: %2").arg(path, file.errorString());
-        return false;
-    }
-    return true;
-}
-
-bool openFor(QSaveFile& file, const QString& path, QString* error)
-{
-    if (!file.open(QIODevice::WriteOnly)) {
-        *error = QStringLiteral("%1: cannot write: %2").arg(path, file.errorString());
-        return false;
-    }
-    return true;
-}
-
-} // namespace
-
-bool exportWidget(QWidget* widget, const QString& path, const QString& format, QString* error)
-{
-    QSaveFile file(path);
-    if (!openFor(file, path, error))
-        return false;
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
     const QSize size = widget->size();
-    const QString f = format.toUpper();
-    if (f == QLatin1String("PNG")) {
-        if (!widget->grab().save(&file, "PNG")) {
-            *error = QStringLiteral("%1: the image could not be encoded").arg(path);
-            file.cancelWriting();
-            return false;
-        }
-    } else if (f == QLatin1String("SVG")) {
+    if (format == QLatin1String("PNG")) {
+        if (!widget->grab().save(&buffer, "PNG"))
+            return std::nullopt;
+    } else if (format == QLatin1String("SVG")) {
         QSvgGenerator svg;
-        svg.setOutputDevice(&file);
+        svg.setOutputDevice(&buffer);
         svg.setSize(size);
         svg.setViewBox(QRect(QPoint(0, 0), size));
         svg.setTitle(widget->window()->windowTitle());
         QPainter painter(&svg);
         widget->render(&painter);
-    } else if (f == QLatin1String("PDF")) {
-        QPdfWriter pdf(&file);
+    } else {
+        QPdfWriter pdf(&buffer);
         pdf.setPageSize(QPageSize(QSizeF(size), QPageSize::Point));
         pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
         pdf.setResolution(72);
         pdf.setTitle(widget->window()->windowTitle());
         QPainter painter(&pdf);
         widget->render(&painter);
-    } else {
-        *error =
-            QStringLiteral("%1: unknown format %2; expected PNG, SVG or PDF").arg(path, format);
-        file.cancelWriting();
-        return false;
     }
-    return commit(file, path, error);
+    return bytes;
 }
 
-bool writeTextAtomically(const QString& path, const QString& text, QString* error)
+} // namespace
+
+bool exportWidget(QWidget* widget, const QString& path, const QString& format, QString* error)
 {
-    QSaveFile file(path);
-    if (!openFor(file, path, error))
+    const QString f = format.toUpper();
+    if (!QStringList{QStringLiteral("PNG"), QStringLiteral("SVG"), QStringLiteral("PDF")}.contains(
+            f)) {
+        *error =
+            QStringLiteral("%1: unknown format %2; expected PNG, SVG or PDF").arg(path, format);
         return false;
-    file.write(text.toUtf8());
-    return commit(file, path, error);
+    }
+    const std::optional<QByteArray> bytes = drawWidget(widget, f);
+    if (!bytes) {
+        *error = QStringLiteral("%1: the %2 could not be encoded").arg(path, f);
+        return false;
+    }
+    return writeFileAtomically(path, *bytes, error);
+}
+
+bool exportBreakdownCsv(const cs::Evaluation& evaluation, const cs::RunDesc& run,
+                        const QString& path, QString* error)
+{
+    return writeFileAtomically(path, breakdownCsv(evaluation, run).toUtf8(), error);
+}
+
+bool exportStepTrace(const cs::ClusterDesc& cluster, const cs::RunDesc& run, const QString& path,
+                     QString* error)
+{
+    return writeFileAtomically(path, stepTraceJson(cluster, run), error);
 }
 
 QString breakdownCsv(const cs::Evaluation& e, const cs::RunDesc& run)
@@ -99,7 +95,7 @@ QString breakdownCsv(const cs::Evaluation& e, const cs::RunDesc& run)
     return out;
 }
 
-QString stepTraceJson(const cs::ClusterDesc& cluster, const cs::RunDesc& run)
+QByteArray stepTraceJson(const cs::ClusterDesc& cluster, const cs::RunDesc& run)
 {
-    return QString::fromStdString(cs::chromeTraceJson(cluster, run));
+    return QByteArray::fromStdString(cs::chromeTraceJson(cluster, run));
 }

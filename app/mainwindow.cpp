@@ -9,17 +9,15 @@
 #include <QFileInfo>
 #include <QKeySequence>
 #include <QLabel>
+#include <QLocale>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
-#include <QPainter>
-#include <QPdfWriter>
 #include <QProgressDialog>
-#include <QSaveFile>
+#include <QPushButton>
 #include <QSettings>
 #include <QStatusBar>
 #include <QStyleFactory>
-#include <QSvgGenerator>
 #include <QUndoStack>
 
 #include <QComboBox>
@@ -47,7 +45,7 @@ constexpr int kMaxRecentFiles = 10;
 const QString kSessionFilter = QStringLiteral("ClusterScope sessions (*.csession)");
 } // namespace
 
-MainWindow::MainWindow(const QString& recoveryPath, QWidget* parent)
+MainWindow::MainWindow(const QString& recoveryDir, QWidget* parent)
     : QMainWindow(parent)
     , m_document(new Document(this))
 {
@@ -60,8 +58,12 @@ MainWindow::MainWindow(const QString& recoveryPath, QWidget* parent)
     menuBar()->addAction(m_helpMenu->menuAction()); // Help stays last
     addDockToggles();
     m_autosaver = new Autosaver(
-        m_document, recoveryPath.isEmpty() ? Autosaver::defaultRecoveryPath() : recoveryPath,
+        m_document, recoveryDir.isEmpty() ? Autosaver::defaultRecoveryDir() : recoveryDir,
         Autosaver::kIntervalMs, this);
+    connect(m_autosaver, &Autosaver::writeFailed, this, [this](const QString& reason) {
+        m_lastProblem = reason;
+        statusBar()->showMessage(tr("Autosave failed: %1").arg(reason), 15'000);
+    });
     connect(m_document, &Document::filePathChanged, this, &MainWindow::updateTitle);
     connect(m_document, &Document::modifiedChanged, this, &QWidget::setWindowModified);
     connect(m_document, &Document::modelChanged, this,
@@ -241,6 +243,8 @@ void MainWindow::createFileMenu()
         ->setStatusTip(tr("Show another run or cluster beside this one: breakdowns side by side "
                           "and their differences"));
     file->addAction(tr("Clear Comparison"), this, [this] {
+        if (!commitPendingEdit())
+            return;
         m_document->undoStack()->push(
             new SetCompareCommand(m_document, std::nullopt, tr("Clear Comparison")));
     });
@@ -312,14 +316,25 @@ bool MainWindow::openFile(const QString& path)
 {
     if (path.endsWith(QLatin1String(".jsonl")))
         return openMeasuredRuns(path);
+    const bool isSession = path.endsWith(QLatin1String(".csession"));
+    // Before loading: a change between the two makes a later save ask, never lose it.
+    const std::optional<DiskState> state = isSession ? DiskState::read(path) : std::nullopt;
     QString problems;
     auto session = loadSessionFromFile(path, &problems);
     if (!session) {
         report(tr("Cannot open %1").arg(QFileInfo(path).fileName()), problems);
         return false;
     }
-    const bool isSession = path.endsWith(QLatin1String(".csession"));
+    if (isSession && m_autosaver->isOpenElsewhere(path) &&
+        !confirm(tr("Already open"),
+                 tr("%1 is open in another ClusterScope window. Each window saves over what the "
+                    "other saved; ClusterScope asks before saving over a change made there.\n\n"
+                    "Open it here too?")
+                     .arg(path),
+                 tr("Open"), true))
+        return false;
     m_document->setSession(std::move(*session), isSession ? path : QString());
+    setDiskState(state);
     m_lastDir = QFileInfo(path).absolutePath();
     addRecentFile(QFileInfo(path).absoluteFilePath());
     statusBar()->showMessage(tr("Opened %1").arg(path), 4000);
@@ -339,8 +354,10 @@ bool MainWindow::openMeasuredRuns(const QString& path)
     auto* dialog = new MeasuredRunsDialog(std::move(runs), QFileInfo(path).fileName(), this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &MeasuredRunsDialog::openRequested, this, [this](const cs::MeasuredRun& run) {
-        if (maybeSave())
-            m_document->setSession(cs::Session{run.cluster, run.run, {}, {}, {}, {}}, QString());
+        if (!maybeSave())
+            return;
+        m_document->setSession(cs::Session{run.cluster, run.run, {}, {}, {}, {}}, QString());
+        setDiskState(std::nullopt);
     });
     m_measuredRuns = dialog;
     if (!m_quiet)
@@ -350,6 +367,8 @@ bool MainWindow::openMeasuredRuns(const QString& path)
 
 bool MainWindow::compareWith(const QString& path)
 {
+    if (!commitPendingEdit())
+        return false;
     QString problems;
     auto session = loadSessionFromFile(path, &problems);
     if (!session) {
@@ -364,11 +383,16 @@ bool MainWindow::compareWith(const QString& path)
 
 bool MainWindow::saveTo(const QString& path)
 {
+    if (!commitPendingEdit() || !confirmOverwrite(path))
+        return false;
+    const QByteArray bytes = sessionBytes(m_document->sessionToSave());
     QString error;
-    if (!saveSessionToFile(m_document->sessionToSave(), path, &error)) {
+    if (!writeFileAtomically(path, bytes, &error)) {
         report(tr("Cannot save %1").arg(QFileInfo(path).fileName()), error);
         return false;
     }
+    // Written, synced and read back: only now may the recovery file go.
+    setDiskState(DiskState::of(bytes));
     m_document->markSaved(path);
     m_autosaver->discard();
     addRecentFile(QFileInfo(path).absoluteFilePath());
@@ -408,10 +432,62 @@ QString MainWindow::askSavePath(const QString& title, const QString& suggestedNa
     return path;
 }
 
+bool MainWindow::confirmOverwrite(const QString& path)
+{
+    const QString opened = QFileInfo(m_document->filePath()).canonicalFilePath();
+    if (!m_diskState || opened.isEmpty() || opened != QFileInfo(path).canonicalFilePath() ||
+        !changedOnDisk(path, *m_diskState))
+        return true;
+    return confirm(tr("Changed on disk"),
+                   tr("%1 changed on disk since ClusterScope opened or saved it: another program "
+                      "or window wrote it.\n\nSave over it, losing that change?")
+                       .arg(path),
+                   tr("Save Over It"), false);
+}
+
+bool MainWindow::commitPendingEdit()
+{
+    if (m_properties->commitPendingEdit())
+        return true;
+    if (!confirm(tr("A typed value was refused"),
+                 tr("%1\n\nContinue without this value?").arg(m_properties->problem()),
+                 tr("Continue"), false))
+        return false;
+    // Given up: the field shows the document's value again, and is not asked about twice.
+    m_properties->setValues(m_document->cluster(), m_document->run());
+    return true;
+}
+
+bool MainWindow::confirm(const QString& title, const QString& text, const QString& yes,
+                         bool quietAnswer)
+{
+    if (m_quiet) {
+        m_lastProblem = text;
+        return quietAnswer;
+    }
+    QMessageBox box(QMessageBox::Warning, title, text, QMessageBox::Cancel, this);
+    QPushButton* accept = box.addButton(yes, QMessageBox::AcceptRole);
+    box.setDefaultButton(QMessageBox::Cancel);
+    box.exec();
+    return box.clickedButton() == accept;
+}
+
+void MainWindow::setDiskState(const std::optional<DiskState>& state)
+{
+    m_diskState = state;
+    m_autosaver->setOriginState(state);
+}
+
 bool MainWindow::maybeSave()
 {
+    if (!commitPendingEdit())
+        return false;
     if (!m_document->isModified())
         return true;
+    if (m_quiet) {
+        m_lastProblem = tr("The session has unsaved changes.");
+        return false;
+    }
     const auto answer = QMessageBox::warning(
         this, tr("Unsaved changes"), tr("The session has unsaved changes. Save them?"),
         QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
@@ -432,29 +508,36 @@ void MainWindow::newDocument()
     }
     session->bookmarks.clear();
     m_document->setSession(std::move(*session), QString());
+    setDiskState(std::nullopt);
 }
 
 bool MainWindow::offerRecovery()
 {
-    auto recovery = Autosaver::pending(m_autosaver->recoveryPath());
-    if (!recovery)
-        return false;
-    const QString origin =
-        recovery->originalPath.isEmpty() ? tr("an untitled session") : recovery->originalPath;
-    const auto answer =
-        m_quiet ? QMessageBox::Yes
-                : QMessageBox::question(this, tr("Restore unsaved changes?"),
-                                        tr("ClusterScope did not close normally. Restore the "
-                                           "unsaved changes to %1?")
-                                            .arg(origin),
-                                        QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes);
-    if (answer != QMessageBox::Yes) {
-        m_autosaver->discard();
-        return false;
+    // Only recoveries whose instance is gone: another running window's changes are its own.
+    for (const auto& recovery : m_autosaver->staleRecoveries()) {
+        const QString origin =
+            recovery->originalPath.isEmpty() ? tr("an untitled session") : recovery->originalPath;
+        const QString question =
+            tr("ClusterScope did not close normally. Restore the unsaved changes to %1 "
+               "(autosaved %2)?")
+                .arg(origin, QLocale().toString(recovery->autosavedAt, QLocale::ShortFormat));
+        const auto answer =
+            m_quiet ? QMessageBox::Yes
+                    : QMessageBox::question(this, tr("Restore unsaved changes?"), question,
+                                            QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes);
+        if (answer != QMessageBox::Yes) {
+            recovery->discard();
+            continue;
+        }
+        m_document->setSession(std::move(recovery->session), recovery->originalPath);
+        m_document->undoStack()->resetClean(); // restored changes are still unsaved
+        setDiskState(recovery->originState);
+        // The changes are this window's now: the old file goes once its own copy is written.
+        if (m_autosaver->writeNow())
+            recovery->discard();
+        return true;
     }
-    m_document->setSession(std::move(recovery->session), recovery->originalPath);
-    m_document->undoStack()->resetClean(); // restored changes are still unsaved
-    return true;
+    return false;
 }
 
 void MainWindow::report(const QString& title, const QString& text)
@@ -569,8 +652,7 @@ void MainWindow::exportBreakdownCsv()
     if (path.isEmpty())
         return;
     QString error;
-    if (!writeTextAtomically(path, breakdownCsv(m_document->evaluation(), m_document->run()),
-                             &error))
+    if (!::exportBreakdownCsv(m_document->evaluation(), m_document->run(), path, &error))
         report(tr("Cannot export"), error);
 }
 
@@ -584,7 +666,7 @@ void MainWindow::exportTrace()
     progress.setWindowModality(Qt::WindowModal);
     progress.setMinimumDuration(300);
     QString error;
-    if (!writeTextAtomically(path, stepTraceJson(m_document->cluster(), m_document->run()), &error))
+    if (!exportStepTrace(m_document->cluster(), m_document->run(), path, &error))
         report(tr("Cannot export"), error);
 }
 

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "description.h"
+#include "documentio.h"
 
 class Autosaver;
 class BookmarksList;
@@ -21,8 +22,8 @@ class QMenu;
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    // recoveryPath: where unsaved changes are autosaved (empty: the default place).
-    explicit MainWindow(const QString& recoveryPath = QString(), QWidget* parent = nullptr);
+    // recoveryDir: where unsaved changes are autosaved (empty: the default place).
+    explicit MainWindow(const QString& recoveryDir = QString(), QWidget* parent = nullptr);
     ~MainWindow() override;
 
     Document* document() const { return m_document; }
@@ -42,13 +43,16 @@ public:
     bool compareWith(const QString& path);
     // The last measured-runs dialog opened (tests).
     QPointer<MeasuredRunsDialog> measuredRunsDialog() const { return m_measuredRuns; }
-    // Saves the session; on failure reports and leaves the old file as it was.
+    // Saves the session; on failure reports and leaves the old file as it was. Asks first when
+    // the file changed on disk since it was opened or saved here.
     bool saveTo(const QString& path);
     bool save();
     bool saveAs();
-    // Offers a recovery file left by a crash; returns whether one was restored.
+    // Offers the recovery files left by instances that crashed, newest first, until one is
+    // restored; returns whether one was.
     bool offerRecovery();
-    // When set, problems are kept in lastProblem() instead of shown in a dialog (tests).
+    // When set, problems and questions are kept in lastProblem() instead of shown in a dialog,
+    // and each question takes the answer that loses nothing (tests).
     void setQuiet(bool quiet) { m_quiet = quiet; }
     QString lastProblem() const { return m_lastProblem; }
 
@@ -72,6 +76,14 @@ private:
     void addRecentFile(const QString& path);
     void newDocument();
     bool maybeSave();
+    // A value typed in Properties but not confirmed becomes an edit; one that breaks a rule asks
+    // whether to go on without it.
+    bool commitPendingEdit();
+    bool confirmOverwrite(const QString& path);
+    // A warning with `yes` and Cancel; quiet: `quietAnswer`.
+    bool confirm(const QString& title, const QString& text, const QString& yes, bool quietAnswer);
+    // What the document's file held when opened or saved here (nothing: no file, or unknown).
+    void setDiskState(const std::optional<DiskState>& state);
     void report(const QString& title, const QString& text);
     void exportTopology(const QString& format);
     void exportWindow(const QString& format);
@@ -104,5 +116,6 @@ private:
     bool m_quiet = false;
     bool m_dockSizesSet = false; // by the saved layout or, on the first show, by default
     QString m_lastProblem;
+    std::optional<DiskState> m_diskState;
     QPointer<MeasuredRunsDialog> m_measuredRuns;
 };

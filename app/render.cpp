@@ -1,5 +1,6 @@
 #include "render.h"
 
+#include <QBuffer>
 #include <QImage>
 #include <QPainter>
 #include <cstdio>
@@ -77,7 +78,14 @@ int renderToPng(const RenderRequest& request)
         paintLegendIn(painter, legend,
                       QRectF(8, viewSize.height() + 8, legendWidth, legendStrip - 16));
     painter.end();
-    if (!image.save(request.output, "PNG"))
-        return fail(1, QStringLiteral("%1: cannot write the PNG").arg(request.output));
+    // Encoded in memory and written atomically: a failed write leaves an old PNG whole.
+    QByteArray png;
+    QBuffer buffer(&png);
+    buffer.open(QIODevice::WriteOnly);
+    if (!image.save(&buffer, "PNG"))
+        return fail(1, QStringLiteral("%1: the PNG could not be encoded").arg(request.output));
+    QString error;
+    if (!writeFileAtomically(request.output, png, &error))
+        return fail(1, error);
     return 0;
 }

@@ -328,6 +328,16 @@ void PropertiesPanel::addEditor(int index, QFormLayout* form)
     editor->setObjectName(f.label);
     form->addRow(f.label, editor);
     m_editors.push_back(editor);
+    m_shownText.push_back(editorText(editor));
+}
+
+QString PropertiesPanel::editorText(const QWidget* editor)
+{
+    if (const auto* line = qobject_cast<const QLineEdit*>(editor))
+        return line->text();
+    if (const auto* spin = qobject_cast<const QAbstractSpinBox*>(editor))
+        return spin->text();
+    return QString(); // choices and check boxes commit as soon as they change
 }
 
 void PropertiesPanel::setValues(const cs::ClusterDesc& cluster, const cs::RunDesc& run)
@@ -358,6 +368,7 @@ void PropertiesPanel::refresh()
             e->setChecked(v.toBool());
         editor->setStyleSheet(int(i) == m_badField ? QStringLiteral("background: #f6d5d1;")
                                                    : QString());
+        m_shownText[i] = editorText(editor);
     }
 }
 
@@ -397,6 +408,27 @@ void PropertiesPanel::commit(int index, const QVariant& value)
 QString PropertiesPanel::problem() const
 {
     return m_problem->isHidden() ? QString() : m_problem->text();
+}
+
+bool PropertiesPanel::commitPendingEdit()
+{
+    // Every typed value is read before any is committed: a commit shows the document's values
+    // in every field again.
+    std::vector<std::pair<int, QVariant>> typed;
+    for (size_t i = 0; i < m_editors.size(); ++i) {
+        if (editorText(m_editors[i]) == m_shownText[i])
+            continue;
+        if (auto* line = qobject_cast<QLineEdit*>(m_editors[i])) {
+            typed.emplace_back(int(i), line->text());
+        } else if (auto* spin = qobject_cast<QAbstractSpinBox*>(m_editors[i])) {
+            const QSignalBlocker block(spin);
+            spin->interpretText(); // the value the text stands for, as Enter would take it
+            typed.emplace_back(int(i), spin->property("value"));
+        }
+    }
+    for (const auto& [index, value] : typed)
+        commit(index, value);
+    return m_badField < 0;
 }
 
 bool PropertiesPanel::editField(const QString& label, const QVariant& value)

@@ -24,6 +24,10 @@ public:
     // Sets a field by its label as a user would (used by tests and scripting); false when no
     // such field exists.
     bool editField(const QString& label, const QVariant& value);
+    // Commits a value typed but not yet confirmed (no Enter, focus still in the field), as
+    // leaving the field would. False when a field holds a value that was refused: problem()
+    // says why.
+    bool commitPendingEdit();
 
 signals:
     // A valid edit: the new cluster and run, a description for the undo stack, and the
@@ -39,9 +43,13 @@ private:
     void addEditor(int index, QFormLayout* form);
     void commit(int index, const QVariant& value);
     void refresh();
+    // What a text editor shows: a value typed there but not yet committed differs from what
+    // refresh() put there.
+    static QString editorText(const QWidget* editor);
 
     std::vector<Field> m_fields;
     std::vector<QWidget*> m_editors;
+    std::vector<QString> m_shownText; // per editor, as refresh() left it
     cs::ClusterRun m_values;
     QLabel* m_problem = nullptr;
     int m_badField = -1;

@@ -31,7 +31,7 @@ int main(int argc, char** argv)
 {
     setenv("QT_QPA_PLATFORM", "offscreen", 0);
     QApplication app(argc, argv);
-    MainWindow window(QDir::temp().filePath(QStringLiteral("bench_playback_recovery.csession")));
+    MainWindow window(QDir::temp().filePath(QStringLiteral("bench_playback_recovery")));
     if (!window.openFile(QStringLiteral(CS_SAMPLES_DIR "/fairwater-gb200-128.csession")))
         return 1;
     Document* doc = window.document();

@@ -47,7 +47,7 @@ int main(int argc, char** argv)
         return 2;
     }
     QTemporaryDir recovery; // keeps autosave away from the user's recovery file
-    MainWindow window(recovery.filePath(QStringLiteral("recovery.csession")));
+    MainWindow window(recovery.path());
     window.setQuiet(true);
     window.resize(1920, 1080);
     if (!window.openFile(QStringLiteral(CS_SAMPLES_DIR "/fairwater-gb200-128.csession"))) {

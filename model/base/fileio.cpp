@@ -1,9 +1,9 @@
 #include "fileio.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -13,34 +13,136 @@ namespace cs {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// The kernel's own limit on symbolic links followed in one path (Linux MAXSYMLINKS).
+constexpr int kMaxLinkHops = 40;
+
+std::string systemReason(int error)
+{
+    return std::strerror(error);
+}
+
+std::string notAFile(mode_t mode)
+{
+    const char* kind = S_ISDIR(mode)    ? "a directory"
+                       : S_ISFIFO(mode) ? "a FIFO (named pipe)"
+                       : S_ISCHR(mode)  ? "a character device"
+                       : S_ISBLK(mode)  ? "a block device"
+                       : S_ISSOCK(mode) ? "a socket"
+                                        : "a special file";
+    return std::string("is ") + kind + ", not a file";
+}
+
+std::string linkLoop()
+{
+    return "is a symbolic link loop (" + systemReason(ELOOP) + ")";
+}
+
+std::string tooLarge()
+{
+    return "the file is larger than " + std::to_string(kMaxFileBytes >> 20) +
+           " MiB, the most ClusterScope reads";
+}
+
+// Closes a descriptor when its scope ends, unless released.
+class Descriptor {
+public:
+    explicit Descriptor(int fd)
+        : m_fd(fd)
+    {
+    }
+    ~Descriptor()
+    {
+        if (m_fd >= 0)
+            ::close(m_fd);
+    }
+    Descriptor(const Descriptor&) = delete;
+    Descriptor& operator=(const Descriptor&) = delete;
+    int get() const { return m_fd; }
+    // Closes now, so that the caller sees close's error (a delayed write failure shows here).
+    bool close()
+    {
+        const int fd = m_fd;
+        m_fd = -1;
+        return ::close(fd) == 0;
+    }
+
+private:
+    int m_fd;
+};
+
+// JSON text starts with ASCII, so a NUL in the first code unit gives a wide encoding away even
+// without a byte order mark.
+std::optional<std::string_view> wideEncoding(std::string_view text)
+{
+    const auto startsWith = [&](std::string_view prefix) {
+        return text.substr(0, prefix.size()) == prefix;
+    };
+    using namespace std::string_view_literals;
+    if (startsWith("\xFF\xFE\0\0"sv) || startsWith("\0\0\xFE\xFF"sv))
+        return "UTF-32";
+    if (startsWith("\xFF\xFE"sv) || startsWith("\xFE\xFF"sv))
+        return "UTF-16";
+    if (text.size() >= 4 && (text[0] == 0) != (text[3] == 0) && text[1] == 0 && text[2] == 0)
+        return "UTF-32";
+    if (text.size() >= 2 && (text[0] == 0) != (text[1] == 0))
+        return "UTF-16";
+    return std::nullopt;
+}
+
+// Reads at most limit + 1 bytes, so that a file that grew past the limit is noticed.
+bool readUpTo(int fd, size_t limit, std::string& text)
+{
+    char chunk[1 << 16];
+    while (text.size() <= limit) {
+        const ssize_t n = ::read(fd, chunk, std::min(sizeof chunk, limit + 1 - text.size()));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return false;
+        if (n == 0)
+            break;
+        text.append(chunk, size_t(n));
+    }
+    return true;
+}
+
+} // namespace
+
 std::optional<std::string> readFileText(const std::string& path, Diagnostics& diags)
 {
-    std::error_code ec;
-    if (fs::is_directory(path, ec)) {
-        diags.atPointer(path, "", "is a directory, not a file");
+    const auto refuse = [&](std::string message) -> std::optional<std::string> {
+        diags.atPointer(path, "", std::move(message));
         return std::nullopt;
-    }
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        diags.atPointer(path, "", std::string("cannot read: ") + std::strerror(errno));
-        return std::nullopt;
-    }
-    // Read in bounded chunks rather than trusting the size: devices and pipes have none.
+    };
+    // What the path names is checked before it is opened: opening a FIFO waits for a writer,
+    // opening a device may do anything.
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0)
+        return refuse(errno == ELOOP ? linkLoop() : "cannot read: " + systemReason(errno));
+    if (!S_ISREG(st.st_mode))
+        return refuse(notAFile(st.st_mode));
+    if (size_t(st.st_size) > kMaxFileBytes)
+        return refuse(tooLarge());
+    // The path may name something else by now: O_NONBLOCK keeps a FIFO swapped in from blocking
+    // the open, and the opened file is checked again.
+    Descriptor fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+    if (fd.get() < 0)
+        return refuse(errno == ELOOP ? linkLoop() : "cannot read: " + systemReason(errno));
+    if (::fstat(fd.get(), &st) != 0)
+        return refuse("cannot read: " + systemReason(errno));
+    if (!S_ISREG(st.st_mode))
+        return refuse(notAFile(st.st_mode));
     std::string text;
-    char chunk[1 << 16];
-    while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
-        text.append(chunk, size_t(in.gcount()));
-        if (text.size() > kMaxFileBytes) {
-            diags.atPointer(path, "",
-                            "the file is larger than " + std::to_string(kMaxFileBytes >> 20) +
-                                " MiB, the most ClusterScope reads");
-            return std::nullopt;
-        }
-    }
-    if (in.bad()) {
-        diags.atPointer(path, "", std::string("cannot read: ") + std::strerror(errno));
-        return std::nullopt;
-    }
+    text.reserve(std::min(size_t(st.st_size), kMaxFileBytes));
+    if (!readUpTo(fd.get(), kMaxFileBytes, text))
+        return refuse("cannot read: " + systemReason(errno));
+    if (text.size() > kMaxFileBytes)
+        return refuse(tooLarge());
+    if (const auto encoding = wideEncoding(text))
+        return refuse("is " + std::string(*encoding) +
+                      " text; ClusterScope reads UTF-8 JSON (save it as UTF-8)");
     return text;
 }
 
@@ -54,45 +156,120 @@ std::string resolveRelative(const std::string& fromFile, const std::string& rela
 
 namespace {
 
-bool writeAll(int fd, const std::string& text)
+bool writeAll(int fd, std::string_view bytes)
 {
     size_t written = 0;
-    while (written < text.size()) {
-        const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
+    while (written < bytes.size()) {
+        const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
         if (n < 0 && errno == EINTR)
             continue;
-        if (n <= 0)
+        if (n < 0)
             return false;
+        if (n == 0) {
+            errno = EIO;
+            return false;
+        }
         written += size_t(n);
     }
     return true;
 }
 
-// Keeps the permissions of the file being replaced; a new file gets rw-r--r--.
-mode_t modeFor(const std::string& path)
+// Whether the file holds exactly these bytes, read back from it; errno says why not.
+bool holds(int fd, std::string_view bytes)
 {
     struct stat st {};
-    return ::stat(path.c_str(), &st) == 0 ? (st.st_mode & 07777) : 0644;
+    if (::fstat(fd, &st) != 0)
+        return false;
+    if (size_t(st.st_size) != bytes.size()) {
+        errno = EIO;
+        return false;
+    }
+    char chunk[1 << 16];
+    for (size_t offset = 0; offset < bytes.size();) {
+        const ssize_t n =
+            ::pread(fd, chunk, std::min(sizeof chunk, bytes.size() - offset), off_t(offset));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return false;
+        if (n == 0 || bytes.substr(offset, size_t(n)) != std::string_view(chunk, size_t(n))) {
+            errno = EIO;
+            return false;
+        }
+        offset += size_t(n);
+    }
+    return true;
+}
+
+// The file a path names once the symbolic links at its end are followed: writing replaces
+// that file and leaves the links as they are. Nothing when the links loop.
+std::optional<std::string> followLinks(std::string path)
+{
+    for (int hop = 0; hop < kMaxLinkHops; ++hop) {
+        std::error_code ec;
+        if (!fs::is_symlink(fs::symlink_status(path, ec)))
+            return path;
+        const fs::path link = fs::read_symlink(path, ec);
+        if (ec)
+            return path; // unreadable: the write reports why
+        // Exactly as the kernel resolves it: relative to the link's directory, no `..` folding.
+        path = link.is_absolute() ? link.string() : (fs::path(path).parent_path() / link).string();
+    }
+    return std::nullopt;
+}
+
+// Makes a rename durable: the directory entry is synced too. Some file systems cannot sync a
+// directory (EINVAL); there the rename is as durable as it gets.
+bool syncDirectoryOf(const std::string& path)
+{
+    const std::string dir = fs::path(path).parent_path().empty()
+                                ? std::string(".")
+                                : fs::path(path).parent_path().string();
+    Descriptor fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    return fd.get() >= 0 && (::fsync(fd.get()) == 0 || errno == EINVAL);
 }
 
 } // namespace
 
-bool writeFileAtomically(const std::string& path, const std::string& text, Diagnostics& diags)
+bool writeFileAtomically(const std::string& path, std::string_view bytes, Diagnostics& diags)
 {
-    std::string temp = path + ".XXXXXX";
-    const int fd = ::mkstemp(temp.data());
-    if (fd < 0) {
-        diags.atPointer(path, "", std::string("cannot write: ") + std::strerror(errno));
+    const auto refuse = [&](const std::string& reason) {
+        diags.atPointer(path, "", "cannot write: " + reason);
         return false;
-    }
-    const bool ok = ::fchmod(fd, modeFor(path)) == 0 && writeAll(fd, text) && ::fsync(fd) == 0;
-    const int savedErrno = errno;
-    if (::close(fd) != 0 || !ok || ::rename(temp.c_str(), path.c_str()) != 0) {
-        const int error = ok ? errno : savedErrno;
+    };
+    const std::optional<std::string> target = followLinks(path);
+    if (!target)
+        return refuse(linkLoop());
+    struct stat st {};
+    const bool replacing = ::stat(target->c_str(), &st) == 0;
+    if (!replacing && errno != ENOENT)
+        return refuse(errno == ELOOP ? linkLoop() : systemReason(errno));
+    if (replacing && !S_ISREG(st.st_mode))
+        return refuse(notAFile(st.st_mode) + "; only regular files are replaced");
+    // Renaming needs only the directory's permission; the file's own is what the user set.
+    // Root may write anything, so a file with no write permission at all is read-only for it too.
+    if (replacing && ::access(target->c_str(), W_OK) != 0)
+        return refuse(systemReason(errno));
+    if (replacing && (st.st_mode & 0222) == 0)
+        return refuse(systemReason(EACCES) + " (the file is read-only)");
+
+    std::string temp = *target + ".XXXXXX";
+    Descriptor fd(::mkstemp(temp.data()));
+    if (fd.get() < 0)
+        return refuse(systemReason(errno) + " (creating a temporary file beside it)");
+    const auto fail = [&](int error) {
         ::unlink(temp.c_str());
-        diags.atPointer(path, "", std::string("cannot write: ") + std::strerror(error));
-        return false;
-    }
+        return refuse(systemReason(error));
+    };
+    const mode_t mode = replacing ? (st.st_mode & 07777) : 0644;
+    if (::fchmod(fd.get(), mode) != 0 || !writeAll(fd.get(), bytes) || ::fsync(fd.get()) != 0 ||
+        !holds(fd.get(), bytes))
+        return fail(errno);
+    if (!fd.close() || ::rename(temp.c_str(), target->c_str()) != 0)
+        return fail(errno);
+    if (!syncDirectoryOf(*target))
+        return refuse(systemReason(errno) +
+                      " (the file was replaced, but its directory could not be synced to disk)");
     return true;
 }
 

@@ -1,10 +1,11 @@
 #pragma once
 // Reading and writing whole files, the one way every part of ClusterScope does it: reads are
-// bounded, writes are atomic and leave the old file intact on any failure.
+// bounded and never block, writes are atomic and leave the old file intact on any failure.
 
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "diagnostics.h"
 
@@ -12,13 +13,20 @@ namespace cs {
 
 inline constexpr size_t kMaxFileBytes = 64u << 20;
 
-// Reads a whole file, refusing unreadable files and files over kMaxFileBytes.
+// Reads a whole regular file. Refused at once, with the reason, before reading a byte:
+// directories, FIFOs, devices and sockets, symbolic link loops, unreadable files and files over
+// kMaxFileBytes. UTF-16 and UTF-32 text is refused by name.
 std::optional<std::string> readFileText(const std::string& path, Diagnostics& diags);
 
 // Resolves a path relative to the directory of another file.
 std::string resolveRelative(const std::string& fromFile, const std::string& relative);
 
-// Writes text atomically (temporary file, then rename); false and a diagnostic on failure.
-bool writeFileAtomically(const std::string& path, const std::string& text, Diagnostics& diags);
+// Writes bytes atomically: a temporary file beside the target, every write, the sync and the
+// close checked, the content read back and compared, then renamed over the target. A symbolic
+// link is written through (the file it names is replaced, the link stays); a replaced file keeps
+// its permissions. Refused, leaving everything as it was: read-only files and anything that is
+// not a regular file (directories, FIFOs, devices). False and a diagnostic with the system's
+// reason on failure; the old file is then untouched.
+bool writeFileAtomically(const std::string& path, std::string_view bytes, Diagnostics& diags);
 
 } // namespace cs

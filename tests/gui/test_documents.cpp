@@ -19,7 +19,7 @@ namespace {
 
 struct Fixture {
     QTemporaryDir dir;
-    MainWindow window{dir.filePath(QStringLiteral("recovery.csession"))};
+    MainWindow window{dir.path()};
     Fixture() { window.setQuiet(true); }
     QString path(const char* name) const { return dir.filePath(QLatin1String(name)); }
 };
@@ -146,17 +146,17 @@ TEST_CASE("a bad file keeps the current document", "[documents]")
 TEST_CASE("unsaved changes are autosaved and offered after a crash", "[documents][recovery]")
 {
     QTemporaryDir dir;
-    const QString recovery = dir.filePath(QStringLiteral("recovery.csession"));
+    const QString recovery = dir.path();
     cs::ClusterRun edited;
     {
         MainWindow crashed(recovery);
         crashed.setQuiet(true);
         REQUIRE(crashed.openFile(sampleFile("ndv5-h200-64-gpt3-175b.run.json")));
         crashed.autosaver()->writeNow();
-        CHECK_FALSE(QFile::exists(recovery)); // nothing unsaved yet
+        CHECK_FALSE(QFile::exists(crashed.autosaver()->recoveryPath())); // nothing unsaved yet
         REQUIRE(crashed.propertiesPanel()->editField(QStringLiteral("Layers"), 48));
         crashed.autosaver()->writeNow();
-        REQUIRE(QFile::exists(recovery));
+        REQUIRE(QFile::exists(crashed.autosaver()->recoveryPath()));
         edited = {crashed.document()->cluster(), crashed.document()->run()};
         // The window is destroyed without closeEvent, as a crash would leave it.
     }
@@ -172,7 +172,7 @@ TEST_CASE("a process killed with SIGKILL after an autosave loses nothing", "[doc
 {
     static_assert(Autosaver::kIntervalMs <= 30'000, "at most 30 s of work may be lost");
     QTemporaryDir dir;
-    const QString recovery = dir.filePath(QStringLiteral("recovery.csession"));
+    const QString recovery = dir.path();
     const QString file = sampleFile("ndv5-h200-64-gpt3-175b.run.json");
     QProcess victim;
     victim.start(QStringLiteral(CS_AUTOSAVE_VICTIM), {recovery, file, QStringLiteral("48")});

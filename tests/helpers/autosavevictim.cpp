@@ -1,6 +1,6 @@
 // Opens a file, changes it, and waits to be killed once the autosave has written the change:
 // the process that `kill -9` takes away in the recovery test.
-// Usage: autosave-victim RECOVERY_FILE FILE LAYERS
+// Usage: autosave-victim RECOVERY_DIR FILE LAYERS
 
 #include <QApplication>
 #include <QFile>
@@ -19,7 +19,7 @@ int main(int argc, char** argv)
     QApplication app(argc, argv);
     if (argc != 4)
         return 2;
-    const QString recovery = QString::fromLocal8Bit(argv[1]);
+    const QString recoveryDir = QString::fromLocal8Bit(argv[1]);
     const QString file = QString::fromLocal8Bit(argv[2]);
     QString problems;
     auto session = loadSessionFromFile(file, &problems);
@@ -29,7 +29,8 @@ int main(int argc, char** argv)
     }
     Document doc;
     doc.setSession(std::move(*session), file);
-    Autosaver autosaver(&doc, recovery, 100);
+    Autosaver autosaver(&doc, recoveryDir, 100);
+    const QString recovery = autosaver.recoveryPath();
     cs::RunDesc run = doc.run();
     run.model.layers = std::atoi(argv[3]);
     doc.undoStack()->push(new EditModelCommand(&doc, doc.cluster(), run, "Layers"));
