@@ -288,11 +288,6 @@ std::optional<Count> worldSize(const ShellScript& script, const Launch& launch,
     return std::nullopt;
 }
 
-void addNote(json& run, const std::string& sentence)
-{
-    run["notes"] = run.value("notes", std::string()) + " " + sentence;
-}
-
 // --- the log -------------------------------------------------------------------------------
 
 // Which entries cover the first kWarmupIterations iterations of the log.
@@ -394,7 +389,7 @@ std::optional<json> importMegatron(const std::vector<SourceText>& scripts, const
     if (!run || (log && !times))
         return std::nullopt;
     if (world)
-        addNote(*run, withThousands(world->value) + " GPUs: " + world->said + ".");
+        appendNote(*run, withThousands(world->value) + " GPUs: " + world->said + ".");
     if (times) {
         const std::vector<double> measured = times->measuredS();
         const std::string source =

@@ -542,6 +542,12 @@ std::string precision(SettingsReader& r)
 
 } // namespace
 
+void appendNote(json& run, const std::string& sentence)
+{
+    const std::string notes = run.value("notes", std::string());
+    run["notes"] = notes.empty() ? sentence : notes + " " + sentence;
+}
+
 const std::vector<std::pair<std::string, int>>& knownTokenizers()
 {
     // Longer, more specific fragments first: the first that matches is taken.

@@ -42,6 +42,9 @@ std::optional<nlohmann::json> runFromSettings(const TrainingSettings& settings,
 // the importers' own: the GPU count from the launcher or the trainer.
 const std::set<std::string>& knownSettingNames();
 
+// Adds a sentence to the run's "notes".
+void appendNote(nlohmann::json& run, const std::string& sentence);
+
 // Tokenizers whose vocabulary is known without reading their files: (name or model-name
 // fragment, tokens before padding).
 const std::vector<std::pair<std::string, int>>& knownTokenizers();
