@@ -27,5 +27,6 @@ int runEvaluate(const Args& args, Io io);
 int runValidateRuns(const Args& args, Io io);
 int runTrace(const Args& args, Io io);
 int runSearch(const Args& args, Io io);
+int runImport(const Args& args, Io io);
 
 } // namespace cs::cli

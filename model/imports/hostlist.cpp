@@ -3,6 +3,8 @@
 #include <cctype>
 #include <cstdint>
 
+#include "text.h"
+
 namespace cs {
 
 namespace {
@@ -30,6 +32,13 @@ std::string padded(uint64_t n, size_t width)
     return digits;
 }
 
+std::string bracketed(std::string_view group)
+{
+    std::string text = "[";
+    text.append(group);
+    return quoted(text + "]");
+}
+
 // The numbers one bracket group names, e.g. "001-003,7" -> 001 002 003 7.
 std::optional<std::vector<std::string>> expandGroup(std::string_view group, size_t limit,
                                                     std::string& problem)
@@ -46,13 +55,12 @@ std::optional<std::vector<std::string>> expandGroup(std::string_view group, size
         const auto low = digitsValue(lowText);
         const auto high = digitsValue(highText);
         if (!low || !high) {
-            problem = "\"[" + std::string(group) + "]\": \"" + std::string(item) +
-                      "\" is not a number or a range such as 01-18";
+            problem = bracketed(group) + ": " + quoted(item) +
+                      " is not a number or a range such as 01-18";
             return std::nullopt;
         }
         if (*high < *low) {
-            problem = "\"[" + std::string(group) + "]\": the range " + std::string(item) +
-                      " runs backwards";
+            problem = bracketed(group) + ": the range " + std::string(item) + " runs backwards";
             return std::nullopt;
         }
         if (*high - *low >= limit || out.size() + (*high - *low) >= limit) {
@@ -77,7 +85,7 @@ bool expandItem(std::string_view item, size_t limit, std::vector<std::string>& h
         if (item[i] == '[') {
             const size_t close = item.find(']', i);
             if (close == std::string_view::npos) {
-                problem = "\"" + std::string(item) + "\": '[' without ']'";
+                problem = quoted(item) + ": '[' without ']'";
                 return false;
             }
             auto group = expandGroup(item.substr(i + 1, close - i - 1), limit, problem);
@@ -86,7 +94,7 @@ bool expandItem(std::string_view item, size_t limit, std::vector<std::string>& h
             choices = std::move(*group);
             i = close + 1;
         } else if (item[i] == ']') {
-            problem = "\"" + std::string(item) + "\": ']' without '['";
+            problem = quoted(item) + ": ']' without '['";
             return false;
         } else {
             const size_t next = std::min(item.find_first_of("[]", i), item.size());
@@ -119,19 +127,19 @@ std::optional<std::vector<std::string>> expandHostlist(std::string_view text, si
     for (size_t i = 0; i <= text.size(); ++i) {
         const char c = i < text.size() ? text[i] : ',';
         if (std::isspace(static_cast<unsigned char>(c))) {
-            problem = "\"" + std::string(text) + "\": a hostlist has no spaces";
+            problem = quoted(text) + ": a hostlist has no spaces";
             return std::nullopt;
         }
         depth += c == '[' ? 1 : c == ']' ? -1 : 0;
         if (depth > 1) {
-            problem = "\"" + std::string(text) + "\": brackets do not nest";
+            problem = quoted(text) + ": brackets do not nest";
             return std::nullopt;
         }
         if (c != ',' || depth != 0)
             continue;
         const std::string_view item = text.substr(start, i - start);
         if (item.empty()) {
-            problem = "\"" + std::string(text) + "\": an empty host name";
+            problem = quoted(text) + ": an empty host name";
             return std::nullopt;
         }
         if (!expandItem(item, limit, hosts, problem))
@@ -139,7 +147,7 @@ std::optional<std::vector<std::string>> expandHostlist(std::string_view text, si
         start = i + 1;
     }
     if (depth != 0) {
-        problem = "\"" + std::string(text) + "\": brackets do not match";
+        problem = quoted(text) + ": brackets do not match";
         return std::nullopt;
     }
     return hosts;

@@ -74,7 +74,7 @@ void collect(const ConfigNode& node, std::vector<std::string>& path, const Sourc
             break;
         }
         for (size_t i = 0; i < node.items.size(); ++i) {
-            path.push_back("[" + std::to_string(i) + "]");
+            path.push_back(std::string("[") + std::to_string(i) + "]");
             collect(node.items[i], path, node.place, leaves);
             path.pop_back();
         }
@@ -115,14 +115,15 @@ const std::map<std::string, std::string>& synonyms()
 
 std::string nemoSpelling(const std::string& name)
 {
-    for (const auto& [nemo, megatron] : synonyms()) {
-        if (megatron == name && nemo != "gated_linear_unit" && nemo != "vocab_size" &&
-            nemo != "tokenizer_name")
-            return nemo;
-    }
-    if (name == "world_size")
-        return "trainer.num_nodes x trainer.devices";
-    return name;
+    static const std::map<std::string, std::string> table{
+        {"num_experts", "num_moe_experts"},
+        {"fp8_format", "fp8"},
+        {"fp4_format", "fp4"},
+        {"train_iters", "max_steps"},
+        {"world_size", "trainer.num_nodes x trainer.devices"},
+    };
+    const auto it = table.find(name);
+    return it == table.end() ? name : it->second;
 }
 
 std::string lower(std::string s)
