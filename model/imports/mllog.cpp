@@ -426,11 +426,17 @@ std::optional<json> clusterFromSystemDescription(const SourceText& system, Impor
                    [](unsigned char ch) { return char(std::tolower(ch)); });
     const bool fatTree = lowerTopology.find("fat") != std::string::npos &&
                          lowerTopology.find("rail") == std::string::npos;
-    const int tiers = fabricTiersFor(nodes * gpusPerNode);
+    // "2-tier", "3 tier": the fabric's depth when the submission says it.
+    static const std::regex kTiers(R"(([1-3])[- ]tier)", std::regex::icase);
+    std::smatch said;
+    const bool tiersSaid = topology.size() < 512 && std::regex_search(topology, said, kTiers);
+    const int tiers = tiersSaid ? std::stoi(said[1].str()) : fabricTiersFor(nodes * gpusPerNode);
     c.topology = {{"kind", fatTree ? "fat-tree" : "rail-optimized"}, {"tiers", tiers}};
     notes += " Fabric: " + std::string(fatTree ? "fat tree" : "rail-optimized") +
              (topology.empty() ? " (assumed)" : " (\"" + topology + "\")") + ", " +
-             std::to_string(tiers) + " tiers of 64-port switches at full bisection, assumed.";
+             std::to_string(tiers) + " tiers" +
+             (tiersSaid ? "" : " (the fewest of 64-port switches that reach every GPU)") +
+             " at full bisection, assumed.";
     c.notes = notes;
     return clusterDocument(c);
 }

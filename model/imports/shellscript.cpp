@@ -152,12 +152,14 @@ private:
             directive.sbatch = true;
             for (size_t k = 0; k < kDirective.size(); ++k)
                 advance();
-            while (m_i < end) {
+            // A comment may follow the options.
+            const size_t comment = m_src.find(" #", m_i);
+            const size_t stop = std::min(end, comment);
+            while (m_i < stop) {
                 directive.text.push(m_src[m_i], here());
                 advance();
             }
             m_out.push_back(std::move(directive));
-            return;
         }
         while (m_i < end)
             advance();

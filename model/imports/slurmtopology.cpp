@@ -30,7 +30,8 @@ std::string lower(std::string s)
 }
 
 struct Pair {
-    std::string key; // lower case
+    std::string key; // lower case: Slurm's keys are case-insensitive
+    std::string written;
     std::string value;
     SourcePlace place;
 };
@@ -79,7 +80,8 @@ std::vector<Record> readRecords(const SourceText& source, ImportReport& report)
             if (eq == std::string::npos || eq == 0)
                 report.note(place, cs::quoted(word) + " is not Key=Value: ignored");
             else
-                current.pairs.push_back({lower(word.substr(0, eq)), word.substr(eq + 1), place});
+                current.pairs.push_back(
+                    {lower(word.substr(0, eq)), word.substr(0, eq), word.substr(eq + 1), place});
             if (current.pairs.size() == 1)
                 current.place = place;
             i = wordEnd;
@@ -151,7 +153,7 @@ private:
                 else if (p.key == "switches")
                     s.children = hostsOf(p, "Switches");
                 else if (p.key != "switchname" && p.key != "linkspeed")
-                    m_report.note(p.place, p.key + "= ignored");
+                    m_report.note(p.place, p.written + "= ignored");
             }
             addSwitch(std::move(s));
         } else if (const Pair* block = r.find("blockname")) {
@@ -160,7 +162,7 @@ private:
                 if (p.key == "nodes")
                     b.nodes = hostsOf(p, "Nodes");
                 else if (p.key != "blockname")
-                    m_report.note(p.place, p.key + "= ignored");
+                    m_report.note(p.place, p.written + "= ignored");
             }
             if (b.nodes.empty())
                 m_report.note(b.place, "block " + cs::quoted(b.name) + " lists no nodes");
@@ -169,7 +171,7 @@ private:
         } else if (const Pair* sizes = r.find("blocksizes")) {
             m_blockSizes = *sizes;
         } else {
-            m_report.note(r.place, r.pairs.front().key + "= ignored: not a topology record");
+            m_report.note(r.place, r.pairs.front().written + "= ignored: not a topology record");
         }
     }
 

@@ -233,10 +233,14 @@ std::optional<int64_t> vocabulary(SettingsReader& r, int64_t tp)
     const auto base = tokenizerVocabulary(r, described);
     if (!base) {
         const std::string type = r.word("tokenizer_type").value_or("");
-        r.error(r.placeOf(type.empty() ? "vocab_size" : "tokenizer_type"),
-                "the vocabulary size is unknown" +
-                    (type.empty() ? std::string() : " for tokenizer " + cs::quoted(type)) + ": give " +
-                    r.spell("vocab_size") + " or " + r.spell("padded_vocab_size"));
+        const std::string give =
+            "give " + r.spell("vocab_size") + " or " + r.spell("padded_vocab_size");
+        if (type.empty())
+            r.error(r.placeOf("vocab_size"), "the vocabulary size is unknown: " + give);
+        else
+            r.error(r.placeOf("tokenizer_type"),
+                    r.spell("tokenizer_type") + " " + cs::quoted(type) +
+                        ": the vocabulary size of this tokenizer is unknown here; " + give);
         return std::nullopt;
     }
     if (r.flag("no_pad_vocab_size")) {
