@@ -8,6 +8,7 @@
 #include <regex>
 
 #include "clusterdocument.h"
+#include "importcheck.h"
 #include "jsonfields.h"
 #include "loader.h"
 #include "text.h"
@@ -438,7 +439,10 @@ std::optional<json> clusterFromSystemDescription(const SourceText& system, Impor
              (tiersSaid ? "" : " (the fewest of 64-port switches that reach every GPU)") +
              " at full bisection, assumed.";
     c.notes = notes;
-    return clusterDocument(c);
+    json cluster = clusterDocument(c);
+    if (!checkImportedCluster(cluster, {system.file, 0, 0, ""}, report))
+        return std::nullopt;
+    return cluster;
 }
 
 } // namespace cs

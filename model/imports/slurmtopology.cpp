@@ -11,6 +11,7 @@
 
 #include "clusterdocument.h"
 #include "hostlist.h"
+#include "importcheck.h"
 #include "loader.h"
 #include "text.h"
 
@@ -322,6 +323,8 @@ private:
                     }
         }
         readDown(index, outOfService);
+        if (failed())
+            return std::nullopt;
 
         ClusterParts c;
         c.name = "Slurm topology " + m_source.file.substr(m_source.file.find_last_of('/') + 1);
@@ -361,7 +364,10 @@ private:
             text += " " + std::string(1, char(std::toupper(static_cast<unsigned char>(n[0])))) +
                     n.substr(1) + ".";
         c.notes = text;
-        return clusterDocument(c);
+        json cluster = clusterDocument(c);
+        if (!checkImportedCluster(cluster, {m_source.file, 0, 0, ""}, m_report))
+            return std::nullopt;
+        return cluster;
     }
 
     template <typename Assume>

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "importcheck.h"
 #include "text.h"
 
 namespace cs {
@@ -792,6 +793,8 @@ std::optional<json> runFromSettings(const TrainingSettings& settings, const Sett
         notes += " " + std::string(1, char(std::toupper(static_cast<unsigned char>(a[0])))) +
                  a.substr(1) + ".";
     run["notes"] = notes;
+    if (!checkImportedRun(run, origin.start, report))
+        return std::nullopt;
     return run;
 }
 

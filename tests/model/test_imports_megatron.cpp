@@ -259,3 +259,16 @@ TEST_CASE("log times: the median after the warm-up, whatever the log interval",
     CHECK_FALSE(readMegatronLog({"empty.log", "no times here\n"}, report));
     CHECK(hasLine(report.errors, {"empty.log", "not a Megatron training log"}));
 }
+
+TEST_CASE("an imported run that breaks formats.md's rules is refused, rule by rule",
+          "[imports][megatron]")
+{
+    const Imported i = importText("\n--num-layers 4 --hidden-size 1024 --num-attention-heads 16 "
+                                  "--seq-length 2048 --micro-batch-size 1 --global-batch-size 8 "
+                                  "--padded-vocab-size 32000 --tensor-model-parallel-size 3 "
+                                  "--pipeline-model-parallel-size 8\n");
+    CHECK_FALSE(i.run);
+    CHECK(hasLine(i.report.errors, {"launch.sh:2:1:", "would not load",
+                                    "/parallelism/tp: tp = 3 must divide"}));
+    CHECK(hasLine(i.report.errors, {"/model/layers: layers = 4 is fewer than pp x vp"}));
+}
