@@ -43,8 +43,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
         requireConsistent(cs::clusterFromSystemDescription(input, report).has_value(), report);
         break;
     case 5: // the same text as topology and as the list of nodes out of service
-        requireConsistent(
-            cs::importSlurmTopology(input, {"H100", 8, &input}, report).has_value(), report);
+        requireConsistent(cs::importSlurmTopology(input, {"H100", 8, &input}, report).has_value(),
+                          report);
         break;
     default: {
         std::string problem;

@@ -27,7 +27,9 @@ const std::map<std::string, Command>& commands()
          {runValidateRuns, "validate-runs FILE.jsonl [--json] predicted vs measured, MAPE"}},
         {"search",
          {runSearch, "search CLUSTER RUN [--top N] [--json] the best parallel layouts, ranked"}},
-        {"import", {runImport, "import KIND FILE... [-o OUT]     Megatron, NeMo, MLPerf, Slurm files to descriptions"}},
+        {"import",
+         {runImport,
+          "import KIND FILE... [-o OUT]     Megatron, NeMo, MLPerf, Slurm files to descriptions"}},
         {"trace",
          {runTrace, "trace CLUSTER RUN -o OUT.json   the predicted step as Chrome trace events"}},
     };

@@ -178,8 +178,7 @@ void printMlperf(const MlperfResult& r, const std::string& file, std::ostream& o
         out << "  steps          " << withCommas(*r.steps) << "\n";
     if (r.runTimeS)
         out << "  time to train  " << fixed(*r.runTimeS, 1) << " s (" << fixed(*r.runTimeS / 60, 2)
-            << " min, run_start to run_stop" << (r.status.empty() ? "" : ", " + r.status)
-            << ")\n";
+            << " min, run_start to run_stop" << (r.status.empty() ? "" : ", " + r.status) << ")\n";
 }
 
 int importMllog(const ImportArgs& a, ImportReport& report, Io io)

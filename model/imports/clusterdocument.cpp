@@ -14,7 +14,8 @@ const GpuSpec* findGpuIn(const std::string& text)
     for (const GpuSpec& gpu : gpuCatalog()) {
         for (size_t at = upper.find(gpu.name); at != std::string::npos;
              at = upper.find(gpu.name, at + 1)) {
-            const bool afterLetter = at > 0 && std::isalpha(static_cast<unsigned char>(upper[at - 1]));
+            const bool afterLetter =
+                at > 0 && std::isalpha(static_cast<unsigned char>(upper[at - 1]));
             if (!afterLetter && (!best || gpu.name.size() > best->name.size()))
                 best = &gpu;
         }

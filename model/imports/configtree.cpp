@@ -16,8 +16,8 @@ namespace {
 constexpr int kMaxDepth = 64;
 
 struct YamlLine {
-    int number = 0; // 1-based
-    int indent = 0; // leading spaces
+    int number = 0;   // 1-based
+    int indent = 0;   // leading spaces
     std::string text; // without indentation, comment and trailing blanks
 };
 
@@ -137,8 +137,9 @@ private:
             if (content == std::string::npos || line[content] == '#')
                 continue;
             if (line.find('\t') < content) {
-                fail(number, int(line.find('\t')) + 1, "a tab in the indentation: YAML indents "
-                                                       "with spaces");
+                fail(number, int(line.find('\t')) + 1,
+                     "a tab in the indentation: YAML indents "
+                     "with spaces");
                 return;
             }
             std::string body = stripComment(line.substr(content));
@@ -168,7 +169,8 @@ private:
                     ++i;
                 else if (c == quote)
                     quote = 0;
-            } else if ((c == '"' || c == '\'') && (i == 0 || std::string(" [,:-").find(text[i - 1]) != std::string::npos)) {
+            } else if ((c == '"' || c == '\'') &&
+                       (i == 0 || std::string(" [,:-").find(text[i - 1]) != std::string::npos)) {
                 quote = c;
             } else if (c == '#' && (i == 0 || text[i - 1] == ' ' || text[i - 1] == '\t')) {
                 std::string kept = text.substr(0, i);
@@ -262,12 +264,12 @@ private:
             value.place = placeOf(line.number, keyColumn);
             const bool duplicate =
                 std::any_of(node.entries.begin(), node.entries.end(),
-                            [&](const auto& entry) { return entry.first == key; });
+                            [&](const ConfigEntry& entry) { return entry.key == key; });
             if (duplicate) {
                 fail(line, "duplicate key " + cs::quoted(key));
                 break;
             }
-            node.entries.emplace_back(std::move(key), std::move(value));
+            node.entries.push_back({std::move(key), std::move(value)});
         }
         return node;
     }
@@ -330,8 +332,9 @@ private:
                 empty.kind = ConfigNode::Kind::Mapping;
                 return empty;
             }
-            fail(line, column, "a flow mapping {...} is not read: write its keys on lines of "
-                               "their own");
+            fail(line, column,
+                 "a flow mapping {...} is not read: write its keys on lines of "
+                 "their own");
             return {};
         }
         if (c == '"' || c == '\'') {
@@ -343,9 +346,13 @@ private:
             return quotedScalar(text, line, column);
         }
         if (std::string("&*!|>@`%").find(c) != std::string::npos) {
-            static const char* const kWhat[] = {"an anchor", "an alias", "a tag",
-                                                "a block scalar", "a block scalar",
-                                                "a reserved character", "a reserved character",
+            static const char* const kWhat[] = {"an anchor",
+                                                "an alias",
+                                                "a tag",
+                                                "a block scalar",
+                                                "a block scalar",
+                                                "a reserved character",
+                                                "a reserved character",
                                                 "a directive"};
             fail(line, column,
                  std::string(kWhat[std::string("&*!|>@`%").find(c)]) +
@@ -402,8 +409,8 @@ private:
                 appendUtf8(n.scalar, uint32_t(std::stoul(hex, nullptr, 16)));
                 i += digits;
             } else {
-                fail(line, column + int(i) - 1, "an escape this reader does not take: \\" +
-                                                    std::string(1, e));
+                fail(line, column + int(i) - 1,
+                     "an escape this reader does not take: \\" + std::string(1, e));
                 return n;
             }
         }
@@ -417,8 +424,8 @@ private:
         seq.kind = ConfigNode::Kind::Sequence;
         seq.place = placeOf(line, column + int(pos));
         if (depth > kMaxDepth) {
-            fail(line, column + int(pos), "nested deeper than " + std::to_string(kMaxDepth) +
-                                              " levels");
+            fail(line, column + int(pos),
+                 "nested deeper than " + std::to_string(kMaxDepth) + " levels");
             return seq;
         }
         ++pos;
@@ -489,7 +496,7 @@ ConfigNode fromJson(const nlohmann::json& j, const std::string& file, const std:
     if (j.is_object()) {
         n.kind = ConfigNode::Kind::Mapping;
         for (const auto& [key, value] : j.items())
-            n.entries.emplace_back(key, fromJson(value, file, pointer + "/" + pointerToken(key)));
+            n.entries.push_back({key, fromJson(value, file, pointer + "/" + pointerToken(key))});
     } else if (j.is_array()) {
         n.kind = ConfigNode::Kind::Sequence;
         for (size_t i = 0; i < j.size(); ++i)

@@ -9,21 +9,27 @@
 
 #include <optional>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "importreport.h"
 
 namespace cs {
 
+struct ConfigEntry;
+
 struct ConfigNode {
     enum class Kind { Scalar, Mapping, Sequence };
     Kind kind = Kind::Scalar;
     std::string scalar;  // a scalar's text ("null" for JSON null and an empty YAML value)
     bool quoted = false; // a quoted scalar is a string, never a number, a bool or null
-    std::vector<std::pair<std::string, ConfigNode>> entries; // a mapping's, in file order
-    std::vector<ConfigNode> items;                            // a sequence's
-    SourcePlace place; // where the node was written (for a mapping's value: its key)
+    std::vector<ConfigEntry> entries; // a mapping's, in file order
+    std::vector<ConfigNode> items;    // a sequence's
+    SourcePlace place;                // where the node was written (for a mapping's value: its key)
+};
+
+struct ConfigEntry {
+    std::string key;
+    ConfigNode value;
 };
 
 std::optional<ConfigNode> parseYamlSubset(const SourceText& source, ImportReport& report);

@@ -221,8 +221,8 @@ void readOptions(const std::vector<ShellWord>& words, WorldParts& parts, ImportR
         }
         const auto n = launcherCount(value, part);
         if (!n) {
-            report.note(valueWord->place, option + " " + cs::quoted(value) +
-                                              " is not known before the job runs");
+            report.note(valueWord->place,
+                        option + " " + cs::quoted(value) + " is not known before the job runs");
             continue;
         }
         setPart(parts, part, {*n, words[i].place, option + " " + value});
@@ -243,12 +243,18 @@ void readLauncher(const std::vector<ShellWord>& words, WorldParts& parts, Import
 void readVariables(const ShellScript& script, WorldParts& parts)
 {
     static const std::vector<std::pair<std::string, Part>> kNames{
-        {"NNODES", Part::Nodes},           {"NUM_NODES", Part::Nodes},
-        {"N_NODES", Part::Nodes},          {"NODES", Part::Nodes},
-        {"SLURM_NNODES", Part::Nodes},     {"SLURM_JOB_NUM_NODES", Part::Nodes},
-        {"DGXNNODES", Part::Nodes},        {"GPUS_PER_NODE", Part::PerNode},
-        {"NPROC_PER_NODE", Part::PerNode}, {"NGPUS_PER_NODE", Part::PerNode},
-        {"NUM_GPUS_PER_NODE", Part::PerNode}, {"DGXNGPU", Part::PerNode},
+        {"NNODES", Part::Nodes},
+        {"NUM_NODES", Part::Nodes},
+        {"N_NODES", Part::Nodes},
+        {"NODES", Part::Nodes},
+        {"SLURM_NNODES", Part::Nodes},
+        {"SLURM_JOB_NUM_NODES", Part::Nodes},
+        {"DGXNNODES", Part::Nodes},
+        {"GPUS_PER_NODE", Part::PerNode},
+        {"NPROC_PER_NODE", Part::PerNode},
+        {"NGPUS_PER_NODE", Part::PerNode},
+        {"NUM_GPUS_PER_NODE", Part::PerNode},
+        {"DGXNGPU", Part::PerNode},
         {"WORLD_SIZE", Part::Total},
     };
     for (const auto& [name, part] : kNames) {
@@ -343,10 +349,10 @@ std::optional<MegatronLogTimes> readMegatronLog(const SourceText& log, ImportRep
             if (ms > 0 && ms < 1e9) {
                 times.stepTimesS.push_back(std::round(ms * 1000) / 1e6); // to the microsecond
                 std::smatch it;
-                times.iterations.push_back(
-                    std::regex_search(text, it, kIteration) && it[1].length() < 12
-                        ? std::stoll(it[1].str())
-                        : 0);
+                times.iterations.push_back(std::regex_search(text, it, kIteration) &&
+                                                   it[1].length() < 12
+                                               ? std::stoll(it[1].str())
+                                               : 0);
             } else {
                 report.note({log.file, line, int(m.position(1)) + 1, ""},
                             "the iteration time " + cs::quoted(m[1].str()) + " is not read");
@@ -392,11 +398,11 @@ std::optional<json> importMegatron(const std::vector<SourceText>& scripts, const
         appendNote(*run, withThousands(world->value) + " GPUs: " + world->said + ".");
     if (times) {
         const std::vector<double> measured = times->measuredS();
-        const std::string source =
-            "median of " + std::to_string(measured.size()) + " logged iteration times in " +
-            baseName(log->file) + ", the first " + std::to_string(times->warmupEntries) +
-            " entries (" + std::to_string(times->warmupIterations) +
-            " iterations of warm-up) left out";
+        const std::string source = "median of " + std::to_string(measured.size()) +
+                                   " logged iteration times in " + baseName(log->file) +
+                                   ", the first " + std::to_string(times->warmupEntries) +
+                                   " entries (" + std::to_string(times->warmupIterations) +
+                                   " iterations of warm-up) left out";
         (*run)["measured"] = {{"step_time_s", median(measured)}, {"source", source}};
         (*run)[kMeasuredStepTimesKey] = measured;
         report.note({log->file, 0, 0, ""}, "measured step time: " + source);

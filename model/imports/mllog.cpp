@@ -304,7 +304,8 @@ std::optional<Link> scaleOutFrom(const std::string& text, int gpusPerNode)
         std::smatch rate;
         if (item.size() > 512 || !std::regex_search(item, rate, kRate))
             continue;
-        const double gbps = std::stod(rate[1].str()) * (std::toupper(rate[2].str()[0]) == 'T' ? 1000 : 1);
+        const double gbps =
+            std::stod(rate[1].str()) * (std::toupper(rate[2].str()[0]) == 'T' ? 1000 : 1);
         std::smatch count;
         const double n = std::regex_search(item, count, kCount) && count[1].length() < 5
                              ? std::stod(count[1].str())
@@ -391,9 +392,9 @@ std::optional<json> clusterFromSystemDescription(const SourceText& system, Impor
     if (report.errors.size() != before || !gpu || !nic)
         return std::nullopt;
     if (nodes * gpusPerNode > kMaxGpus) {
-        report.error({system.file, 0, 0, "/number_of_nodes"},
-                     withThousands(nodes * gpusPerNode) + " GPUs: more than " +
-                         withThousands(kMaxGpus));
+        report.error({system.file, 0, 0, "/number_of_nodes"}, withThousands(nodes * gpusPerNode) +
+                                                                  " GPUs: more than " +
+                                                                  withThousands(kMaxGpus));
         return std::nullopt;
     }
 
@@ -409,8 +410,9 @@ std::optional<json> clusterFromSystemDescription(const SourceText& system, Impor
         // NVL72 racks hold 18 trays; submissions often use 16 of them (64 GPUs).
         const int full = 72 / c.gpusPerNode;
         c.nodesPerRack = nodes % full == 0 ? full : nodesPerRackFor(nodes, 64 / c.gpusPerNode);
-        notes += " " + std::to_string(c.nodesPerRack) + " trays per NVL72 rack (one NVLink domain "
-                                                        "each), assumed.";
+        notes += " " + std::to_string(c.nodesPerRack) +
+                 " trays per NVL72 rack (one NVLink domain "
+                 "each), assumed.";
     } else {
         c.nodesPerRack = nodesPerRackFor(nodes, 4);
         notes += " " + std::to_string(c.nodesPerRack) + " nodes per rack, assumed.";

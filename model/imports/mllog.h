@@ -14,15 +14,15 @@
 namespace cs {
 
 struct MlperfResult {
-    double stepTimeS = 0;          // the median of stepTimesS
+    double stepTimeS = 0;           // the median of stepTimesS
     std::vector<double> stepTimesS; // per step, or per evaluation block, after the warm-up
     std::string stepSource;         // how the step time was measured
     int64_t globalBatch = 0;
     std::optional<int64_t> seqLen;
-    std::optional<int64_t> steps;    // training steps run
-    std::optional<double> runTimeS;  // run_start to run_stop: the time to train
-    std::string benchmark;           // submission_benchmark
-    std::string status;              // run_stop's status
+    std::optional<int64_t> steps;   // training steps run
+    std::optional<double> runTimeS; // run_start to run_stop: the time to train
+    std::string benchmark;          // submission_benchmark
+    std::string status;             // run_stop's status
 };
 
 // The step time, in order of preference: train_step_time events (per step); block_start /

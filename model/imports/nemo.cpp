@@ -22,7 +22,7 @@ struct Leaf {
     std::vector<std::string> path;
     std::vector<std::string> values;
     SourcePlace place;
-    std::string parent;       // the path of the mapping holding it, "model.config"
+    std::string parent; // the path of the mapping holding it, "model.config"
     SourcePlace parentPlace;
     bool used = false;
 
@@ -306,7 +306,9 @@ private:
                       " x devices " + std::to_string(*d) + ".";
             return;
         }
-        m_report.note(nodes ? nodes->place : devices ? devices->place : m_root,
+        m_report.note(nodes     ? nodes->place
+                      : devices ? devices->place
+                                : m_root,
                       "no GPU count (trainer.num_nodes x trainer.devices): dp is left to the "
                       "cluster");
     }

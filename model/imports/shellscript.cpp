@@ -500,9 +500,10 @@ std::optional<int64_t> parseInteger(std::string_view text)
         text.remove_suffix(1);
     if (text.empty())
         return std::nullopt;
-    Arithmetic literal(text, [](const void*, const std::string&) -> std::optional<int64_t> {
-        return std::nullopt;
-    }, nullptr);
+    Arithmetic literal(
+        text,
+        [](const void*, const std::string&) -> std::optional<int64_t> { return std::nullopt; },
+        nullptr);
     return literal.evaluate();
 }
 
@@ -710,8 +711,7 @@ private:
                 addCommand(words, true);
             return;
         }
-        static const std::vector<std::string> kOpeners{"then", "do", "{", "}", "!", "done",
-                                                       "esac"};
+        static const std::vector<std::string> kOpeners{"then", "do", "{", "}", "!", "done", "esac"};
         while (!words.empty()) {
             const std::string& w = words.front().text;
             if (w == "else") {
@@ -732,8 +732,8 @@ private:
             head == "if" ? ifBranch(test, words.front()) : elifBranch(test, words.front());
             return;
         }
-        static const std::vector<std::string> kLoops{"for",    "while",  "until",
-                                                     "case",   "select", "function"};
+        static const std::vector<std::string> kLoops{"for",  "while",  "until",
+                                                     "case", "select", "function"};
         if (!active() || std::find(kLoops.begin(), kLoops.end(), head) != kLoops.end() ||
             head.ends_with("()"))
             return;
@@ -933,7 +933,8 @@ private:
             } else if (c == '"') {
                 b.markQuoted();
                 for (++i; i < t.size() && t[i] != '"'; ++i) {
-                    if (t[i] == '\\' && i + 1 < t.size() && std::string("$`\"\\").find(t[i + 1]) != std::string::npos)
+                    if (t[i] == '\\' && i + 1 < t.size() &&
+                        std::string("$`\"\\").find(t[i + 1]) != std::string::npos)
                         ++i;
                     else if (t[i] == '$') {
                         addQuoted(b, dollar(raw, i));

@@ -280,7 +280,8 @@ private:
         if (!m_blocks.empty() && m_blockSizes) {
             const auto base = m_blockSizes->value.substr(0, m_blockSizes->value.find(','));
             if (!base.empty() && base.size() < 6 &&
-                std::all_of(base.begin(), base.end(), [](unsigned char c) { return std::isdigit(c); }) &&
+                std::all_of(base.begin(), base.end(),
+                            [](unsigned char c) { return std::isdigit(c); }) &&
                 size_t(std::stoi(base)) >= perRack)
                 perRack = size_t(std::stoi(base));
         }
@@ -302,8 +303,9 @@ private:
                 outOfService.push_back(int64_t(r * perRack + k));
             if (nodes.size() < perRack)
                 assume(place, name + " lists " + std::to_string(nodes.size()) + " of " +
-                                  std::to_string(perRack) + " nodes: the other places are out of "
-                                                            "service");
+                                  std::to_string(perRack) +
+                                  " nodes: the other places are out of "
+                                  "service");
         }
         const int64_t gpus = int64_t(groups.size() * perRack) * m_options.gpusPerNode;
         if (perRack > 1024 || groups.size() > 65536 || gpus > kMaxGpus) {
@@ -337,15 +339,14 @@ private:
         c.scaleUpGBps = gpu.nvlinkGBps;
         c.scaleOutName = "scale-out fabric";
         c.scaleOutGbps = typicalNicGbps(gpu);
-        assume({m_source.file, 0, 0, ""},
-               "NIC rate assumed: scale_out.Gbps_per_gpu " + numberText(c.scaleOutGbps) +
-                   ", the " + gpu.name + "'s usual NIC (topology.conf gives no rates)");
+        assume({m_source.file, 0, 0, ""}, "NIC rate assumed: scale_out.Gbps_per_gpu " +
+                                              numberText(c.scaleOutGbps) + ", the " + gpu.name +
+                                              "'s usual NIC (topology.conf gives no rates)");
         int tiers = tierCount.value_or(0);
         if (tiers == 0)
             tiers = fabricTiersFor(gpus);
         if (tiers > kMaxTiers) {
-            assume(m_switches.front().place, std::to_string(tiers) +
-                                                 " switch tiers described as " +
+            assume(m_switches.front().place, std::to_string(tiers) + " switch tiers described as " +
                                                  std::to_string(kMaxTiers));
             tiers = kMaxTiers;
         }
@@ -358,8 +359,8 @@ private:
             c.failures = {{"nodes", nodes}};
         }
         std::string text = "Imported from the Slurm topology " + m_source.file + ": " +
-                           std::to_string(c.racks) + " " + (m_blocks.empty() ? "leaves" : "blocks") +
-                           " as racks.";
+                           std::to_string(c.racks) + " " +
+                           (m_blocks.empty() ? "leaves" : "blocks") + " as racks.";
         for (const std::string& n : notes)
             text += " " + std::string(1, char(std::toupper(static_cast<unsigned char>(n[0])))) +
                     n.substr(1) + ".";
@@ -370,8 +371,7 @@ private:
         return cluster;
     }
 
-    template <typename Assume>
-    void leaves(json& topology, Assume assume) const
+    template <typename Assume> void leaves(json& topology, Assume assume) const
     {
         size_t most = 0;
         size_t fewest = SIZE_MAX;
@@ -387,9 +387,9 @@ private:
             return;
         topology["nodes_per_leaf"] = most;
         if (fewest != most)
-            assume(m_switches.front().place,
-                   "uneven leaves: " + std::to_string(fewest) + " to " + std::to_string(most) +
-                       " nodes each; nodes_per_leaf is the largest");
+            assume(m_switches.front().place, "uneven leaves: " + std::to_string(fewest) + " to " +
+                                                 std::to_string(most) +
+                                                 " nodes each; nodes_per_leaf is the largest");
         size_t roots = 0;
         std::set<std::string> children;
         for (const Switch& s : m_switches)

@@ -12,7 +12,7 @@
 namespace cs {
 
 struct SlurmClusterOptions {
-    std::string gpu;     // a catalog GPU
+    std::string gpu; // a catalog GPU
     int gpusPerNode = 0;
     // Nodes out of service, one hostname or hostlist a line; nullptr when none are.
     const SourceText* down = nullptr;

@@ -95,8 +95,8 @@ public:
 
     void missing(const std::string& name, const std::string& what)
     {
-        error(m_origin.start, spell(name) + " is missing (" + what + "); " +
-                                  m_origin.description + " starts here");
+        error(m_origin.start,
+              spell(name) + " is missing (" + what + "); " + m_origin.description + " starts here");
     }
 
     void assume(const SourcePlace& at, const std::string& message)
@@ -127,7 +127,8 @@ public:
             std::string hint;
             if (text.find('$') != std::string::npos)
                 hint = ": a variable or command the script does not set";
-            error(s->place, spell(name) + " = " + cs::quoted(text) + " is not a whole number" + hint);
+            error(s->place,
+                  spell(name) + " = " + cs::quoted(text) + " is not a whole number" + hint);
             return std::nullopt;
         }
         if (*n < min || *n > kMaxValue) {
@@ -245,8 +246,8 @@ std::optional<int64_t> vocabulary(SettingsReader& r, int64_t tp)
         return std::nullopt;
     }
     if (r.flag("no_pad_vocab_size")) {
-        r.assume(r.placeOf("no_pad_vocab_size"), "vocabulary " + count(*base) + ": " + described +
-                                                     ", not padded");
+        r.assume(r.placeOf("no_pad_vocab_size"),
+                 "vocabulary " + count(*base) + ": " + described + ", not padded");
         return *base;
     }
     const int64_t divisor = r.integer("make_vocab_size_divisible_by", "vocabulary padding")
@@ -265,7 +266,8 @@ std::optional<int64_t> vocabulary(SettingsReader& r, int64_t tp)
 
 std::optional<int64_t> virtualStages(SettingsReader& r, int64_t layers, int64_t pp)
 {
-    if (const auto vp = r.integer("virtual_pipeline_model_parallel_size", "virtual stages per rank"))
+    if (const auto vp =
+            r.integer("virtual_pipeline_model_parallel_size", "virtual stages per rank"))
         return *vp;
     if (const auto vp =
             r.integer("num_virtual_stages_per_pipeline_rank", "virtual stages per rank"))
@@ -285,8 +287,8 @@ std::optional<int64_t> virtualStages(SettingsReader& r, int64_t layers, int64_t 
     if (counted % pp != 0 || (counted / pp) % *perStage != 0) {
         r.error(r.placeOf("num_layers_per_virtual_pipeline_stage"),
                 r.spell("num_layers_per_virtual_pipeline_stage") + " = " +
-                    std::to_string(*perStage) + " does not divide the " +
-                    std::to_string(counted) + " layers over pp = " + std::to_string(pp) +
+                    std::to_string(*perStage) + " does not divide the " + std::to_string(counted) +
+                    " layers over pp = " + std::to_string(pp) +
                     " stages evenly (Megatron refuses it too)");
         return std::nullopt;
     }
@@ -317,9 +319,9 @@ json recompute(SettingsReader& r)
         return "full";
     }
     if (granularity != "selective") {
-        r.error(r.placeOf("recompute_granularity"),
-                r.spell("recompute_granularity") + " = " + cs::quoted(granularity) +
-                    " is neither full nor selective");
+        r.error(r.placeOf("recompute_granularity"), r.spell("recompute_granularity") + " = " +
+                                                        cs::quoted(granularity) +
+                                                        " is neither full nor selective");
         return "none";
     }
     if (modules.empty() || (modules.size() == 1 && modules[0] == "core_attn"))
@@ -445,9 +447,8 @@ int denseLayers(SettingsReader& r, int64_t layers)
     }
     const auto evaluated = LayerPattern(*text).evaluate();
     if (!evaluated || int64_t(evaluated->size()) != layers) {
-        r.error(at, r.spell("moe_layer_freq") + " = " + cs::quoted(*text) +
-                        " is not a list of " + std::to_string(layers) +
-                        " zeros and ones such as ([0]*3+[1]*58)");
+        r.error(at, r.spell("moe_layer_freq") + " = " + cs::quoted(*text) + " is not a list of " +
+                        std::to_string(layers) + " zeros and ones such as ([0]*3+[1]*58)");
         return 0;
     }
     const auto firstMoe = std::find(evaluated->begin(), evaluated->end(), 1);
@@ -557,13 +558,13 @@ const std::vector<std::pair<std::string, int>>& knownTokenizers()
 {
     // Longer, more specific fragments first: the first that matches is taken.
     static const std::vector<std::pair<std::string, int>> table{
-        {"GPT2BPETokenizer", 50257},     {"gpt2", 50257},
-        {"Llama-3", 128256},             {"Llama3", 128256},
-        {"Llama31", 128256},             {"Llama2Tokenizer", 32000},
-        {"Llama-2", 32000},              {"Llama2", 32000},
-        {"Mixtral-8x22B", 32768},        {"Mixtral", 32000},
-        {"Mistral-7B", 32000},           {"DeepSeek-V3", 129280},
-        {"DeepSeek-V2", 102400},         {"BertWordPieceLowerCase", 30522},
+        {"GPT2BPETokenizer", 50257},  {"gpt2", 50257},
+        {"Llama-3", 128256},          {"Llama3", 128256},
+        {"Llama31", 128256},          {"Llama2Tokenizer", 32000},
+        {"Llama-2", 32000},           {"Llama2", 32000},
+        {"Mixtral-8x22B", 32768},     {"Mixtral", 32000},
+        {"Mistral-7B", 32000},        {"DeepSeek-V3", 129280},
+        {"DeepSeek-V2", 102400},      {"BertWordPieceLowerCase", 30522},
         {"BertWordPieceCase", 28996},
     };
     return table;
@@ -673,9 +674,9 @@ std::optional<json> runFromSettings(const TrainingSettings& settings, const Sett
     if (world) {
         if (*world % (tp * cp * pp) != 0) {
             r.error(r.placeOf("world_size"),
-                    "the " + count(*world) + " GPUs do not divide by tp x cp x pp = " +
-                        std::to_string(tp) + " x " + std::to_string(cp) + " x " +
-                        std::to_string(pp));
+                    "the " + count(*world) +
+                        " GPUs do not divide by tp x cp x pp = " + std::to_string(tp) + " x " +
+                        std::to_string(cp) + " x " + std::to_string(pp));
             return std::nullopt;
         }
         dp = *world / (tp * cp * pp);
@@ -683,8 +684,8 @@ std::optional<json> runFromSettings(const TrainingSettings& settings, const Sett
     auto global = r.integer("global_batch_size", "sequences per step");
     if (!global && dp && !r.find("global_batch_size")) {
         global = *micro * *dp;
-        r.assume(origin.start, "global batch " + count(*global) +
-                                   " = micro-batch x dp (Megatron's default)");
+        r.assume(origin.start,
+                 "global batch " + count(*global) + " = micro-batch x dp (Megatron's default)");
     }
     if (!global && !r.find("global_batch_size"))
         r.missing("global_batch_size", "sequences per step; or give the GPU count");
@@ -697,10 +698,11 @@ std::optional<json> runFromSettings(const TrainingSettings& settings, const Sett
     if (!ffn && !r.find("ffn_hidden_size")) {
         // Megatron keeps a gated FFN's parameters near 4 h, in multiples of 64.
         ffn = gated ? int64_t(4.0 * double(*hidden) * 2.0 / 3.0 / 64.0) * 64 : 4 * *hidden;
-        r.assume(origin.start, "FFN width " + count(*ffn) + (gated ? " = 8/3 h rounded down to "
-                                                                     "64 (Megatron's default with "
-                                                                     "SwiGLU)"
-                                                                   : " = 4 h (Megatron's default)"));
+        r.assume(origin.start, "FFN width " + count(*ffn) +
+                                   (gated ? " = 8/3 h rounded down to "
+                                            "64 (Megatron's default with "
+                                            "SwiGLU)"
+                                          : " = 4 h (Megatron's default)"));
     }
     int64_t kvHeads = *heads;
     if (r.flag("group_query_attention"))
@@ -739,8 +741,8 @@ std::optional<json> runFromSettings(const TrainingSettings& settings, const Sett
     const int64_t ep = r.integer("expert_model_parallel_size", "expert parallel size").value_or(1);
     if (experts || ep > 1) {
         parallelism["ep"] = ep;
-        parallelism["etp"] = r.integer("expert_tensor_parallel_size", "expert tensor parallel size")
-                                 .value_or(tp);
+        parallelism["etp"] =
+            r.integer("expert_tensor_parallel_size", "expert tensor parallel size").value_or(tp);
     }
     if (r.flag("use_torch_fsdp2") || r.flag("use_megatron_fsdp") || r.flag("use_custom_fsdp")) {
         const std::string sharding =
@@ -765,8 +767,7 @@ std::optional<json> runFromSettings(const TrainingSettings& settings, const Sett
         if (pp > 1)
             r.assume(origin.start, "ranks laid out tp, cp, dp, pp from the innermost "
                                    "(Megatron-Core's default order; " +
-                                       r.spell("use_tp_pp_dp_mapping") +
-                                       " puts pp inside dp)");
+                                       r.spell("use_tp_pp_dp_mapping") + " puts pp inside dp)");
     }
 
     json run = {{"format", "clusterscope/run@1"},
@@ -781,8 +782,8 @@ std::optional<json> runFromSettings(const TrainingSettings& settings, const Sett
     } else if (const auto samples = r.integer("train_samples", "training samples")) {
         const int64_t steps = (*samples + *global - 1) / *global;
         run["training"] = {{"steps", steps}};
-        r.assume(r.placeOf("train_samples"), count(steps) + " training steps = " +
-                                                 count(*samples) + " samples / global batch");
+        r.assume(r.placeOf("train_samples"),
+                 count(steps) + " training steps = " + count(*samples) + " samples / global batch");
     }
     if (const auto interval = r.integer("save_interval", "steps between checkpoints"))
         run["checkpoint"] = {{"interval_steps", *interval}, {"async", r.flag("async_save")}};

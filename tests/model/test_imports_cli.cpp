@@ -39,8 +39,7 @@ std::string tempPath(const std::string& name)
 
 } // namespace
 
-TEST_CASE("import megatron -o writes a run that loads, notes on standard error",
-          "[imports][cli]")
+TEST_CASE("import megatron -o writes a run that loads, notes on standard error", "[imports][cli]")
 {
     const std::string out = tempPath("gpt3.run.json");
     std::filesystem::remove(out);
@@ -98,8 +97,8 @@ TEST_CASE("import refuses bad input with 1 and bad usage with 2", "[imports][cli
     const Ran missing = run({"megatron", importPath("does-not-exist.sh")});
     CHECK(missing.status == cli::kExitBadInput);
     CHECK(missing.err.find("does-not-exist.sh") != std::string::npos);
-    const Ran wrongKind = run({"slurm", importPath("gpt3-175b-ndv5.sbatch"), "--gpu", "H100",
-                               "--gpus-per-node", "8"});
+    const Ran wrongKind = run(
+        {"slurm", importPath("gpt3-175b-ndv5.sbatch"), "--gpu", "H100", "--gpus-per-node", "8"});
     CHECK(wrongKind.status == cli::kExitBadInput);
     CHECK(wrongKind.err.find("not a Slurm topology.conf") != std::string::npos);
     CHECK(run({"--help"}).status == cli::kExitOk);

@@ -41,8 +41,8 @@ TEST_CASE("hostlist items, bracket groups and suffixes", "[imports][hostlist]")
 {
     CHECK(expand("a,b[1-2],c") == std::vector<std::string>{"a", "b1", "b2", "c"});
     CHECK(expand("rack[1-2]-tray[01-03]") ==
-          std::vector<std::string>{"rack1-tray01", "rack1-tray02", "rack1-tray03",
-                                   "rack2-tray01", "rack2-tray02", "rack2-tray03"});
+          std::vector<std::string>{"rack1-tray01", "rack1-tray02", "rack1-tray03", "rack2-tray01",
+                                   "rack2-tray02", "rack2-tray03"});
     CHECK(expand("node[1,3]-ib") == std::vector<std::string>{"node1-ib", "node3-ib"});
     CHECK(expand("single") == std::vector<std::string>{"single"});
 }
@@ -63,8 +63,7 @@ TEST_CASE("a hostlist naming more hosts than allowed is refused before it is exp
 {
     CHECK(refusal("n[0-99999999999999]", 131072).find("more than 131072 hosts") !=
           std::string::npos);
-    CHECK(refusal("a[0-999]b[0-999]", 131072).find("more than 131072 hosts") !=
-          std::string::npos);
+    CHECK(refusal("a[0-999]b[0-999]", 131072).find("more than 131072 hosts") != std::string::npos);
     CHECK(expand("n[1-4]", 4).size() == 4);
     CHECK(refusal("n[1-5]", 4).find("more than 4 hosts") != std::string::npos);
 }

@@ -118,7 +118,7 @@ TEST_CASE("Megatron's defaults: world size, dp, FFN width, GQA, rank order", "[i
     const Imported i = importText(kMinimal + "  --swiglu --num-query-groups 4\n");
     REQUIRE(i.run);
     const json& run = *i.run;
-    CHECK(run["parallelism"]["dp"] == 8); // torchrun's one node of 8 processes
+    CHECK(run["parallelism"]["dp"] == 8);      // torchrun's one node of 8 processes
     CHECK(run["model"]["ffn_hidden"] == 2688); // 8/3 x 1024 rounded down to a multiple of 64
     CHECK(run["model"]["gated_mlp"] == true);
     // Query groups count only with --group-query-attention.
@@ -208,10 +208,9 @@ TEST_CASE("MoE, MLA, multi-token prediction, recompute modules and FSDP reach th
 
 TEST_CASE("a command line alone, in --flag=value form", "[imports][megatron]")
 {
-    const Imported i =
-        importText("--num-layers=4 --hidden-size=512 --num-attention-heads=8\n"
-                   "--seq-length=1024 --micro-batch-size=1 --global-batch-size=32\n"
-                   "--vocab-size=50000 --recompute-activations --fp4-format=e2m1\n");
+    const Imported i = importText("--num-layers=4 --hidden-size=512 --num-attention-heads=8\n"
+                                  "--seq-length=1024 --micro-batch-size=1 --global-batch-size=32\n"
+                                  "--vocab-size=50000 --recompute-activations --fp4-format=e2m1\n");
     INFO(i.report.errors.formatAll());
     REQUIRE(i.run);
     CHECK((*i.run)["parallelism"]["recompute"] == "selective");
@@ -268,7 +267,7 @@ TEST_CASE("an imported run that breaks formats.md's rules is refused, rule by ru
                                   "--padded-vocab-size 32000 --tensor-model-parallel-size 3 "
                                   "--pipeline-model-parallel-size 8\n");
     CHECK_FALSE(i.run);
-    CHECK(hasLine(i.report.errors, {"launch.sh:2:1:", "would not load",
-                                    "/parallelism/tp: tp = 3 must divide"}));
+    CHECK(hasLine(i.report.errors,
+                  {"launch.sh:2:1:", "would not load", "/parallelism/tp: tp = 3 must divide"}));
     CHECK(hasLine(i.report.errors, {"/model/layers: layers = 4 is fewer than pp x vp"}));
 }

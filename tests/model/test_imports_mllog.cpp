@@ -44,13 +44,13 @@ TEST_CASE("the Fairwater result log gives 1.2712 s per step", "[imports][mllog]"
 
 TEST_CASE("train_step_time events are preferred, after the warm-up steps", "[imports][mllog]")
 {
-    std::string log = "0: " + event(1000, "global_batch_size", "64") +
-                      event(1000, "run_start", "null");
+    std::string log =
+        "0: " + event(1000, "global_batch_size", "64") + event(1000, "run_start", "null");
     for (int step = 1; step <= 30; ++step)
-        log += "0: " + event(1000 + step * 2000, "tracked_stats",
-                             "{\"train_step_time\": " + std::string(step <= 10 ? "9.5" : "2.0") +
-                                 "}",
-                             "\"step\": " + std::to_string(step));
+        log +=
+            "0: " + event(1000 + step * 2000, "tracked_stats",
+                          "{\"train_step_time\": " + std::string(step <= 10 ? "9.5" : "2.0") + "}",
+                          "\"step\": " + std::to_string(step));
     log += event(70000, "run_stop", "null", "\"status\": \"aborted\"");
     ImportReport report;
     const auto r = readMllog({"steps.txt", log}, report);
@@ -66,8 +66,8 @@ TEST_CASE("a result log without a global batch is refused; broken lines are note
           "[imports][mllog]")
 {
     ImportReport report;
-    const std::string log = event(1, "run_start", "null") + ":::MLLOG {not json\n" +
-                            event(2, "train_step_time", "1.5");
+    const std::string log =
+        event(1, "run_start", "null") + ":::MLLOG {not json\n" + event(2, "train_step_time", "1.5");
     CHECK_FALSE(readMllog({"bad.txt", log}, report));
     CHECK(hasLine(report.errors, {"bad.txt", "no global_batch_size"}));
     CHECK(hasLine(report.notes, {"bad.txt:2:1:", "skipped"}));
@@ -120,9 +120,8 @@ TEST_CASE("a system description missing what a cluster needs is refused, key by 
           "[imports][mllog]")
 {
     ImportReport report;
-    const json system = {{"number_of_nodes", "two"},
-                         {"accelerator_model_name", "Gaudi 3"},
-                         {"host_networking", ""}};
+    const json system = {
+        {"number_of_nodes", "two"}, {"accelerator_model_name", "Gaudi 3"}, {"host_networking", ""}};
     CHECK_FALSE(clusterFromSystemDescription({"sys.json", system.dump()}, report));
     CHECK(hasLine(report.errors, {"sys.json: /number_of_nodes:", "expected the number of nodes"}));
     CHECK(hasLine(report.errors, {"sys.json: /accelerators_per_node:", "missing"}));

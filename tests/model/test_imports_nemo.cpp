@@ -125,8 +125,8 @@ TEST_CASE("a NeMo 2 recipe gives the Fairwater sample's run", "[imports][nemo]")
     CHECK(evaluate(*sample.cluster, imported, fast).stepTimeS ==
           Approx(evaluate(*sample.cluster, *sample.run, fast).stepTimeS));
     // Keys nobody reads are noted by section, at the section's line.
-    CHECK(hasLine(report.notes, {"llama31-405b-nemo2.yaml:47:3:", "model.config:",
-                                 "rotary_base", "ignored"}));
+    CHECK(hasLine(report.notes,
+                  {"llama31-405b-nemo2.yaml:47:3:", "model.config:", "rotary_base", "ignored"}));
 }
 
 TEST_CASE("a NeMo 1 JSON config gives the ND H100 v5 sample's run", "[imports][nemo]")

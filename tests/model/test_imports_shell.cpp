@@ -48,13 +48,12 @@ TEST_CASE("variables, defaults and arithmetic expand into a command's words", "[
                               "NODES=16; GPUS=8\n"
                               "WORLD=$(( NODES * $GPUS ))\n"
                               "run --tp $TP --pp ${PP} --world ${WORLD} --x \"${UNSET:-a b}\"\n");
-    CHECK(words(commandNamed(r.script, "run")) ==
-          std::vector<std::string>{"run", "--tp", "8", "--pp", "4", "--world", "128", "--x",
-                                   "a b"});
+    CHECK(words(commandNamed(r.script, "run")) == std::vector<std::string>{"run", "--tp", "8",
+                                                                           "--pp", "4", "--world",
+                                                                           "128", "--x", "a b"});
 }
 
-TEST_CASE("arrays spread over lines, with comments, expand element by element",
-          "[imports][shell]")
+TEST_CASE("arrays spread over lines, with comments, expand element by element", "[imports][shell]")
 {
     const Read r = readScript("ARGS=(\n"
                               "    --num-layers 96   # comment (with parentheses)\n"
@@ -64,8 +63,8 @@ TEST_CASE("arrays spread over lines, with comments, expand element by element",
                               "python train.py \"${ARGS[@]}\" ${ARGS[@]}\n");
     const ShellCommand& c = commandNamed(r.script, "python");
     CHECK(words(c) == std::vector<std::string>{"python", "train.py", "--num-layers", "96",
-                                                "--fp8-format hybrid", "--bf16", "--num-layers",
-                                                "96", "--fp8-format", "hybrid", "--bf16"});
+                                               "--fp8-format hybrid", "--bf16", "--num-layers",
+                                               "96", "--fp8-format", "hybrid", "--bf16"});
     // A word from an array points at the line that wrote it, not at the command.
     CHECK(c.words[2].place.line == 2);
     CHECK(c.words[2].place.column == 5);
@@ -73,16 +72,15 @@ TEST_CASE("arrays spread over lines, with comments, expand element by element",
     CHECK(c.place.line == 6);
 }
 
-TEST_CASE("continuation lines make one command; pipes and redirections end it",
-          "[imports][shell]")
+TEST_CASE("continuation lines make one command; pipes and redirections end it", "[imports][shell]")
 {
     const Read r = readScript("torchrun --nnodes 2 \\\n"
                               "    train.py --a 1 \\\n"
                               "    --b 2 2>&1 | tee log.txt\n");
     REQUIRE(r.script.commands.size() == 2);
-    CHECK(words(r.script.commands[0]) ==
-          std::vector<std::string>{"torchrun", "--nnodes", "2", "train.py", "--a", "1", "--b",
-                                   "2"});
+    CHECK(words(r.script.commands[0]) == std::vector<std::string>{"torchrun", "--nnodes", "2",
+                                                                  "train.py", "--a", "1", "--b",
+                                                                  "2"});
     CHECK(r.script.commands[0].words.back().place.line == 3);
     CHECK(words(r.script.commands[1]) == std::vector<std::string>{"tee", "log.txt"});
 }
@@ -103,8 +101,7 @@ TEST_CASE("if/elif/else takes the branch its test selects", "[imports][shell]")
     CHECK(r.report.notes.empty());
 }
 
-TEST_CASE("a test that needs the script to run takes its branch, with a note",
-          "[imports][shell]")
+TEST_CASE("a test that needs the script to run takes its branch, with a note", "[imports][shell]")
 {
     const Read r = readScript("if [ -f /etc/cluster.env ]; then\n"
                               "  X=1\n"
@@ -120,8 +117,8 @@ TEST_CASE("what is not known without running stays as written", "[imports][shell
                               "OLD=`hostname -s`\n"
                               "run --addr $HOST:29500 --n $SLURM_NNODES --p $1 --o $OLD\n");
     CHECK(words(commandNamed(r.script, "run")) ==
-          std::vector<std::string>{"run", "--addr", "$(...):29500", "--n", "$SLURM_NNODES",
-                                   "--p", "$1", "--o", "$(...)"});
+          std::vector<std::string>{"run", "--addr", "$(...):29500", "--n", "$SLURM_NNODES", "--p",
+                                   "$1", "--o", "$(...)"});
 }
 
 TEST_CASE("bash -c strings and #SBATCH directives are read as commands", "[imports][shell]")
@@ -143,9 +140,8 @@ TEST_CASE("bash -c strings and #SBATCH directives are read as commands", "[impor
 TEST_CASE("later scripts see the variables of earlier ones", "[imports][shell]")
 {
     ImportReport report;
-    const ShellScript s =
-        readShellScripts({{"config.sh", "export DGXNNODES=8\n"}, {"run.sh", "go $DGXNNODES\n"}},
-                         report);
+    const ShellScript s = readShellScripts(
+        {{"config.sh", "export DGXNNODES=8\n"}, {"run.sh", "go $DGXNNODES\n"}}, report);
     REQUIRE(s.commands.size() == 1);
     CHECK(words(s.commands[0]) == std::vector<std::string>{"go", "8"});
     REQUIRE(s.variables.size() == 1);

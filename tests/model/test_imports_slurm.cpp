@@ -60,8 +60,8 @@ TEST_CASE("blocks are racks, each an NVLink domain; short blocks leave places ou
           "[imports][slurm]")
 {
     ImportReport report;
-    const auto cluster = importSlurmTopology(importSource("gb200-nvl72-blocks.conf"),
-                                             {"GB200", 4, nullptr}, report);
+    const auto cluster =
+        importSlurmTopology(importSource("gb200-nvl72-blocks.conf"), {"GB200", 4, nullptr}, report);
     INFO(report.errors.formatAll());
     REQUIRE(cluster);
     CHECK((*cluster)["racks"] == 4);
