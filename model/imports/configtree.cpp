@@ -124,15 +124,10 @@ private:
         std::string_view text = m_source.text;
         if (text.starts_with("\xEF\xBB\xBF"))
             text.remove_prefix(3);
-        int number = 0;
-        size_t start = 0;
-        while (start <= text.size() && !m_failed) {
-            const size_t end = std::min(text.find('\n', start), text.size());
-            std::string line(text.substr(start, end - start));
-            start = end + 1;
-            ++number;
-            if (!line.empty() && line.back() == '\r')
-                line.pop_back();
+        const std::vector<std::string_view> lines = textLines(text);
+        for (size_t n = 0; n < lines.size(); ++n) {
+            const int number = int(n) + 1;
+            const std::string line(lines[n]);
             const size_t content = line.find_first_not_of(" \t");
             if (content == std::string::npos || line[content] == '#')
                 continue;
@@ -153,8 +148,6 @@ private:
                 return;
             }
             m_lines.push_back({number, int(content), std::move(body)});
-            if (end == text.size())
-                break;
         }
     }
 

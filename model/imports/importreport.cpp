@@ -1,6 +1,7 @@
 #include "importreport.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include "fileio.h"
 
@@ -34,6 +35,34 @@ std::optional<SourceText> readSource(const std::string& path, ImportReport& repo
     if (!text)
         return std::nullopt;
     return SourceText{path, std::move(*text)};
+}
+
+std::vector<std::string_view> textLines(std::string_view text)
+{
+    std::vector<std::string_view> lines;
+    while (!text.empty()) {
+        const size_t end = std::min(text.find('\n'), text.size());
+        std::string_view line = text.substr(0, end);
+        if (line.ends_with('\r'))
+            line.remove_suffix(1);
+        lines.push_back(line);
+        text.remove_prefix(std::min(end + 1, text.size()));
+    }
+    return lines;
+}
+
+std::string lowerCase(std::string text)
+{
+    std::transform(text.begin(), text.end(), text.begin(),
+                   [](unsigned char c) { return char(std::tolower(c)); });
+    return text;
+}
+
+std::string asSentence(std::string text)
+{
+    if (!text.empty())
+        text[0] = char(std::toupper(static_cast<unsigned char>(text[0])));
+    return text + ".";
 }
 
 double median(std::vector<double> values)

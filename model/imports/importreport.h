@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "diagnostics.h"
@@ -36,6 +37,15 @@ struct ImportReport {
 
 // Reads a file to import; nothing, and an error naming the file, when it cannot.
 std::optional<SourceText> readSource(const std::string& path, ImportReport& report);
+
+// The lines of a text, without their "\n" or "\r\n"; line i is numbered i + 1.
+std::vector<std::string_view> textLines(std::string_view text);
+
+// ASCII lower case, for names compared without regard to case.
+std::string lowerCase(std::string text);
+
+// An assumption as a sentence of a description's notes: "tiers assumed" -> "Tiers assumed.".
+std::string asSentence(std::string text);
 
 // The median (the mean of the middle two for an even count); 0 for no values.
 double median(std::vector<double> values);

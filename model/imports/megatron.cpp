@@ -334,11 +334,10 @@ std::optional<MegatronLogTimes> readMegatronLog(const SourceText& log, ImportRep
     static const std::regex kTime(R"(elapsed time per iteration \(ms\):\s*([0-9.eE+-]+))");
     static const std::regex kIteration(R"(iteration\s+(\d+)\s*/)");
     MegatronLogTimes times;
-    size_t start = 0;
-    int line = 1;
-    while (start < log.text.size()) {
-        const size_t end = std::min(log.text.find('\n', start), log.text.size());
-        const std::string text = log.text.substr(start, std::min<size_t>(end - start, 4096));
+    const std::vector<std::string_view> lines = textLines(log.text);
+    for (size_t i = 0; i < lines.size(); ++i) {
+        const std::string text(lines[i].substr(0, 4096));
+        const int line = int(i) + 1;
         std::smatch m;
         if (std::regex_search(text, m, kTime)) {
             double ms = 0;
@@ -358,8 +357,6 @@ std::optional<MegatronLogTimes> readMegatronLog(const SourceText& log, ImportRep
                             "the iteration time " + cs::quoted(m[1].str()) + " is not read");
             }
         }
-        start = end + 1;
-        ++line;
     }
     if (times.stepTimesS.empty()) {
         report.error({log.file, 0, 0, ""},

@@ -51,13 +51,10 @@ std::vector<Event> readEvents(const SourceText& log, ImportReport& report)
 {
     static const std::string kMarker = ":::MLLOG";
     std::vector<Event> events;
-    size_t start = 0;
-    int line = 0;
-    while (start < log.text.size()) {
-        const size_t end = std::min(log.text.find('\n', start), log.text.size());
-        ++line;
-        const std::string_view text(log.text.data() + start, end - start);
-        start = end + 1;
+    const std::vector<std::string_view> lines = textLines(log.text);
+    for (size_t i = 0; i < lines.size(); ++i) {
+        const std::string_view text = lines[i];
+        const int line = int(i) + 1;
         const size_t marker = text.find(kMarker);
         if (marker == std::string_view::npos)
             continue;
@@ -424,9 +421,7 @@ std::optional<json> clusterFromSystemDescription(const SourceText& system, Impor
     c.scaleOutName = nic->name;
     c.scaleOutGbps = nic->perGpu;
     const std::string topology = textField(*j, "host_networking_topology");
-    std::string lowerTopology = topology;
-    std::transform(lowerTopology.begin(), lowerTopology.end(), lowerTopology.begin(),
-                   [](unsigned char ch) { return char(std::tolower(ch)); });
+    const std::string lowerTopology = lowerCase(topology);
     const bool fatTree = lowerTopology.find("fat") != std::string::npos &&
                          lowerTopology.find("rail") == std::string::npos;
     // "2-tier", "3 tier": the fabric's depth when the submission says it.

@@ -126,13 +126,6 @@ std::string nemoSpelling(const std::string& name)
     return it == table.end() ? name : it->second;
 }
 
-std::string lower(std::string s)
-{
-    std::transform(s.begin(), s.end(), s.begin(),
-                   [](unsigned char c) { return char(std::tolower(c)); });
-    return s;
-}
-
 // How much a leaf's section says about the model: model sections first.
 int sectionRank(const Leaf& leaf)
 {
@@ -214,7 +207,7 @@ private:
     void readLeaf(Leaf& leaf)
     {
         const std::string& key = leaf.key();
-        const std::string value = leaf.values.empty() ? "" : lower(leaf.values.front());
+        const std::string value = leaf.values.empty() ? "" : lowerCase(leaf.values.front());
         const std::string& parent = leaf.parentKey();
         if (key == "_target_" && parent == "tokenizer") {
             offer("tokenizer_type", leaf.values, leaf);

@@ -23,13 +23,6 @@ namespace {
 
 constexpr int kMaxTiers = 3;
 
-std::string lower(std::string s)
-{
-    std::transform(s.begin(), s.end(), s.begin(),
-                   [](unsigned char c) { return char(std::tolower(c)); });
-    return s;
-}
-
 struct Pair {
     std::string key; // lower case: Slurm's keys are case-insensitive
     std::string written;
@@ -55,14 +48,10 @@ std::vector<Record> readRecords(const SourceText& source, ImportReport& report)
 {
     std::vector<Record> records;
     Record current;
-    int line = 0;
-    size_t start = 0;
-    while (start < source.text.size()) {
-        const size_t end = std::min(source.text.find('\n', start), source.text.size());
-        std::string text = source.text.substr(start, end - start);
-        start = end + 1;
-        ++line;
-        text = text.substr(0, text.find('#'));
+    const std::vector<std::string_view> lines = textLines(source.text);
+    for (size_t n = 0; n < lines.size(); ++n) {
+        const int line = int(n) + 1;
+        std::string text(lines[n].substr(0, lines[n].find('#')));
         while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
             text.pop_back();
         const bool continued = !text.empty() && text.back() == '\\';
@@ -81,8 +70,8 @@ std::vector<Record> readRecords(const SourceText& source, ImportReport& report)
             if (eq == std::string::npos || eq == 0)
                 report.note(place, cs::quoted(word) + " is not Key=Value: ignored");
             else
-                current.pairs.push_back(
-                    {lower(word.substr(0, eq)), word.substr(0, eq), word.substr(eq + 1), place});
+                current.pairs.push_back({lowerCase(word.substr(0, eq)), word.substr(0, eq),
+                                         word.substr(eq + 1), place});
             if (current.pairs.size() == 1)
                 current.place = place;
             i = wordEnd;
@@ -362,8 +351,7 @@ private:
                            std::to_string(c.racks) + " " +
                            (m_blocks.empty() ? "leaves" : "blocks") + " as racks.";
         for (const std::string& n : notes)
-            text += " " + std::string(1, char(std::toupper(static_cast<unsigned char>(n[0])))) +
-                    n.substr(1) + ".";
+            text += " " + asSentence(n);
         c.notes = text;
         json cluster = clusterDocument(c);
         if (!checkImportedCluster(cluster, {m_source.file, 0, 0, ""}, m_report))
@@ -409,14 +397,10 @@ private:
         if (!m_options.down)
             return;
         const SourceText& down = *m_options.down;
-        int line = 0;
-        size_t start = 0;
-        while (start < down.text.size()) {
-            const size_t end = std::min(down.text.find('\n', start), down.text.size());
-            std::string text = down.text.substr(start, end - start);
-            start = end + 1;
-            ++line;
-            text = text.substr(0, text.find('#'));
+        const std::vector<std::string_view> lines = textLines(down.text);
+        for (size_t n = 0; n < lines.size(); ++n) {
+            const int line = int(n) + 1;
+            const std::string text(lines[n].substr(0, lines[n].find('#')));
             const size_t first = text.find_first_not_of(" \t\r");
             if (first == std::string::npos)
                 continue;

@@ -27,22 +27,15 @@ constexpr int kDefaultQkRopeDim = 64;     // --qk-pos-emb-head-dim
 constexpr int kDefaultVHeadDim = 128;     // --v-head-dim
 constexpr size_t kMaxLayerPattern = 1 << 16;
 
-std::string lower(std::string s)
-{
-    std::transform(s.begin(), s.end(), s.begin(),
-                   [](unsigned char c) { return char(std::tolower(c)); });
-    return s;
-}
-
 bool isNullWord(const std::string& v)
 {
-    const std::string l = lower(v);
+    const std::string l = lowerCase(v);
     return l == "null" || l == "none" || l == "~" || l.empty();
 }
 
 bool isFalseWord(const std::string& v)
 {
-    const std::string l = lower(v);
+    const std::string l = lowerCase(v);
     return l == "false" || l == "0" || l == "no" || l == "off";
 }
 
@@ -213,13 +206,13 @@ std::optional<int64_t> tokenizerVocabulary(SettingsReader& r, std::string& descr
     const std::string model = r.word("tokenizer_model").value_or("");
     if (const auto size = r.integer("vocab_size", "the tokenizer's vocabulary")) {
         // The null tokenizer adds its end-of-document token after the given size.
-        const bool null = lower(type) == "nulltokenizer";
+        const bool null = lowerCase(type) == "nulltokenizer";
         described = "--vocab-size " + count(*size) + (null ? " + 1 (NullTokenizer's EOD)" : "");
         return *size + (null ? 1 : 0);
     }
-    const std::string haystack = lower(type + " " + model);
+    const std::string haystack = lowerCase(type + " " + model);
     for (const auto& [fragment, size] : knownTokenizers()) {
-        if (haystack.find(lower(fragment)) != std::string::npos) {
+        if (haystack.find(lowerCase(fragment)) != std::string::npos) {
             described = (type.empty() ? model : type) + " (" + count(size) + " tokens, assumed)";
             return size;
         }
@@ -299,7 +292,7 @@ std::optional<int64_t> virtualStages(SettingsReader& r, int64_t layers, int64_t 
 
 json recompute(SettingsReader& r)
 {
-    std::string granularity = lower(r.word("recompute_granularity").value_or(""));
+    std::string granularity = lowerCase(r.word("recompute_granularity").value_or(""));
     if (isNullWord(granularity) && r.flag("recompute_activations"))
         granularity = "selective";
     const std::vector<std::string> modules = r.words("recompute_modules");
@@ -791,8 +784,7 @@ std::optional<json> runFromSettings(const TrainingSettings& settings, const Sett
         return std::nullopt;
     std::string notes = "Imported from " + origin.description + " (" + origin.start.file + ").";
     for (const std::string& a : r.assumptions())
-        notes += " " + std::string(1, char(std::toupper(static_cast<unsigned char>(a[0])))) +
-                 a.substr(1) + ".";
+        notes += " " + asSentence(a);
     run["notes"] = notes;
     if (!checkImportedRun(run, origin.start, report))
         return std::nullopt;

@@ -8,6 +8,7 @@
 
 #include "description.h"
 #include "importreport.h"
+#include "loader.h"
 
 inline std::string importPath(const std::string& name)
 {
@@ -47,4 +48,14 @@ inline void requireSameLayout(const cs::RunDesc& imported, const cs::RunDesc& sa
     CHECK(imported.batch == sample.batch);
     CHECK(imported.parallelism == sample.parallelism);
     CHECK(imported.placement == sample.placement);
+}
+
+// An imported run as the loader reads it; the test fails with the problems when it does not load.
+inline cs::RunDesc loadedRun(const nlohmann::json& run)
+{
+    cs::Diagnostics diags;
+    auto r = cs::runFromJson(run, "imported.run.json", "", diags);
+    INFO(diags.formatAll() << run.dump(2));
+    REQUIRE(r);
+    return *r;
 }

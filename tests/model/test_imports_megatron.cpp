@@ -38,15 +38,6 @@ Imported importFiles(const std::string& script, const std::string& log)
     return i;
 }
 
-RunDesc loaded(const json& run)
-{
-    Diagnostics diags;
-    auto r = runFromJson(run, "imported.run.json", "", diags);
-    INFO(diags.formatAll() << run.dump(2));
-    REQUIRE(r);
-    return *r;
-}
-
 const std::string kMinimal = "torchrun --nproc-per-node 8 pretrain_gpt.py \\\n"
                              "  --num-layers 4 --hidden-size 1024 --num-attention-heads 16 \\\n"
                              "  --seq-length 2048 --micro-batch-size 2 --global-batch-size 64 \\\n"
@@ -59,7 +50,7 @@ TEST_CASE("the GPT-3 175B launch script and log give the ND H100 v5 sample's run
 {
     const Imported i = importFiles("gpt3-175b-ndv5.sbatch", "gpt3-175b-ndv5.log");
     const LoadedFile sample = loadSample("ndv5-h100-1344-gpt3-175b.run.json");
-    const RunDesc run = loaded(*i.run);
+    const RunDesc run = loadedRun(*i.run);
     requireSameLayout(run, *sample.run);
     CHECK((*i.run)["notes"].get<std::string>().find("10,752 GPUs: --nodes 1344 x "
                                                     "--ntasks-per-node 8") != std::string::npos);
@@ -77,7 +68,7 @@ TEST_CASE("the Llama 3.1 405B launch script and log give the Fairwater sample's 
 {
     const Imported i = importFiles("llama31-405b-fairwater.sh", "llama31-405b-fairwater.log");
     const LoadedFile sample = loadSample("fairwater-gb200-128-llama405b.run.json");
-    const RunDesc run = loaded(*i.run);
+    const RunDesc run = loadedRun(*i.run);
     requireSameLayout(run, *sample.run);
     CHECK(run.trainingSteps == sample.run->trainingSteps);
     REQUIRE(run.measured);

@@ -37,15 +37,6 @@ std::string refusal(const std::string& text)
     return report.errors.items().front().format();
 }
 
-RunDesc loaded(const json& run)
-{
-    Diagnostics diags;
-    auto r = runFromJson(run, "imported.run.json", "", diags);
-    INFO(diags.formatAll() << run.dump(2));
-    REQUIRE(r);
-    return *r;
-}
-
 } // namespace
 
 TEST_CASE("the YAML subset: mappings, sequences, scalars, quotes, comments, flow sequences",
@@ -118,7 +109,7 @@ TEST_CASE("a NeMo 2 recipe gives the Fairwater sample's run", "[imports][nemo]")
     INFO(report.errors.formatAll());
     REQUIRE(run);
     const LoadedFile sample = loadSample("fairwater-gb200-128-llama405b.run.json");
-    const RunDesc imported = loaded(*run);
+    const RunDesc imported = loadedRun(*run);
     requireSameLayout(imported, *sample.run);
     CHECK(imported.trainingSteps == sample.run->trainingSteps);
     const EvalOptions fast{.withEvents = false};
@@ -135,7 +126,7 @@ TEST_CASE("a NeMo 1 JSON config gives the ND H100 v5 sample's run", "[imports][n
     const auto run = importNemo(importSource("gpt3-175b-nemo1.json"), report);
     INFO(report.errors.formatAll());
     REQUIRE(run);
-    requireSameLayout(loaded(*run), *loadSample("ndv5-h100-1344-gpt3-175b.run.json").run);
+    requireSameLayout(loadedRun(*run), *loadSample("ndv5-h100-1344-gpt3-175b.run.json").run);
     CHECK(hasLine(report.notes, {"gpt3-175b-nemo1.json: /model/optim:", "lr", "ignored"}));
 }
 
