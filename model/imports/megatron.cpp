@@ -134,7 +134,7 @@ TrainingSettings readFlags(const std::vector<ShellWord>& words, ImportReport& re
             continue;
         }
         if (const auto earlier = settings.find(canonical); earlier != settings.end())
-            report.note(w.place, "--" + name + " given again (first at line " +
+            report.note(w.place, "--" + printable(name) + " given again (first at line " +
                                      std::to_string(earlier->second.place.line) +
                                      "): the later one counts");
         settings[canonical] = std::move(setting);

@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "importcheck.h"
+#include "loader.h"
 #include "text.h"
 
 namespace cs {
@@ -100,9 +101,9 @@ public:
 
     const std::vector<std::string>& assumptions() const { return m_assumptions; }
 
-    // A whole number of at least `min`; nothing when absent (reported when required).
+    // A whole number from `min` to `max`; nothing when absent (reported when required).
     std::optional<int64_t> integer(const std::string& name, const std::string& what,
-                                   bool required = false, int64_t min = 1)
+                                   bool required = false, int64_t min = 1, int64_t max = kMaxValue)
     {
         const Setting* s = find(name);
         if (!s) {
@@ -124,12 +125,18 @@ public:
                   spell(name) + " = " + cs::quoted(text) + " is not a whole number" + hint);
             return std::nullopt;
         }
-        if (*n < min || *n > kMaxValue) {
-            error(s->place, spell(name) + " = " + text + " is out of range (" + what +
-                                ", at least " + std::to_string(min) + ")");
+        if (*n < min || *n > max) {
+            error(s->place, spell(name) + " = " + text + " is out of range (" + what + ", " +
+                                std::to_string(min) + " to " + withThousands(max) + ")");
             return std::nullopt;
         }
         return *n;
+    }
+
+    // A parallel size (or GPU count): 1 when not given, and at most the GPUs a cluster may hold.
+    int64_t parallelSize(const std::string& name, const std::string& what)
+    {
+        return integer(name, what, false, 1, kMaxGpus).value_or(1);
     }
 
     std::optional<double> number(const std::string& name)
@@ -655,10 +662,10 @@ std::optional<json> runFromSettings(const TrainingSettings& settings, const Sett
     }
     if (!seq && !r.find("seq_length") && !r.find("max_position_embeddings"))
         r.missing("seq_length", "tokens per sequence");
-    const int64_t tp = r.integer("tensor_model_parallel_size", "tensor parallel size").value_or(1);
-    const int64_t pp = r.integer("pipeline_model_parallel_size", "pipeline stages").value_or(1);
-    const int64_t cp = r.integer("context_parallel_size", "context parallel size").value_or(1);
-    const auto world = r.integer("world_size", "GPUs");
+    const int64_t tp = r.parallelSize("tensor_model_parallel_size", "tensor parallel size");
+    const int64_t pp = r.parallelSize("pipeline_model_parallel_size", "pipeline stages");
+    const int64_t cp = r.parallelSize("context_parallel_size", "context parallel size");
+    const auto world = r.integer("world_size", "GPUs", false, 1, kMaxGpus);
     const auto vocab = vocabulary(r, tp);
     if (!layers || !hidden || !heads || !micro || !seq || !vocab || r.failed())
         return std::nullopt;
@@ -711,7 +718,7 @@ std::optional<json> runFromSettings(const TrainingSettings& settings, const Sett
                   {"heads", *heads},   {"kv_heads", kvHeads}, {"vocab", *vocab},
                   {"seq_len", *seq},   {"gated_mlp", gated}};
     if (const auto headDim = r.integer("kv_channels", "head width");
-        headDim && *headDim * *heads != *hidden)
+        headDim && (*hidden % *heads != 0 || *headDim != *hidden / *heads))
         model["head_dim"] = *headDim;
     if (const auto mtp = r.integer("mtp_num_layers", "multi-token prediction layers", false, 0);
         mtp && *mtp > 0)
@@ -731,11 +738,12 @@ std::optional<json> runFromSettings(const TrainingSettings& settings, const Sett
                         {"recompute", recompute(r)}};
     if (dp)
         parallelism["dp"] = *dp;
-    const int64_t ep = r.integer("expert_model_parallel_size", "expert parallel size").value_or(1);
+    const int64_t ep = r.parallelSize("expert_model_parallel_size", "expert parallel size");
     if (experts || ep > 1) {
         parallelism["ep"] = ep;
-        parallelism["etp"] =
-            r.integer("expert_tensor_parallel_size", "expert tensor parallel size").value_or(tp);
+        parallelism["etp"] = r.integer("expert_tensor_parallel_size", "expert tensor parallel size",
+                                       false, 1, kMaxGpus)
+                                 .value_or(tp);
     }
     if (r.flag("use_torch_fsdp2") || r.flag("use_megatron_fsdp") || r.flag("use_custom_fsdp")) {
         const std::string sharding =
