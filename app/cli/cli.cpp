@@ -19,7 +19,8 @@ const std::vector<Command>& commands()
     static const std::vector<Command> table{
         {kCheckSpec, runCheck},       {kDescribeSpec, runDescribe},
         {kEvaluateSpec, runEvaluate}, {kValidateRunsSpec, runValidateRuns},
-        {kSearchSpec, runSearch},     {kTraceSpec, runTrace},
+        {kSearchSpec, runSearch},     {kImportSpec, runImport},
+        {kTraceSpec, runTrace},
     };
     return table;
 }

@@ -29,6 +29,7 @@ extern const CommandSpec kEvaluateSpec;
 extern const CommandSpec kValidateRunsSpec;
 extern const CommandSpec kTraceSpec;
 extern const CommandSpec kSearchSpec;
+extern const CommandSpec kImportSpec;
 
 int runCheck(const Args& args, Io io);
 int runDescribe(const Args& args, Io io);
@@ -36,5 +37,6 @@ int runEvaluate(const Args& args, Io io);
 int runValidateRuns(const Args& args, Io io);
 int runTrace(const Args& args, Io io);
 int runSearch(const Args& args, Io io);
+int runImport(const Args& args, Io io);
 
 } // namespace cs::cli

@@ -1,0 +1,226 @@
+// import: what engineers already have (Megatron launch scripts and logs, NeMo configs, MLPerf
+// result logs, Slurm topologies) turned into the descriptions of formats.md.
+
+#include <algorithm>
+#include <optional>
+#include <ostream>
+
+#include <nlohmann/json.hpp>
+
+#include "clicommands.h"
+#include "fileio.h"
+#include "megatron.h"
+#include "mllog.h"
+#include "nemo.h"
+#include "options.h"
+#include "slurmtopology.h"
+#include "text.h"
+
+namespace cs::cli {
+
+const CommandSpec kImportSpec{
+    "import",
+    "KIND FILE...",
+    2,
+    SIZE_MAX,
+    {{"--output", "OUT", "write the description to OUT (default: standard output)", "-o"},
+     {"--log", "LOG", "(megatron) the training log: its per-iteration times"},
+     {"--system", "SYS", "(mllog) the submission's system description: a cluster"},
+     {"--gpu", "NAME", "(slurm) the GPU of every node"},
+     {"--gpus-per-node", "N", "(slurm) GPUs per node"},
+     {"--down", "FILE", "(slurm) nodes out of service, one hostname or hostlist a line"},
+     {"--json", "", "(mllog) print step_time_s, global_batch, seq_len, steps and run_time_s"}},
+    "Megatron, NeMo, MLPerf and Slurm files to descriptions",
+    "Turns what a training run already has into ClusterScope descriptions:\n"
+    "  megatron SCRIPT... [--log LOG]  a Megatron-LM launch script or command line (and the\n"
+    "                                  scripts it needs, in order) -> a run; the log's 'elapsed\n"
+    "                                  time per iteration' lines -> the measured step time\n"
+    "  nemo CONFIG                     a NeMo / Megatron-Bridge YAML or JSON config -> a run\n"
+    "  mllog RESULT [--system SYS]     an MLPerf Training result log -> step time, steps, time\n"
+    "                                  to train; the system description -> a cluster\n"
+    "  slurm TOPOLOGY --gpu NAME --gpus-per-node N [--down FILE]\n"
+    "                                  a Slurm topology.conf -> a cluster\n\n"
+    "The description goes to OUT (-o) or to standard output. What was assumed or ignored is\n"
+    "printed on standard error as 'note: FILE:LINE:COLUMN: ...'."};
+
+namespace {
+
+using nlohmann::json;
+
+struct ImportArgs {
+    std::string kind;
+    std::vector<std::string> files;
+    std::string output;
+    std::string log;
+    std::string system;
+    std::string gpu;
+    int gpusPerNode = 0;
+    std::string down;
+    bool json = false;
+};
+
+// What the options say, checked against the KIND they go with; nothing, with the problem, on
+// bad usage.
+std::optional<ImportArgs> importArgsOf(const ParsedArgs& p, std::string& problem, Io io)
+{
+    ImportArgs a;
+    a.kind = p.positional.front();
+    a.files.assign(p.positional.begin() + 1, p.positional.end());
+    a.output = p.value("--output").value_or("");
+    a.log = p.value("--log").value_or("");
+    a.system = p.value("--system").value_or("");
+    a.gpu = p.value("--gpu").value_or("");
+    a.down = p.value("--down").value_or("");
+    a.json = p.has("--json");
+    if (p.has("--gpus-per-node")) {
+        const std::optional<int> n = p.positiveInt("--gpus-per-node", 0, io);
+        if (!n)
+            return std::nullopt;
+        a.gpusPerNode = *n;
+    }
+    static const std::vector<std::string> kKinds{"megatron", "nemo", "mllog", "slurm"};
+    if (std::find(kKinds.begin(), kKinds.end(), a.kind) == kKinds.end()) {
+        problem = "unknown KIND " + inQuotes(a.kind) + ": megatron, nemo, mllog or slurm";
+        return std::nullopt;
+    }
+    auto refuse = [&](bool wrong, const std::string& why) {
+        if (wrong && problem.empty())
+            problem = why;
+    };
+    refuse(a.kind != "megatron" && a.files.size() > 1, "import " + a.kind + " reads one FILE");
+    refuse(!a.log.empty() && a.kind != "megatron", "--log is for 'import megatron'");
+    refuse(!a.system.empty() && a.kind != "mllog", "--system is for 'import mllog'");
+    refuse(a.kind != "slurm" && (!a.gpu.empty() || a.gpusPerNode || !a.down.empty()),
+           "--gpu, --gpus-per-node and --down are for 'import slurm'");
+    refuse(a.kind == "slurm" && (a.gpu.empty() || !a.gpusPerNode),
+           "import slurm needs --gpu NAME and --gpus-per-node N");
+    refuse(a.kind == "mllog" && !a.output.empty() && a.system.empty(),
+           "-o writes the cluster of --system SYSTEM.json: give it");
+    if (!problem.empty())
+        return std::nullopt;
+    return a;
+}
+
+void printReport(const ImportReport& report, Io io)
+{
+    for (const Diagnostic& d : report.notes.items())
+        io.err << "note: " << d.format() << "\n";
+    for (const Diagnostic& d : report.errors.items())
+        io.err << d.format() << "\n";
+}
+
+std::optional<SourceText> read(const std::string& path, ImportReport& report)
+{
+    return path.empty() ? std::nullopt : readSource(path, report);
+}
+
+// The description, written to -o OUT or printed.
+int emit(const json& document, const std::string& output, Io io)
+{
+    const std::string text = document.dump(2) + "\n";
+    if (output.empty()) {
+        io.out << text;
+        return kExitOk;
+    }
+    Diagnostics diags;
+    if (!writeFileAtomically(output, text, diags)) {
+        for (const Diagnostic& d : diags.items())
+            io.err << d.format() << "\n";
+        return kExitBadInput;
+    }
+    io.out << "wrote " << output << " (" << document.value("name", std::string()) << ")\n";
+    return kExitOk;
+}
+
+void printMlperf(const MlperfResult& r, const std::string& file, std::ostream& out)
+{
+    out << file << ": " << (r.benchmark.empty() ? "MLPerf Training result" : r.benchmark)
+        << ", global batch " << withThousands(r.globalBatch);
+    if (r.seqLen)
+        out << ", sequence " << withThousands(*r.seqLen);
+    out << "\n  step time      " << fixed(r.stepTimeS, 4) << " s (" << r.stepSource << ")\n";
+    if (r.steps)
+        out << "  steps          " << withThousands(*r.steps) << "\n";
+    if (r.runTimeS)
+        out << "  time to train  " << fixed(*r.runTimeS, 1) << " s (" << fixed(*r.runTimeS / 60, 2)
+            << " min, run_start to run_stop" << (r.status.empty() ? "" : ", " + r.status) << ")\n";
+}
+
+int importMllog(const ImportArgs& a, ImportReport& report, Io io)
+{
+    const auto log = read(a.files.front(), report);
+    const auto system = read(a.system, report);
+    std::optional<MlperfResult> result;
+    std::optional<json> cluster;
+    if (log)
+        result = readMllog(*log, report);
+    if (system)
+        cluster = clusterFromSystemDescription(*system, report);
+    printReport(report, io);
+    if (!result || (!a.system.empty() && !cluster))
+        return kExitBadInput;
+    if (a.json) {
+        json j = mlperfResultJson(*result);
+        if (cluster)
+            j["cluster"] = *cluster;
+        io.out << j.dump(2) << "\n";
+    } else {
+        printMlperf(*result, a.files.front(), io.out);
+    }
+    if (!a.output.empty())
+        return emit(*cluster, a.output, io);
+    if (cluster && !a.json)
+        io.out << "  cluster        " << cluster->value("name", std::string()) << ": "
+               << withThousands(cluster->value("racks", 0)) << " racks x "
+               << cluster->value("nodes_per_rack", 0) << " nodes x "
+               << cluster->value("gpus_per_node", 0) << " " << cluster->value("gpu", std::string())
+               << " (write it with -o CLUSTER.json)\n";
+    return kExitOk;
+}
+
+std::optional<json> importDescription(const ImportArgs& a, ImportReport& report)
+{
+    if (a.kind == "megatron") {
+        std::vector<SourceText> scripts;
+        for (const std::string& f : a.files) {
+            if (auto s = read(f, report))
+                scripts.push_back(std::move(*s));
+        }
+        const auto log = read(a.log, report);
+        if (scripts.size() != a.files.size() || (!a.log.empty() && !log))
+            return std::nullopt;
+        return importMegatron(scripts, log ? &*log : nullptr, report);
+    }
+    const auto file = read(a.files.front(), report);
+    if (!file)
+        return std::nullopt;
+    if (a.kind == "nemo")
+        return importNemo(*file, report);
+    const auto down = read(a.down, report);
+    if (!a.down.empty() && !down)
+        return std::nullopt;
+    return importSlurmTopology(*file, {a.gpu, a.gpusPerNode, down ? &*down : nullptr}, report);
+}
+
+} // namespace
+
+int runImport(const Args& args, Io io)
+{
+    auto parsed = parseCommand(kImportSpec, args, io);
+    if (const int* exit = std::get_if<int>(&parsed))
+        return *exit;
+    std::string problem;
+    const std::optional<ImportArgs> a = importArgsOf(std::get<ParsedArgs>(parsed), problem, io);
+    if (!a)
+        return problem.empty() ? kExitUsage : usageProblem(kImportSpec, problem, io);
+    ImportReport report;
+    if (a->kind == "mllog")
+        return importMllog(*a, report, io);
+    const std::optional<json> document = importDescription(*a, report);
+    printReport(report, io);
+    if (!document || !report.errors.empty())
+        return kExitBadInput;
+    return emit(*document, a->output, io);
+}
+
+} // namespace cs::cli

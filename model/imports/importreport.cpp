@@ -1,0 +1,81 @@
+#include "importreport.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "fileio.h"
+
+namespace cs {
+
+namespace {
+
+void add(Diagnostics& to, const SourcePlace& at, std::string message)
+{
+    if (at.line > 0)
+        to.atPosition(at.file, at.line, at.column, std::move(message));
+    else
+        to.atPointer(at.file, at.pointer, std::move(message));
+}
+
+} // namespace
+
+void ImportReport::error(const SourcePlace& at, std::string message)
+{
+    add(errors, at, std::move(message));
+}
+
+void ImportReport::note(const SourcePlace& at, std::string message)
+{
+    add(notes, at, std::move(message));
+}
+
+std::optional<SourceText> readSource(const std::string& path, ImportReport& report)
+{
+    std::optional<std::string> text = readFileText(path, report.errors);
+    if (!text)
+        return std::nullopt;
+    return SourceText{path, std::move(*text)};
+}
+
+std::vector<std::string_view> textLines(std::string_view text)
+{
+    std::vector<std::string_view> lines;
+    while (!text.empty()) {
+        const size_t end = std::min(text.find('\n'), text.size());
+        std::string_view line = text.substr(0, end);
+        if (line.ends_with('\r'))
+            line.remove_suffix(1);
+        lines.push_back(line);
+        text.remove_prefix(std::min(end + 1, text.size()));
+    }
+    return lines;
+}
+
+std::string lowerCase(std::string text)
+{
+    std::transform(text.begin(), text.end(), text.begin(),
+                   [](unsigned char c) { return char(std::tolower(c)); });
+    return text;
+}
+
+std::string asSentence(std::string text)
+{
+    if (!text.empty())
+        text[0] = char(std::toupper(static_cast<unsigned char>(text[0])));
+    return text + ".";
+}
+
+double median(std::vector<double> values)
+{
+    if (values.empty())
+        return 0;
+    const size_t mid = values.size() / 2;
+    std::nth_element(values.begin(), values.begin() + mid, values.end());
+    if (values.size() % 2 == 1)
+        return values[mid];
+    const double upper = values[mid];
+    const double lower = *std::max_element(values.begin(), values.begin() + mid);
+    return (lower + upper) / 2;
+}
+
+} // namespace cs

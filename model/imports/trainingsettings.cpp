@@ -1,0 +1,802 @@
+// Megatron-Core settings to a run description, with Megatron's defaults and rules
+// (megatron/training/arguments.py: validate_args; megatron/training/tokenizer: vocabulary
+// padding; megatron/core/parallel_state.py: the rank order).
+
+#include "trainingsettings.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+
+#include "importcheck.h"
+#include "loader.h"
+#include "text.h"
+
+namespace cs {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr int64_t kMaxValue = int64_t(1) << 40;
+constexpr int kDefaultVocabDivisor = 128; // --make-vocab-size-divisible-by
+constexpr int kDefaultTopK = 2;           // --moe-router-topk
+constexpr int kDefaultKvLoraRank = 32;    // --kv-lora-rank
+constexpr int kDefaultQkHeadDim = 128;    // --qk-head-dim
+constexpr int kDefaultQkRopeDim = 64;     // --qk-pos-emb-head-dim
+constexpr int kDefaultVHeadDim = 128;     // --v-head-dim
+constexpr size_t kMaxLayerPattern = 1 << 16;
+
+bool isNullWord(const std::string& v)
+{
+    const std::string l = lowerCase(v);
+    return l == "null" || l == "none" || l == "~" || l.empty();
+}
+
+bool isFalseWord(const std::string& v)
+{
+    const std::string l = lowerCase(v);
+    return l == "false" || l == "0" || l == "no" || l == "off";
+}
+
+// Reads settings with every problem located at the setting (or, when missing, where the
+// command or config starts) and keeps the assumptions for the run's notes.
+class SettingsReader {
+public:
+    SettingsReader(const TrainingSettings& s, const SettingsOrigin& o, ImportReport& r)
+        : m_settings(s)
+        , m_origin(o)
+        , m_report(r)
+    {
+    }
+
+    // A setting given a null word ("num_query_groups: null") says as much as one left out.
+    const Setting* find(const std::string& name) const
+    {
+        const auto it = m_settings.find(name);
+        if (it == m_settings.end())
+            return nullptr;
+        const std::vector<std::string>& values = it->second.values;
+        return values.size() == 1 && isNullWord(values[0]) ? nullptr : &it->second;
+    }
+
+    // Set, and not to a false word: "--fp8-format hybrid", "fp8: true", but not "fp8: false".
+    bool enabled(const std::string& name) const
+    {
+        const Setting* s = find(name);
+        return s && (s->values.empty() || !isFalseWord(s->values.front()));
+    }
+
+    std::string spell(const std::string& name) const
+    {
+        return m_origin.spell ? m_origin.spell(name) : name;
+    }
+
+    const SourcePlace& placeOf(const std::string& name) const
+    {
+        const Setting* s = find(name);
+        return s ? s->place : m_origin.start;
+    }
+
+    bool failed() const { return m_failed; }
+
+    void error(const SourcePlace& at, const std::string& message)
+    {
+        m_report.error(at, message);
+        m_failed = true;
+    }
+
+    void missing(const std::string& name, const std::string& what)
+    {
+        error(m_origin.start,
+              spell(name) + " is missing (" + what + "); " + m_origin.description + " starts here");
+    }
+
+    void assume(const SourcePlace& at, const std::string& message)
+    {
+        m_report.note(at, message);
+        m_assumptions.push_back(message);
+    }
+
+    const std::vector<std::string>& assumptions() const { return m_assumptions; }
+
+    // A whole number from `min` to `max`; nothing when absent (reported when required).
+    std::optional<int64_t> integer(const std::string& name, const std::string& what,
+                                   bool required = false, int64_t min = 1, int64_t max = kMaxValue)
+    {
+        const Setting* s = find(name);
+        if (!s) {
+            if (required)
+                missing(name, what);
+            return std::nullopt;
+        }
+        if (s->values.empty()) {
+            error(s->place, spell(name) + " needs a value (" + what + ")");
+            return std::nullopt;
+        }
+        const std::string& text = s->values.front();
+        const auto n = wholeNumber(text);
+        if (!n) {
+            std::string hint;
+            if (text.find('$') != std::string::npos)
+                hint = ": a variable or command the script does not set";
+            error(s->place,
+                  spell(name) + " = " + cs::inQuotes(text) + " is not a whole number" + hint);
+            return std::nullopt;
+        }
+        if (*n < min || *n > max) {
+            error(s->place, spell(name) + " = " + text + " is out of range (" + what + ", " +
+                                std::to_string(min) + " to " + withThousands(max) + ")");
+            return std::nullopt;
+        }
+        return *n;
+    }
+
+    // A parallel size (or GPU count): 1 when not given, and at most the GPUs a cluster may hold.
+    int64_t parallelSize(const std::string& name, const std::string& what)
+    {
+        return integer(name, what, false, 1, kMaxGpus).value_or(1);
+    }
+
+    std::optional<double> number(const std::string& name)
+    {
+        const Setting* s = find(name);
+        if (!s || s->values.empty())
+            return std::nullopt;
+        const std::string& text = s->values.front();
+        size_t used = 0;
+        try {
+            const double v = std::stod(text, &used);
+            if (used == text.size() && std::isfinite(v) && v >= 0)
+                return v;
+        } catch (const std::exception&) {
+        }
+        error(s->place, spell(name) + " = " + cs::inQuotes(text) + " is not a number");
+        return std::nullopt;
+    }
+
+    // A switch: present with no value or a true word.
+    bool flag(const std::string& name) const { return enabled(name); }
+
+    std::optional<std::string> word(const std::string& name) const
+    {
+        const Setting* s = find(name);
+        if (!s || s->values.empty())
+            return std::nullopt;
+        return s->values.front();
+    }
+
+    std::vector<std::string> words(const std::string& name) const
+    {
+        const Setting* s = find(name);
+        return s ? s->values : std::vector<std::string>{};
+    }
+
+private:
+    static std::optional<int64_t> wholeNumber(const std::string& text)
+    {
+        size_t used = 0;
+        try {
+            if (!text.empty() && (std::isdigit(static_cast<unsigned char>(text[0])) ||
+                                  text[0] == '-' || text[0] == '+')) {
+                const long long n = std::stoll(text, &used);
+                if (used == text.size())
+                    return n;
+                const double d = std::stod(text, &used); // 8.0, 1e3
+                if (used == text.size() && d == std::floor(d) && std::fabs(d) < 1e15)
+                    return int64_t(d);
+            }
+        } catch (const std::exception&) {
+        }
+        return std::nullopt;
+    }
+
+    const TrainingSettings& m_settings;
+    const SettingsOrigin& m_origin;
+    ImportReport& m_report;
+    std::vector<std::string> m_assumptions;
+    bool m_failed = false;
+};
+
+std::string count(int64_t n)
+{
+    return withThousands(n);
+}
+
+// --- vocabulary ------------------------------------------------------------------------------
+
+// The tokenizer's own size, before Megatron pads it; nothing when unknown.
+std::optional<int64_t> tokenizerVocabulary(SettingsReader& r, std::string& described)
+{
+    const std::string type = r.word("tokenizer_type").value_or("");
+    const std::string model = r.word("tokenizer_model").value_or("");
+    if (const auto size = r.integer("vocab_size", "the tokenizer's vocabulary")) {
+        // The null tokenizer adds its end-of-document token after the given size.
+        const bool null = lowerCase(type) == "nulltokenizer";
+        described = "--vocab-size " + count(*size) + (null ? " + 1 (NullTokenizer's EOD)" : "");
+        return *size + (null ? 1 : 0);
+    }
+    const std::string haystack = lowerCase(type + " " + model);
+    for (const auto& [fragment, size] : knownTokenizers()) {
+        if (haystack.find(lowerCase(fragment)) != std::string::npos) {
+            described = (type.empty() ? model : type) + " (" + count(size) + " tokens, assumed)";
+            return size;
+        }
+    }
+    return std::nullopt;
+}
+
+std::optional<int64_t> vocabulary(SettingsReader& r, int64_t tp)
+{
+    if (const auto padded = r.integer("padded_vocab_size", "the padded vocabulary"))
+        return *padded;
+    std::string described;
+    const auto base = tokenizerVocabulary(r, described);
+    if (!base) {
+        const std::string type = r.word("tokenizer_type").value_or("");
+        const std::string give =
+            "give " + r.spell("vocab_size") + " or " + r.spell("padded_vocab_size");
+        if (type.empty())
+            r.error(r.placeOf("vocab_size"), "the vocabulary size is unknown: " + give);
+        else
+            r.error(r.placeOf("tokenizer_type"),
+                    r.spell("tokenizer_type") + " " + cs::inQuotes(type) +
+                        ": the vocabulary size of this tokenizer is unknown here; " + give);
+        return std::nullopt;
+    }
+    if (r.flag("no_pad_vocab_size")) {
+        r.assume(r.placeOf("no_pad_vocab_size"),
+                 "vocabulary " + count(*base) + ": " + described + ", not padded");
+        return *base;
+    }
+    const int64_t divisor = r.integer("make_vocab_size_divisible_by", "vocabulary padding")
+                                .value_or(kDefaultVocabDivisor);
+    const int64_t multiple = divisor * tp;
+    const int64_t padded = (*base + multiple - 1) / multiple * multiple;
+    const std::string placeName = r.find("vocab_size") ? "vocab_size" : "tokenizer_type";
+    r.assume(r.placeOf(placeName), "vocabulary " + count(padded) + ": " + described +
+                                       " padded to a multiple of " + count(divisor) + " x tp " +
+                                       std::to_string(tp) + " = " + count(multiple) +
+                                       ", as Megatron pads it");
+    return padded;
+}
+
+// --- virtual pipeline ------------------------------------------------------------------------
+
+std::optional<int64_t> virtualStages(SettingsReader& r, int64_t layers, int64_t pp)
+{
+    if (const auto vp =
+            r.integer("virtual_pipeline_model_parallel_size", "virtual stages per rank"))
+        return *vp;
+    if (const auto vp =
+            r.integer("num_virtual_stages_per_pipeline_rank", "virtual stages per rank"))
+        return *vp;
+    if (r.find("pipeline_model_parallel_layout")) {
+        r.assume(r.placeOf("pipeline_model_parallel_layout"),
+                 "the custom pipeline layout is not read: vp taken as 1, layers spread evenly");
+        return 1;
+    }
+    const auto perStage =
+        r.integer("num_layers_per_virtual_pipeline_stage", "layers per virtual stage");
+    if (!perStage)
+        return 1;
+    // Megatron counts the embedding and the loss as layers when told to.
+    const int64_t counted = layers + (r.flag("account_for_embedding_in_pipeline_split") ? 1 : 0) +
+                            (r.flag("account_for_loss_in_pipeline_split") ? 1 : 0);
+    if (counted % pp != 0 || (counted / pp) % *perStage != 0) {
+        r.error(r.placeOf("num_layers_per_virtual_pipeline_stage"),
+                r.spell("num_layers_per_virtual_pipeline_stage") + " = " +
+                    std::to_string(*perStage) + " does not divide the " + std::to_string(counted) +
+                    " layers over pp = " + std::to_string(pp) +
+                    " stages evenly (Megatron refuses it too)");
+        return std::nullopt;
+    }
+    return counted / pp / *perStage;
+}
+
+// --- recompute -------------------------------------------------------------------------------
+
+json recompute(SettingsReader& r)
+{
+    std::string granularity = lowerCase(r.word("recompute_granularity").value_or(""));
+    if (isNullWord(granularity) && r.flag("recompute_activations"))
+        granularity = "selective";
+    const std::vector<std::string> modules = r.words("recompute_modules");
+    if (isNullWord(granularity)) {
+        if (!modules.empty())
+            r.assume(r.placeOf("recompute_modules"),
+                     "recompute modules without a recompute granularity: Megatron recomputes "
+                     "nothing");
+        return "none";
+    }
+    if (granularity == "full") {
+        if (r.find("recompute_num_layers"))
+            r.assume(r.placeOf("recompute_num_layers"),
+                     "full recompute of some layers per stage (" +
+                         r.word("recompute_method").value_or("uniform") +
+                         " method) described as full recompute of every layer");
+        return "full";
+    }
+    if (granularity != "selective") {
+        r.error(r.placeOf("recompute_granularity"), r.spell("recompute_granularity") + " = " +
+                                                        cs::inQuotes(granularity) +
+                                                        " is neither full nor selective");
+        return "none";
+    }
+    if (modules.empty() || (modules.size() == 1 && modules[0] == "core_attn"))
+        return "selective";
+    return modules;
+}
+
+// --- mixture of experts ----------------------------------------------------------------------
+
+// A Python list expression as --moe-layer-freq takes it: "([0]*3+[1]*58)", "[1,1,0]".
+class LayerPattern {
+public:
+    explicit LayerPattern(std::string text)
+        : m_text(std::move(text))
+    {
+    }
+
+    std::optional<std::vector<int>> evaluate()
+    {
+        auto v = sum();
+        skip();
+        if (!v || m_i != m_text.size())
+            return std::nullopt;
+        return v;
+    }
+
+private:
+    void skip()
+    {
+        while (m_i < m_text.size() && std::isspace(static_cast<unsigned char>(m_text[m_i])))
+            ++m_i;
+    }
+    bool eat(char c)
+    {
+        skip();
+        if (m_i < m_text.size() && m_text[m_i] == c) {
+            ++m_i;
+            return true;
+        }
+        return false;
+    }
+    std::optional<int64_t> integer()
+    {
+        skip();
+        const size_t start = m_i;
+        while (m_i < m_text.size() && std::isdigit(static_cast<unsigned char>(m_text[m_i])) &&
+               m_i - start < 9)
+            ++m_i;
+        if (m_i == start)
+            return std::nullopt;
+        return std::stoll(m_text.substr(start, m_i - start));
+    }
+    std::optional<std::vector<int>> sum()
+    {
+        auto left = product();
+        while (left && eat('+')) {
+            const auto right = product();
+            if (!right || left->size() + right->size() > kMaxLayerPattern)
+                return std::nullopt;
+            left->insert(left->end(), right->begin(), right->end());
+        }
+        return left;
+    }
+    std::optional<std::vector<int>> product()
+    {
+        auto left = atom();
+        while (left && eat('*')) {
+            const auto times = integer();
+            if (!times || left->size() * size_t(*times) > kMaxLayerPattern)
+                return std::nullopt;
+            std::vector<int> repeated;
+            for (int64_t k = 0; k < *times; ++k)
+                repeated.insert(repeated.end(), left->begin(), left->end());
+            left = std::move(repeated);
+        }
+        return left;
+    }
+    std::optional<std::vector<int>> atom()
+    {
+        if (++m_depth > 64)
+            return std::nullopt;
+        std::optional<std::vector<int>> out;
+        if (eat('(')) {
+            out = sum();
+            if (!eat(')'))
+                out.reset();
+        } else if (eat('[')) {
+            out.emplace();
+            if (!eat(']')) {
+                do {
+                    const auto v = integer();
+                    if (!v || out->size() >= kMaxLayerPattern) {
+                        out.reset();
+                        break;
+                    }
+                    out->push_back(int(*v));
+                } while (eat(','));
+                if (out && !eat(']'))
+                    out.reset();
+            }
+        }
+        --m_depth;
+        return out;
+    }
+
+    std::string m_text;
+    size_t m_i = 0;
+    int m_depth = 0;
+};
+
+// The leading dense layers --moe-layer-freq describes; the format knows no other pattern.
+int denseLayers(SettingsReader& r, int64_t layers)
+{
+    const auto text = r.word("moe_layer_freq");
+    if (!text || *text == "1")
+        return 0;
+    const SourcePlace& at = r.placeOf("moe_layer_freq");
+    std::vector<int> pattern;
+    if (std::all_of(text->begin(), text->end(), [](unsigned char c) { return std::isdigit(c); })) {
+        r.assume(at, "one MoE layer in every " + *text +
+                         " is not a pattern the run format holds: every layer taken as MoE");
+        return 0;
+    }
+    const auto evaluated = LayerPattern(*text).evaluate();
+    if (!evaluated || int64_t(evaluated->size()) != layers) {
+        r.error(at, r.spell("moe_layer_freq") + " = " + cs::inQuotes(*text) + " is not a list of " +
+                        std::to_string(layers) + " zeros and ones such as ([0]*3+[1]*58)");
+        return 0;
+    }
+    const auto firstMoe = std::find(evaluated->begin(), evaluated->end(), 1);
+    const int dense = int(firstMoe - evaluated->begin());
+    if (std::find(firstMoe, evaluated->end(), 0) != evaluated->end())
+        r.assume(at, "dense layers between MoE layers are taken as MoE: the run format holds "
+                     "leading dense layers only");
+    return dense;
+}
+
+std::optional<json> moe(SettingsReader& r, int64_t layers, int64_t ffn)
+{
+    const auto experts = r.integer("num_experts", "routed experts");
+    if (!experts)
+        return std::nullopt;
+    json m = {{"experts", *experts}};
+    const auto topK = r.integer("moe_router_topk", "experts per token");
+    if (!topK)
+        r.assume(r.placeOf("num_experts"),
+                 "top-k " + std::to_string(kDefaultTopK) + " (Megatron's default)");
+    m["top_k"] = topK.value_or(kDefaultTopK);
+    m["ffn_hidden"] = r.integer("moe_ffn_hidden_size", "expert FFN width").value_or(ffn);
+    if (const auto shared =
+            r.integer("moe_shared_expert_intermediate_size", "shared experts' FFN width")) {
+        m["shared_experts"] = 1;
+        m["shared_ffn_hidden"] = *shared;
+    }
+    const int dense = denseLayers(r, layers);
+    if (dense > 0) {
+        m["dense_layers"] = dense;
+        m["dense_ffn_hidden"] = ffn;
+    }
+    if (r.find("moe_expert_capacity_factor")) {
+        if (const auto factor = r.number("moe_expert_capacity_factor"))
+            m["capacity_factor"] = *factor;
+    }
+    return m;
+}
+
+// --- attention -------------------------------------------------------------------------------
+
+std::optional<json> attention(SettingsReader& r)
+{
+    if (r.flag("multi_latent_attention")) {
+        json a = {{"kind", "mla"}};
+        if (const auto q = r.integer("q_lora_rank", "query low-rank"))
+            a["q_lora_rank"] = *q;
+        a["kv_lora_rank"] = r.integer("kv_lora_rank", "KV low-rank").value_or(kDefaultKvLoraRank);
+        a["qk_nope_head_dim"] = r.integer("qk_head_dim", "QK head dim").value_or(kDefaultQkHeadDim);
+        a["qk_rope_head_dim"] =
+            r.integer("qk_pos_emb_head_dim", "QK rotary head dim").value_or(kDefaultQkRopeDim);
+        a["v_head_dim"] = r.integer("v_head_dim", "V head dim").value_or(kDefaultVHeadDim);
+        return a;
+    }
+    const auto window = r.word("window_size");
+    if (!window)
+        return std::nullopt;
+    // "(4096,0)" or "4096": tokens to the left of each token.
+    std::string digits;
+    for (char c : *window) {
+        if (std::isdigit(static_cast<unsigned char>(c)))
+            digits += c;
+        else if (!digits.empty())
+            break;
+    }
+    if (digits.empty() || digits.size() > 9) {
+        r.error(r.placeOf("window_size"),
+                r.spell("window_size") + " = " + cs::inQuotes(*window) + " names no window size");
+        return std::nullopt;
+    }
+    json a = {{"kind", "sliding_window"}, {"window", std::stoi(digits)}, {"every", 1}};
+    if (r.find("window_attn_skip_freq"))
+        r.assume(r.placeOf("window_attn_skip_freq"),
+                 "layers with full attention between windowed ones are not kept: every layer "
+                 "taken as windowed");
+    return a;
+}
+
+// --- precision -------------------------------------------------------------------------------
+
+std::string precision(SettingsReader& r)
+{
+    if (r.enabled("fp4_format"))
+        return "nvfp4";
+    if (r.enabled("fp8_format"))
+        return "fp8";
+    if (r.flag("bf16"))
+        return "bf16";
+    if (r.flag("fp16")) {
+        r.assume(r.placeOf("fp16"), "fp16 described as bf16 (the same tensor-core rate)");
+        return "bf16";
+    }
+    r.assume(r.placeOf("bf16"),
+             "no bf16, fp16, fp8 or fp4 setting: Megatron would train in fp32; described as bf16");
+    return "bf16";
+}
+
+} // namespace
+
+void appendNote(json& run, const std::string& sentence)
+{
+    const std::string notes = run.value("notes", std::string());
+    run["notes"] = notes.empty() ? sentence : notes + " " + sentence;
+}
+
+const std::vector<std::pair<std::string, int>>& knownTokenizers()
+{
+    // Longer, more specific fragments first: the first that matches is taken.
+    static const std::vector<std::pair<std::string, int>> table{
+        {"GPT2BPETokenizer", 50257},  {"gpt2", 50257},
+        {"Llama-3", 128256},          {"Llama3", 128256},
+        {"Llama31", 128256},          {"Llama2Tokenizer", 32000},
+        {"Llama-2", 32000},           {"Llama2", 32000},
+        {"Mixtral-8x22B", 32768},     {"Mixtral", 32000},
+        {"Mistral-7B", 32000},        {"DeepSeek-V3", 129280},
+        {"DeepSeek-V2", 102400},      {"BertWordPieceLowerCase", 30522},
+        {"BertWordPieceCase", 28996},
+    };
+    return table;
+}
+
+const std::set<std::string>& knownSettingNames()
+{
+    static const std::set<std::string> names{
+        "num_layers",
+        "hidden_size",
+        "ffn_hidden_size",
+        "num_attention_heads",
+        "group_query_attention",
+        "num_query_groups",
+        "kv_channels",
+        "seq_length",
+        "max_position_embeddings",
+        "micro_batch_size",
+        "global_batch_size",
+        "rampup_batch_size",
+        "tensor_model_parallel_size",
+        "pipeline_model_parallel_size",
+        "num_layers_per_virtual_pipeline_stage",
+        "num_virtual_stages_per_pipeline_rank",
+        "virtual_pipeline_model_parallel_size",
+        "account_for_embedding_in_pipeline_split",
+        "account_for_loss_in_pipeline_split",
+        "decoder_first_pipeline_num_layers",
+        "decoder_last_pipeline_num_layers",
+        "pipeline_model_parallel_layout",
+        "context_parallel_size",
+        "expert_model_parallel_size",
+        "expert_tensor_parallel_size",
+        "num_experts",
+        "moe_router_topk",
+        "moe_ffn_hidden_size",
+        "moe_shared_expert_intermediate_size",
+        "moe_layer_freq",
+        "moe_expert_capacity_factor",
+        "sequence_parallel",
+        "use_distributed_optimizer",
+        "use_torch_fsdp2",
+        "use_megatron_fsdp",
+        "use_custom_fsdp",
+        "data_parallel_sharding_strategy",
+        "use_tp_pp_dp_mapping",
+        "recompute_granularity",
+        "recompute_method",
+        "recompute_num_layers",
+        "recompute_modules",
+        "recompute_activations",
+        "bf16",
+        "fp16",
+        "fp8_format",
+        "fp4_format",
+        "swiglu",
+        "vocab_size",
+        "padded_vocab_size",
+        "make_vocab_size_divisible_by",
+        "no_pad_vocab_size",
+        "tokenizer_type",
+        "tokenizer_model",
+        "multi_latent_attention",
+        "q_lora_rank",
+        "kv_lora_rank",
+        "qk_head_dim",
+        "qk_pos_emb_head_dim",
+        "v_head_dim",
+        "mtp_num_layers",
+        "window_size",
+        "window_attn_skip_freq",
+        "train_iters",
+        "train_samples",
+        "save_interval",
+        "async_save",
+        "world_size",
+    };
+    return names;
+}
+
+std::optional<json> runFromSettings(const TrainingSettings& settings, const SettingsOrigin& origin,
+                                    ImportReport& report)
+{
+    SettingsReader r(settings, origin, report);
+    const auto layers = r.integer("num_layers", "transformer layers", true);
+    const auto hidden = r.integer("hidden_size", "the model width", true);
+    const auto heads = r.integer("num_attention_heads", "attention heads", true);
+    const auto micro = r.integer("micro_batch_size", "sequences per micro-batch", true);
+    auto seq = r.integer("seq_length", "tokens per sequence");
+    if (!seq && r.find("max_position_embeddings") && !r.find("seq_length")) {
+        seq = r.integer("max_position_embeddings", "position embeddings");
+        if (seq)
+            r.assume(r.placeOf("max_position_embeddings"),
+                     "sequence length " + count(*seq) + " taken from the position embeddings");
+    }
+    if (!seq && !r.find("seq_length") && !r.find("max_position_embeddings"))
+        r.missing("seq_length", "tokens per sequence");
+    const int64_t tp = r.parallelSize("tensor_model_parallel_size", "tensor parallel size");
+    const int64_t pp = r.parallelSize("pipeline_model_parallel_size", "pipeline stages");
+    const int64_t cp = r.parallelSize("context_parallel_size", "context parallel size");
+    const auto world = r.integer("world_size", "GPUs", false, 1, kMaxGpus);
+    const auto vocab = vocabulary(r, tp);
+    if (!layers || !hidden || !heads || !micro || !seq || !vocab || r.failed())
+        return std::nullopt;
+
+    std::optional<int64_t> dp;
+    if (world) {
+        if (*world % (tp * cp * pp) != 0) {
+            r.error(r.placeOf("world_size"),
+                    "the " + count(*world) +
+                        " GPUs do not divide by tp x cp x pp = " + std::to_string(tp) + " x " +
+                        std::to_string(cp) + " x " + std::to_string(pp));
+            return std::nullopt;
+        }
+        dp = *world / (tp * cp * pp);
+    }
+    auto global = r.integer("global_batch_size", "sequences per step");
+    if (!global && dp && !r.find("global_batch_size")) {
+        global = *micro * *dp;
+        r.assume(origin.start,
+                 "global batch " + count(*global) + " = micro-batch x dp (Megatron's default)");
+    }
+    if (!global && !r.find("global_batch_size"))
+        r.missing("global_batch_size", "sequences per step; or give the GPU count");
+    if (r.find("rampup_batch_size"))
+        r.assume(r.placeOf("rampup_batch_size"),
+                 "the batch ramp-up is left out: the run is described at its full global batch");
+
+    const bool gated = r.flag("swiglu");
+    auto ffn = r.integer("ffn_hidden_size", "the FFN width");
+    if (!ffn && !r.find("ffn_hidden_size")) {
+        // Megatron keeps a gated FFN's parameters near 4 h, in multiples of 64.
+        ffn = gated ? int64_t(4.0 * double(*hidden) * 2.0 / 3.0 / 64.0) * 64 : 4 * *hidden;
+        r.assume(origin.start, "FFN width " + count(*ffn) +
+                                   (gated ? " = 8/3 h rounded down to "
+                                            "64 (Megatron's default with "
+                                            "SwiGLU)"
+                                          : " = 4 h (Megatron's default)"));
+    }
+    int64_t kvHeads = *heads;
+    if (r.flag("group_query_attention"))
+        kvHeads = r.integer("num_query_groups", "KV heads").value_or(1);
+    else if (r.find("num_query_groups"))
+        r.assume(r.placeOf("num_query_groups"),
+                 "query groups without group-query attention: Megatron uses every head for KV");
+    const auto vp = virtualStages(r, *layers, pp);
+    if (!global || !ffn || !vp || r.failed())
+        return std::nullopt;
+
+    json model = {{"layers", *layers}, {"hidden", *hidden},   {"ffn_hidden", *ffn},
+                  {"heads", *heads},   {"kv_heads", kvHeads}, {"vocab", *vocab},
+                  {"seq_len", *seq},   {"gated_mlp", gated}};
+    if (const auto headDim = r.integer("kv_channels", "head width");
+        headDim && (*hidden % *heads != 0 || *headDim != *hidden / *heads))
+        model["head_dim"] = *headDim;
+    if (const auto mtp = r.integer("mtp_num_layers", "multi-token prediction layers", false, 0);
+        mtp && *mtp > 0)
+        model["mtp_layers"] = *mtp;
+    if (auto a = attention(r))
+        model["attention"] = *a;
+    const auto experts = moe(r, *layers, *ffn);
+    if (experts)
+        model["moe"] = *experts;
+
+    json parallelism = {{"tp", tp},
+                        {"cp", cp},
+                        {"pp", pp},
+                        {"vp", *vp},
+                        {"sequence_parallel", r.flag("sequence_parallel")},
+                        {"distributed_optimizer", r.flag("use_distributed_optimizer")},
+                        {"recompute", recompute(r)}};
+    if (dp)
+        parallelism["dp"] = *dp;
+    const int64_t ep = r.parallelSize("expert_model_parallel_size", "expert parallel size");
+    if (experts || ep > 1) {
+        parallelism["ep"] = ep;
+        parallelism["etp"] = r.integer("expert_tensor_parallel_size", "expert tensor parallel size",
+                                       false, 1, kMaxGpus)
+                                 .value_or(tp);
+    }
+    if (r.flag("use_torch_fsdp2") || r.flag("use_megatron_fsdp") || r.flag("use_custom_fsdp")) {
+        const std::string sharding =
+            r.word("data_parallel_sharding_strategy").value_or("optim_grads_params");
+        parallelism["fsdp"] = sharding == "optim_grads_params";
+        if (sharding != "optim_grads_params")
+            r.assume(r.placeOf("data_parallel_sharding_strategy"),
+                     "FSDP sharding " + cs::inQuotes(sharding) +
+                         " keeps parameters whole: described without fsdp");
+    }
+    if (r.find("decoder_first_pipeline_num_layers") || r.find("decoder_last_pipeline_num_layers"))
+        r.assume(r.placeOf(r.find("decoder_first_pipeline_num_layers")
+                               ? "decoder_first_pipeline_num_layers"
+                               : "decoder_last_pipeline_num_layers"),
+                 "uneven first or last stages are not kept: layers are spread evenly");
+
+    // Megatron-Core lays ranks out tp, cp, (ep,) dp, pp from the innermost unless told
+    // otherwise (parallel_state.py: order "tp-cp-ep-dp-pp").
+    json placement = json::array({"tp", "cp", "pp", "dp"});
+    if (!r.flag("use_tp_pp_dp_mapping")) {
+        placement = json::array({"tp", "cp", "dp", "pp"});
+        if (pp > 1)
+            r.assume(origin.start, "ranks laid out tp, cp, dp, pp from the innermost "
+                                   "(Megatron-Core's default order; " +
+                                       r.spell("use_tp_pp_dp_mapping") + " puts pp inside dp)");
+    }
+
+    json run = {{"format", "clusterscope/run@1"},
+                {"name", origin.runName},
+                {"model", model},
+                {"precision", precision(r)},
+                {"batch", {{"global", *global}, {"micro", *micro}}},
+                {"parallelism", parallelism},
+                {"placement", placement}};
+    if (const auto steps = r.integer("train_iters", "training steps")) {
+        run["training"] = {{"steps", *steps}};
+    } else if (const auto samples = r.integer("train_samples", "training samples")) {
+        const int64_t steps = (*samples + *global - 1) / *global;
+        run["training"] = {{"steps", steps}};
+        r.assume(r.placeOf("train_samples"),
+                 count(steps) + " training steps = " + count(*samples) + " samples / global batch");
+    }
+    if (const auto interval = r.integer("save_interval", "steps between checkpoints"))
+        run["checkpoint"] = {{"interval_steps", *interval}, {"async", r.flag("async_save")}};
+    if (r.failed())
+        return std::nullopt;
+    std::string notes = "Imported from " + origin.description + " (" + origin.start.file + ").";
+    for (const std::string& a : r.assumptions())
+        notes += " " + asSentence(a);
+    run["notes"] = notes;
+    if (!checkImportedRun(run, origin.start, report))
+        return std::nullopt;
+    return run;
+}
+
+} // namespace cs

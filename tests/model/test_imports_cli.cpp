@@ -1,0 +1,105 @@
+// clusterscope-cli import: what it writes, prints and returns.
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <sstream>
+
+#include "clicommands.h"
+#include "importdata.h"
+#include "loader.h"
+
+using namespace cs;
+using nlohmann::json;
+
+namespace {
+
+struct Ran {
+    int status = -1;
+    std::string out;
+    std::string err;
+};
+
+Ran run(const cli::Args& args)
+{
+    std::ostringstream out, err;
+    cli::Args all{"import"};
+    all.insert(all.end(), args.begin(), args.end());
+    Ran r;
+    r.status = cli::run(all, {out, err});
+    r.out = out.str();
+    r.err = err.str();
+    return r;
+}
+
+std::string tempPath(const std::string& name)
+{
+    return (std::filesystem::temp_directory_path() / ("cs-import-" + name)).string();
+}
+
+} // namespace
+
+TEST_CASE("import megatron -o writes a run that loads, notes on standard error", "[imports][cli]")
+{
+    const std::string out = tempPath("gpt3.run.json");
+    std::filesystem::remove(out);
+    const Ran r = run({"megatron", importPath("gpt3-175b-ndv5.sbatch"), "--log",
+                       importPath("gpt3-175b-ndv5.log"), "-o", out});
+    INFO(r.err);
+    CHECK(r.status == cli::kExitOk);
+    CHECK(r.out.find("wrote " + out) == 0);
+    CHECK(r.err.find("note: " + importPath("gpt3-175b-ndv5.sbatch") + ":57:5: --lr ignored\n") !=
+          std::string::npos);
+    Diagnostics diags;
+    const auto loaded = loadFile(out, diags);
+    INFO(diags.formatAll());
+    REQUIRE(loaded);
+    REQUIRE(loaded->run->measured);
+    CHECK(loaded->run->measured->stepTimeS == Approx(0.945));
+    std::filesystem::remove(out);
+}
+
+TEST_CASE("import without -o prints the description", "[imports][cli]")
+{
+    const Ran r = run({"nemo", importPath("llama31-405b-nemo2.yaml")});
+    CHECK(r.status == cli::kExitOk);
+    const json printed = json::parse(r.out);
+    CHECK(printed["parallelism"]["dp"] == 128);
+}
+
+TEST_CASE("import mllog --json prints the measured result", "[imports][cli]")
+{
+    const Ran r = run({"mllog", importPath("fairwater-llama31-405b.mllog.txt"), "--system",
+                       importPath("fairwater-system.json"), "--json"});
+    INFO(r.err);
+    REQUIRE(r.status == cli::kExitOk);
+    const json j = json::parse(r.out);
+    CHECK(j["step_time_s"].get<double>() == Approx(1.2712).epsilon(0.005));
+    CHECK(j["global_batch"] == 1152);
+    CHECK(j["seq_len"] == 8192);
+    CHECK(j["steps"] == 320);
+    CHECK(j["run_time_s"].get<double>() == Approx(492.655));
+    CHECK(j["cluster"]["racks"] == 128);
+}
+
+TEST_CASE("import refuses bad input with 1 and bad usage with 2", "[imports][cli]")
+{
+    CHECK(run({}).status == cli::kExitUsage);
+    CHECK(run({"pytorch", "x"}).status == cli::kExitUsage);
+    CHECK(run({"megatron"}).status == cli::kExitUsage);
+    CHECK(run({"slurm", importPath("h100-128nodes-topology.conf")}).status == cli::kExitUsage);
+    CHECK(run({"slurm", importPath("h100-128nodes-topology.conf"), "--gpu", "H100",
+               "--gpus-per-node", "eight"})
+              .status == cli::kExitUsage);
+    CHECK(run({"nemo", "a.yaml", "b.yaml"}).status == cli::kExitUsage);
+    CHECK(run({"mllog", "r.txt", "-o", "c.json"}).status == cli::kExitUsage);
+    CHECK(run({"megatron", "x.sh", "--frobnicate"}).status == cli::kExitUsage);
+    const Ran missing = run({"megatron", importPath("does-not-exist.sh")});
+    CHECK(missing.status == cli::kExitBadInput);
+    CHECK(missing.err.find("does-not-exist.sh") != std::string::npos);
+    const Ran wrongKind = run(
+        {"slurm", importPath("gpt3-175b-ndv5.sbatch"), "--gpu", "H100", "--gpus-per-node", "8"});
+    CHECK(wrongKind.status == cli::kExitBadInput);
+    CHECK(wrongKind.err.find("not a Slurm topology.conf") != std::string::npos);
+    CHECK(run({"--help"}).status == cli::kExitOk);
+}

@@ -1,0 +1,129 @@
+// MLPerf Training result logs and system descriptions.
+
+#include <catch2/catch.hpp>
+
+#include "importdata.h"
+#include "loader.h"
+#include "mllog.h"
+
+using namespace cs;
+using nlohmann::json;
+
+namespace {
+
+std::string event(long timeMs, const std::string& key, const std::string& value,
+                  const std::string& metadata = "")
+{
+    return ":::MLLOG {\"namespace\": \"\", \"time_ms\": " + std::to_string(timeMs) +
+           ", \"event_type\": \"POINT_IN_TIME\", \"key\": \"" + key + "\", \"value\": " + value +
+           ", \"metadata\": {\"file\": \"train.py\", \"lineno\": 1" +
+           (metadata.empty() ? "" : ", " + metadata) + "}}\n";
+}
+
+} // namespace
+
+TEST_CASE("the Fairwater result log gives 1.2712 s per step", "[imports][mllog]")
+{
+    ImportReport report;
+    const auto r = readMllog(importSource("fairwater-llama31-405b.mllog.txt"), report);
+    INFO(report.errors.formatAll());
+    REQUIRE(r);
+    CHECK(r->stepTimeS == Approx(1.2712).epsilon(0.005));
+    CHECK(r->stepTimesS.size() == 7); // eight blocks, the first left out as warm-up
+    CHECK(r->globalBatch == 1152);
+    CHECK(r->seqLen == 8192);
+    CHECK(r->steps == 320);
+    REQUIRE(r->runTimeS);
+    CHECK(*r->runTimeS == Approx(492.655));
+    CHECK(r->benchmark == "llama31_405b");
+    CHECK(r->status == "success");
+    const json j = mlperfResultJson(*r);
+    for (const char* key : {"step_time_s", "global_batch", "seq_len", "steps", "run_time_s"})
+        CHECK(j.contains(key));
+}
+
+TEST_CASE("train_step_time events are preferred, after the warm-up steps", "[imports][mllog]")
+{
+    std::string log =
+        "0: " + event(1000, "global_batch_size", "64") + event(1000, "run_start", "null");
+    for (int step = 1; step <= 30; ++step)
+        log +=
+            "0: " + event(1000 + step * 2000, "tracked_stats",
+                          "{\"train_step_time\": " + std::string(step <= 10 ? "9.5" : "2.0") + "}",
+                          "\"step\": " + std::to_string(step));
+    log += event(70000, "run_stop", "null", "\"status\": \"aborted\"");
+    ImportReport report;
+    const auto r = readMllog({"steps.txt", log}, report);
+    REQUIRE(r);
+    CHECK(r->stepTimeS == Approx(2.0));
+    CHECK(r->stepTimesS.size() == 20);
+    CHECK(r->steps == std::nullopt); // no train_samples or samples_count
+    CHECK(*r->runTimeS == Approx(69.0));
+    CHECK(hasLine(report.notes, {"steps.txt", "no max_sequence_length"}));
+}
+
+TEST_CASE("a result log without a global batch is refused; broken lines are noted",
+          "[imports][mllog]")
+{
+    ImportReport report;
+    const std::string log =
+        event(1, "run_start", "null") + ":::MLLOG {not json\n" + event(2, "train_step_time", "1.5");
+    CHECK_FALSE(readMllog({"bad.txt", log}, report));
+    CHECK(hasLine(report.errors, {"bad.txt", "no global_batch_size"}));
+    CHECK(hasLine(report.notes, {"bad.txt:2:1:", "skipped"}));
+}
+
+TEST_CASE("a system description gives the cluster it describes", "[imports][mllog]")
+{
+    ImportReport report;
+    const auto cluster =
+        clusterFromSystemDescription(importSource("fairwater-system.json"), report);
+    INFO(report.errors.formatAll());
+    REQUIRE(cluster);
+    Diagnostics diags;
+    const auto c = clusterFromJson(*cluster, "imported.cluster.json", "", diags);
+    INFO(diags.formatAll() << cluster->dump(2));
+    REQUIRE(c);
+    CHECK(c->gpu.name == "GB200");
+    CHECK(c->gpuCount() == 8192);
+    CHECK(c->racks == 128); // 2,048 trays in racks of 16, as MLPerf GB200 systems use them
+    CHECK(c->nodesPerRack == 16);
+    CHECK(c->scaleUp.domain == DomainKind::Rack);
+    CHECK(c->scaleUp.GBpsPerGpu == 1800);
+    CHECK(c->scaleOut.GbpsPerGpu == 800); // four 800 Gb/s NICs for four GPUs, not the front end
+    CHECK(c->scaleOut.topology.kind == FabricKind::RailOptimized);
+    CHECK(c->scaleOut.topology.tiers == 2); // "Rail-optimized, 2-tier"
+}
+
+TEST_CASE("a system description of 8-GPU nodes, with counts as numbers", "[imports][mllog]")
+{
+    ImportReport report;
+    const json system = {{"system_name", "ND H100 v5 x1344"},
+                         {"number_of_nodes", 1344},
+                         {"accelerators_per_node", "8"},
+                         {"accelerator_model_name", "NVIDIA H100-SXM-80GB"},
+                         {"accelerator_interconnect", "NVLINK 4.0"},
+                         {"host_networking", "1x Ethernet 100Gb/Sec, 8x NVIDIA Quantum-2 CX7 "
+                                             "InfiniBand (400Gb/s)"},
+                         {"host_networking_topology", "Fat Tree"}};
+    const auto cluster = clusterFromSystemDescription({"nd.json", system.dump()}, report);
+    REQUIRE(cluster);
+    CHECK((*cluster)["gpu"] == "H100");
+    CHECK((*cluster)["racks"] == 336);
+    CHECK((*cluster)["nodes_per_rack"] == 4);
+    CHECK((*cluster)["scale_up"]["GBps_per_gpu"] == 900); // the catalog's, the text gives none
+    CHECK((*cluster)["scale_out"]["Gbps_per_gpu"] == 400);
+    CHECK((*cluster)["scale_out"]["topology"] == json{{"kind", "fat-tree"}, {"tiers", 3}});
+}
+
+TEST_CASE("a system description missing what a cluster needs is refused, key by key",
+          "[imports][mllog]")
+{
+    ImportReport report;
+    const json system = {
+        {"number_of_nodes", "two"}, {"accelerator_model_name", "Gaudi 3"}, {"host_networking", ""}};
+    CHECK_FALSE(clusterFromSystemDescription({"sys.json", system.dump()}, report));
+    CHECK(hasLine(report.errors, {"sys.json: /number_of_nodes:", "expected the number of nodes"}));
+    CHECK(hasLine(report.errors, {"sys.json: /accelerators_per_node:", "missing"}));
+    CHECK(hasLine(report.errors, {"sys.json: /accelerator_model_name:", "names no catalog GPU"}));
+}

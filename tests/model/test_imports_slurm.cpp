@@ -1,0 +1,123 @@
+// Slurm topology.conf files: leaves, tiers and racks as the file describes them.
+
+#include <catch2/catch.hpp>
+
+#include "importdata.h"
+#include "loader.h"
+#include "slurmtopology.h"
+
+using namespace cs;
+using nlohmann::json;
+
+namespace {
+
+std::optional<json> import(const std::string& text, ImportReport& report,
+                           const SourceText* down = nullptr, const std::string& gpu = "H100",
+                           int gpusPerNode = 8)
+{
+    return importSlurmTopology({"topology.conf", text}, {gpu, gpusPerNode, down}, report);
+}
+
+// The cluster without the newer fabric and failure fields, which the loader reads as the
+// description library learns them.
+ClusterDesc loadedCore(json cluster)
+{
+    cluster["scale_out"]["topology"].erase("nodes_per_leaf");
+    cluster.erase("failures");
+    Diagnostics diags;
+    const auto c = clusterFromJson(cluster, "imported.cluster.json", "", diags);
+    INFO(diags.formatAll() << cluster.dump(2));
+    REQUIRE(c);
+    return *c;
+}
+
+} // namespace
+
+TEST_CASE("a tree topology of 128 nodes of 8 GPUs gives its leaves, spines and core",
+          "[imports][slurm]")
+{
+    ImportReport report;
+    const SourceText down = importSource("down-nodes.txt");
+    const auto cluster = importSlurmTopology(importSource("h100-128nodes-topology.conf"),
+                                             {"H100", 8, &down}, report);
+    INFO(report.errors.formatAll());
+    REQUIRE(cluster);
+    const json& c = *cluster;
+    CHECK(c["racks"] == 8); // one per leaf
+    CHECK(c["nodes_per_rack"] == 16);
+    CHECK(c["scale_out"]["topology"]["nodes_per_leaf"] == 16);
+    CHECK(c["scale_out"]["topology"]["tiers"] == 3); // leaves, two spines, a core
+    CHECK(c["scale_up"]["domain"] == "node");
+    // gpu017 opens leaf 2; gpu040 and gpu041 are the 8th and 9th of leaf 3.
+    CHECK(c["failures"]["nodes"] == json::array({16, 39, 40}));
+    CHECK(hasLine(report.notes, {"down-nodes.txt:4:1:", "\"gpu999\" is not in the topology"}));
+    const ClusterDesc core = loadedCore(c);
+    CHECK(core.gpuCount() == 1024);
+    CHECK(core.scaleOut.topology.tiers == 3);
+}
+
+TEST_CASE("blocks are racks, each an NVLink domain; short blocks leave places out of service",
+          "[imports][slurm]")
+{
+    ImportReport report;
+    const auto cluster =
+        importSlurmTopology(importSource("gb200-nvl72-blocks.conf"), {"GB200", 4, nullptr}, report);
+    INFO(report.errors.formatAll());
+    REQUIRE(cluster);
+    CHECK((*cluster)["racks"] == 4);
+    CHECK((*cluster)["nodes_per_rack"] == 18);
+    CHECK((*cluster)["scale_up"]["domain"] == "rack");
+    CHECK((*cluster)["failures"]["nodes"] == json::array({52, 53})); // rack03's last two places
+    CHECK(hasLine(report.notes, {"gb200-nvl72-blocks.conf:5:1:", "block rack03 lists 16 of 18"}));
+    CHECK(loadedCore(*cluster).domainSize() == 72);
+}
+
+TEST_CASE("uneven leaves and separate trees are noted", "[imports][slurm]")
+{
+    ImportReport report;
+    const auto cluster = import("SwitchName=a Nodes=n[1-4]\n"
+                                "SwitchName=b Nodes=n[5-7]\n",
+                                report);
+    REQUIRE(cluster);
+    CHECK((*cluster)["scale_out"]["topology"]["nodes_per_leaf"] == 4);
+    CHECK((*cluster)["scale_out"]["topology"]["tiers"] == 1);
+    CHECK((*cluster)["failures"]["nodes"] == json::array({7}));
+    CHECK(hasLine(report.notes, {"uneven leaves: 3 to 4 nodes"}));
+    CHECK(hasLine(report.notes, {"2 switches have no parent"}));
+}
+
+TEST_CASE("topology.conf mistakes are refused with their line", "[imports][slurm]")
+{
+    auto refusal = [](const std::string& text) {
+        ImportReport report;
+        CHECK_FALSE(import(text, report));
+        return report.errors.formatAll();
+    };
+    CHECK(refusal("SwitchName=a Nodes=n[3-1]\n").find("topology.conf:1:14: Nodes=n[3-1]:") == 0);
+    CHECK(refusal("SwitchName=a Nodes=n1\nSwitchName=t Switches=a,x\n")
+              .find("topology.conf:2:1: switch \"t\" names an undefined switch \"x\"") == 0);
+    CHECK(refusal("SwitchName=a Switches=b\nSwitchName=b Switches=a\n").find("loop") !=
+          std::string::npos);
+    CHECK(refusal("SwitchName=a Nodes=n1\nSwitchName=a Nodes=n2\n").find("defined twice") !=
+          std::string::npos);
+    CHECK(refusal("SwitchName=a Nodes=n[1-2]\nSwitchName=b Nodes=n2\n").find("in two leaves") !=
+          std::string::npos);
+    CHECK(refusal("# nothing\n").find("not a Slurm topology.conf") != std::string::npos);
+    ImportReport report;
+    CHECK_FALSE(import("SwitchName=a Nodes=n1\n", report, nullptr, "MI300X"));
+    CHECK(hasLine(report.errors, {"--gpu \"MI300X\" is not a catalog GPU"}));
+}
+
+TEST_CASE("continued lines, unknown keys and comments", "[imports][slurm]")
+{
+    ImportReport report;
+    const auto cluster = import("SwitchName=leaf1 \\\n"
+                                "   Nodes=gpu[01-02] # two nodes\n"
+                                "SwitchName=leaf2 Nodes=gpu[03-04] Colour=blue\n"
+                                "SwitchName=top Switches=leaf[1-2]\n",
+                                report);
+    REQUIRE(cluster);
+    CHECK((*cluster)["racks"] == 2);
+    CHECK((*cluster)["scale_out"]["topology"]["tiers"] == 2);
+    CHECK(hasLine(report.notes, {"topology.conf:3:35:", "Colour= ignored"}));
+}
