@@ -20,7 +20,7 @@ const std::vector<Command>& commands()
         {kCheckSpec, runCheck},       {kDescribeSpec, runDescribe},
         {kEvaluateSpec, runEvaluate}, {kValidateRunsSpec, runValidateRuns},
         {kSearchSpec, runSearch},     {kImportSpec, runImport},
-        {kTraceSpec, runTrace},
+        {kTraceSpec, runTrace},       {kCalibrateSpec, runCalibrate},
     };
     return table;
 }

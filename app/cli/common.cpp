@@ -3,6 +3,7 @@
 #include <ostream>
 
 #include "loader.h"
+#include "options.h"
 #include "text.h"
 #include "validation.h"
 
@@ -34,6 +35,17 @@ std::optional<ClusterRun> loadClusterAndRun(const std::string& clusterPath,
         return std::nullopt;
     }
     return ClusterRun{*c->cluster, *r->run};
+}
+
+std::optional<Calibration> calibrationOf(const ParsedArgs& args, Io io)
+{
+    const std::optional<std::string> path = args.value(kCalibrationOption.name);
+    if (!path)
+        return defaultCalibration();
+    Diagnostics diags;
+    std::optional<Calibration> read = readCalibration(*path, diags);
+    printDiagnostics(diags, io.err);
+    return read;
 }
 
 std::string percent(double fraction, int decimals)

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "clicommands.h"
+#include "calibration.h"
 #include "description.h"
 #include "diagnostics.h"
 
@@ -20,5 +21,10 @@ std::optional<ClusterRun> loadClusterAndRun(const std::string& clusterPath,
                                             const std::string& runPath, bool checkOnCluster, Io io);
 
 std::string percent(double fraction, int decimals = 1);
+
+// The calibration `--calibration FILE` names, read and checked, or the built-in one; nothing
+// (problems printed) when the file is bad.
+class ParsedArgs;
+std::optional<Calibration> calibrationOf(const ParsedArgs& args, Io io);
 
 } // namespace cs::cli

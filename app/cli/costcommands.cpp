@@ -22,7 +22,7 @@ const CommandSpec kEvaluateSpec{
     "CLUSTER RUN",
     2,
     2,
-    {{"--json", "", "print one JSON object"}},
+    {{"--json", "", "print one JSON object"}, kCalibrationOption},
     "the cost model's answer for one step",
     "Predicts one training step of RUN on CLUSTER: step time, its breakdown on the critical\n"
     "path, communication per dimension, MFU, memory per GPU."};
@@ -32,7 +32,8 @@ const CommandSpec kValidateRunsSpec{
     "FILE.jsonl",
     1,
     1,
-    {{"--json", "", "print {rows: [{id, predicted_s, measured_s, error}], mape}"}},
+    {{"--json", "", "print {rows: [{id, predicted_s, measured_s, error}], mape}"},
+     kCalibrationOption},
     "predicted vs measured for published runs, and the MAPE",
     "Predicts every measured run of FILE.jsonl and prints predicted, measured and error per\n"
     "row, then the mean absolute percentage error; errors as fractions in --json. Rows with\n"
@@ -134,11 +135,12 @@ int runEvaluate(const Args& args, Io io)
     if (const int* exit = std::get_if<int>(&parsed))
         return *exit;
     const ParsedArgs& p = std::get<ParsedArgs>(parsed);
+    const std::optional<Calibration> cal = calibrationOf(p, io);
     const std::optional<ClusterRun> l =
         loadClusterAndRun(p.positional[0], p.positional[1], true, io);
-    if (!l)
+    if (!l || !cal)
         return kExitBadInput;
-    const Evaluation e = evaluate(l->cluster, l->run);
+    const Evaluation e = evaluate(l->cluster, l->run, {&*cal});
     if (p.has("--json"))
         io.out << evaluationJson(e, l->run).dump(2) << "\n";
     else
@@ -153,6 +155,9 @@ int runValidateRuns(const Args& args, Io io)
         return *exit;
     const ParsedArgs& p = std::get<ParsedArgs>(parsed);
     const bool asJson = p.has("--json");
+    const std::optional<Calibration> cal = calibrationOf(p, io);
+    if (!cal)
+        return kExitBadInput;
     Diagnostics diags;
     const std::vector<MeasuredRun> runs = readMeasuredRuns(p.positional[0], diags);
     printDiagnostics(diags, io.err);
@@ -167,7 +172,7 @@ int runValidateRuns(const Args& args, Io io)
     if (!asJson)
         io.out << "id" << std::string(width - 2, ' ') << "  predicted_s  measured_s    error\n";
     for (const MeasuredRun& r : runs) {
-        const Evaluation e = evaluate(r.cluster, r.run);
+        const Evaluation e = evaluate(r.cluster, r.run, {&*cal});
         const double measured = r.run.measured->stepTimeS;
         const double error = e.stepTimeS / measured - 1;
         sumAbs += std::abs(error);

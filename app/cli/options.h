@@ -54,6 +54,10 @@ private:
 // problem (printed with the usage line).
 std::variant<ParsedArgs, int> parseCommand(const CommandSpec& spec, const Args& args, Io io);
 
+// The option every command that evaluates takes: constants in place of the built-in ones.
+inline const OptionSpec kCalibrationOption{
+    "--calibration", "FILE", "the cost model's constants from FILE (clusterscope-cli calibrate)"};
+
 // Prints "clusterscope-cli COMMAND: problem" and the usage line; returns kExitUsage.
 int usageProblem(const CommandSpec& spec, const std::string& problem, Io io);
 

@@ -25,7 +25,8 @@ const CommandSpec kSearchSpec{
     2,
     2,
     {{"--top", "N", "show the N fastest (default 20)"},
-     {"--json", "", "one JSON object: layouts, estimated, evaluated, fitting, current, results"}},
+     {"--json", "", "one JSON object: layouts, estimated, evaluated, fitting, current, results"},
+     kCalibrationOption},
     "the best parallel layouts, ranked",
     "Tries every valid tp, cp, pp, vp, micro-batch, recompute setting and placement for RUN's\n"
     "model, global batch and precision on CLUSTER, and ranks those that fit in memory by\n"
@@ -64,7 +65,7 @@ struct Current {
     std::optional<Evaluation> evaluation;
     std::optional<int64_t> rank; // 1-based among the results, when it fits
 
-    static Current of(const ClusterDesc& cluster, const RunDesc& run)
+    static Current of(const ClusterDesc& cluster, const RunDesc& run, const Calibration& cal)
     {
         Current c;
         c.layout = {run.parallelism, run.placement, run.batch.micro};
@@ -75,7 +76,7 @@ struct Current {
             c.invalidReason = diags.items().front().message;
             return c;
         }
-        c.evaluation = evaluate(cluster, run);
+        c.evaluation = evaluate(cluster, run, {&cal});
         return c;
     }
 
@@ -213,12 +214,14 @@ int runSearch(const Args& args, Io io)
     const std::optional<int> top = p.positiveInt("--top", kDefaultTop, io);
     if (!top)
         return kExitUsage;
+    const std::optional<Calibration> cal = calibrationOf(p, io);
     const std::optional<ClusterRun> in =
         loadClusterAndRun(p.positional[0], p.positional[1], false, io);
-    if (!in)
+    if (!in || !cal)
         return kExitBadInput;
-    Current current = Current::of(in->cluster, in->run);
+    Current current = Current::of(in->cluster, in->run, *cal);
     SearchOptions options;
+    options.calibration = &*cal;
     options.keep = size_t(*top);
     if (current.fits())
         options.alsoKeepFasterThanS = current.evaluation->stepTimeS;

@@ -1,51 +1,102 @@
 #pragma once
 // The cost model's efficiency constants: the fraction of a datasheet peak that real kernels
-// and collectives reach. One GEMM efficiency per GPU and precision, the rest shared; fitted
-// on the public measured runs (docs/cost-model.md says how). Never one per run.
+// and collectives reach, and the few fixed costs. One GEMM efficiency per GPU and precision
+// (dense and grouped), the rest shared; fitted on the public measured runs by
+// `clusterscope-cli calibrate` (calibrate.h), never one per run. Saved and read as JSON so that
+// `--calibration FILE` replaces the built-in set.
 
+#include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "description.h"
+#include "diagnostics.h"
 
 namespace cs {
 
 struct GemmEfficiency {
     std::string gpu; // catalog name
     Precision precision = Precision::BF16;
-    // Fraction of the dense tensor-core peak at that precision reached by a GEMM of the
-    // reference size (kReferenceGemmRows x kReferenceGemmWidth).
+    // Fraction of the dense tensor-core peak at that precision reached by a large GEMM at the
+    // reference width (kReferenceGemmWidth).
     double efficiency = 0;
+    bool operator==(const GemmEfficiency&) const = default;
 };
 
-inline constexpr double kReferenceGemmRows = 4096;
 inline constexpr double kReferenceGemmWidth = 4096;
 
+// How a training framework runs a step, where frameworks differ in ways the step time shows.
+// The 2021-22 Megatron-LM of the SC21 and recompute papers reduces gradients in FP32 after
+// the backward pass and overlaps no collective with compute. Megatron-Core and NeMo reduce
+// bucketed BF16 gradients under the backward, gather parameters bucket by bucket, and overlap
+// tensor-parallel collectives with their GEMMs. From the NeMo 26.06 containers on (and in
+// MLPerf's recipes), a step is captured in CUDA graphs, so the CPU no longer holds layers back,
+// and MXFP8 expert GEMMs run markedly faster on Blackwell: the same configurations are 20-36 %
+// faster than in 26.04 there, unchanged on H100 (docs/cost-model.md).
+enum class Framework : uint8_t { Megatron2021, MegatronCore2025, MegatronCore2026 };
+constexpr auto enumTexts(Framework)
+{
+    return std::array<EnumText<Framework>, 3>{
+        {{Framework::Megatron2021, "megatron-2021", "Megatron-LM 2021-22"},
+         {Framework::MegatronCore2025, "megatron-core-2025",
+          "Megatron-Core / NeMo to the 26.04 containers"},
+         {Framework::MegatronCore2026, "megatron-core-2026",
+          "Megatron-Core / NeMo from the 26.06 containers"}}};
+}
+// The run's framework: `x-framework` in the run when given; else the 2021-22 software for an
+// A100 run without a distributed optimizer (which that software did not have), the newest
+// for any other.
+Framework frameworkOf(const RunDesc& run, const GpuSpec& gpu);
+
 struct Calibration {
-    std::vector<GemmEfficiency> gemm;
-    double defaultGemmEfficiency = 0.45; // a GPU or precision with no measured run
-    // Small GEMMs fill the GPU badly: efficiency scales as 1 / (1 + gemmHalfRows / rows +
-    // gemmHalfWidth / width), where rows are the tokens of a micro-batch on one GPU and width
-    // the hidden size on one GPU (hidden / tp); the table holds it at the reference size.
-    double gemmHalfRows = 0;
-    double gemmHalfWidth = 0;
+    std::vector<GemmEfficiency> gemm;    // dense GEMMs, fitted on dense runs
+    std::vector<GemmEfficiency> grouped; // expert GEMMs (grouped), fitted on runs with experts
+    double defaultGemmEfficiency = 0.5;  // a GPU and precision with no measured run
+    // A BF16 GEMM's fraction of the BF16 peak over an FP8 GEMM's of the FP8 peak, for a GPU
+    // whose BF16 GEMMs no dense run measures (the LM head of its FP8 runs).
+    double bf16OverFp8 = 1.2;
+    // MXFP8 expert GEMMs on Blackwell from the NeMo 26.06 containers on, over those before.
+    double grouped2026Factor = 1;
+    // GEMMs narrower than this (on one GPU) reach half the efficiency of wide ones:
+    // efficiency scales as 1 / (1 + gemmHalfWidth / width), held at the reference width.
+    double gemmHalfWidth = 800;
+    double groupedHalfWidth = 800; // the same for expert GEMMs, per expert
     double attentionEfficiency = 0.4; // flash attention, as a fraction of the BF16 peak
     double memoryEfficiency = 0.7;    // elementwise kernels, of the HBM bandwidth
     double nvlinkEfficiency = 0.8;    // bus bandwidth reached by NCCL on NVLink
     double scaleOutEfficiency = 0.8;  // bus bandwidth reached on the NIC
-    // Fraction of the TP collectives hidden under the GEMMs they feed (comm overlap).
+    double allToAllEfficiency = 0.6;  // of the link rates, by the expert-parallel all-to-all
+    // Fraction of the TP collectives hidden under the GEMMs they feed (current frameworks).
     double tpOverlap = 0;
+    // Fraction of the expert all-to-all hidden under other micro-batches' compute.
+    double epOverlap = 0;
     // NCCL kernels under compute take SMs and HBM bandwidth: each second of data-parallel
     // collective hidden under compute slows that compute by this many seconds.
     double dpContention = 0;
+    // The CPU's time to launch one layer for one micro-batch, forward and backward together,
+    // and the extra of a mixture-of-experts layer (routing, permutes, the wait for token
+    // counts); a layer takes the longer of this and its GPU time.
+    double layerHostUs = 0;
+    double moeLayerHostUs = 0;
+    double expertHostUs = 0; // per expert a GPU holds, per MoE layer
     double frameworkMemoryGiB = 4; // CUDA context, NCCL buffers, allocator fragmentation
 
-    // At the reference size.
+    // At the reference width. A dense GEMM's, measured or derived from the GPU's FP8 one; an
+    // expert GEMM's, measured or the dense one.
     double gemmEfficiency(const std::string& gpu, Precision p) const;
-    // For a GEMM of `rows` tokens by `width` hidden units on one GPU.
-    double gemmEfficiency(const std::string& gpu, Precision p, double rows, double width) const;
+    double groupedGemmEfficiency(const std::string& gpu, Precision p) const;
+    bool operator==(const Calibration&) const = default;
 };
 
 const Calibration& defaultCalibration();
+
+nlohmann::json toJson(const Calibration& c);
+// Reads a calibration written by toJson (or `calibrate -o`); problems located by pointer.
+std::optional<Calibration> calibrationFromJson(const nlohmann::json& j, const std::string& file,
+                                               Diagnostics& diags);
+std::optional<Calibration> readCalibration(const std::string& path, Diagnostics& diags);
 
 } // namespace cs

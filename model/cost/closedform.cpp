@@ -106,6 +106,15 @@ double pipelineBubble(const Workload& w, int critical, const MeanOp& mean, Break
     return ppScaleOut;
 }
 
+double chunkReduceS(const Workload& w, int stage, int chunk)
+{
+    if (w.fsdp)
+        return 0;
+    const size_t i = w.op(stage, chunk);
+    return w.gradientReduceS(w.paramsOfChunk[i] * w.gradBytesPerParam,
+                             w.expertParamsOfChunk[i] * w.gradBytesPerParam);
+}
+
 // DP: before the first forward of each chunk, its parameters; the gathers run one after the
 // other while the first group of micro-batches goes round the ring once per chunk, so they
 // hold the warm-up back when they take longer than a trip. After the last backward, what the
@@ -125,20 +134,25 @@ double dataParallel(const Workload& w, int critical, const MeanOp& mean, Breakdo
     std::vector<Bucket> buckets;
     const double lastBackward = w.backward[w.op(critical, 0)].total();
     addBuckets(w, critical, 0, 0, lastBackward, buckets);
+    if (!w.overlapGradReduce) // reduced once the stage's backward pass is done
+        for (Bucket& b : buckets)
+            b.release = lastBackward;
     double tail = drainBuckets(w, buckets, 0, critical, nullptr) - lastBackward;
     const double spacing = groupSize(w.p, w.m, groupCount(w.p, w.m) - 1) * mean.backward;
     double queued = 0;
     for (int k = 0; k < w.v; ++k) {
-        queued += w.dpReduce(w.paramsOfChunk[w.op(critical, k)] * w.gradBytesPerParam);
+        queued += chunkReduceS(w, critical, k);
         if (k > 0)
             tail = std::max(tail, queued - k * spacing);
     }
     bd.exposed[Dim::DP] = gatherWait + std::max(0.0, tail);
     double dpTotal = firstGather;
     for (int k = 0; k < w.v; ++k) {
-        dpTotal += w.dpReduce(w.paramsOfChunk[w.op(critical, k)] * w.gradBytesPerParam);
+        dpTotal += chunkReduceS(w, critical, k);
         if (k > 0)
-            dpTotal += w.dpGather(w.paramsOfChunk[w.op(critical, k)] * w.gatherBytesPerParam);
+            dpTotal += w.parameterGatherS(w.paramsOfChunk[w.op(critical, k)] * w.gatherBytesPerParam,
+                                          w.expertParamsOfChunk[w.op(critical, k)] *
+                                              w.gatherBytesPerParam);
     }
     return dpTotal;
 }

@@ -8,7 +8,8 @@ double gatherChunks(const Workload& w, int s, std::vector<double>& readyOut)
 {
     double t = 0;
     for (int k = 0; k < w.v; ++k) {
-        t += w.dpGather(w.paramsOfChunk[w.op(s, k)] * w.gatherBytesPerParam);
+        t += w.parameterGatherS(w.paramsOfChunk[w.op(s, k)] * w.gatherBytesPerParam,
+                                w.expertParamsOfChunk[w.op(s, k)] * w.gatherBytesPerParam);
         readyOut[w.op(s, k)] = t;
     }
     return t;
@@ -16,17 +17,21 @@ double gatherChunks(const Workload& w, int s, std::vector<double>& readyOut)
 
 void addBuckets(const Workload& w, int s, int k, double start, double end, std::vector<Bucket>& out)
 {
+    if (w.fsdp)
+        return;
     const size_t i = w.op(s, k);
     const int n = w.layersOf(s, k);
-    const double extra = (w.paramsOfChunk[i] - w.layerParamsOfChunk[i]) * w.gradBytesPerParam;
+    const double g = w.gradBytesPerParam;
+    const double extra = (w.paramsOfChunk[i] - w.layerParamsOfChunk[i]) * g;
     if (n == 0) {
-        out.push_back({end, extra, k});
+        out.push_back({end, extra, 0, k});
         return;
     }
-    const double perLayer = w.layerParamsOfChunk[i] / n * w.gradBytesPerParam;
+    const double dense = w.layerParamsOfChunk[i] / n * g;
+    const double expert = w.expertParamsOfChunk[i] / n * g;
     for (int l = 0; l < n; ++l) {
         const double release = start + (end - start) * (l + 1) / n;
-        out.push_back({release, perLayer + (l == n - 1 ? extra : 0.0), k});
+        out.push_back({release, dense + (l == n - 1 ? extra : 0.0), expert, k});
     }
 }
 
@@ -37,7 +42,7 @@ double drainBuckets(const Workload& w, std::vector<Bucket>& buckets, double fabr
               [](const Bucket& a, const Bucket& b) { return a.release < b.release; });
     for (const Bucket& b : buckets) {
         const double start = std::max(fabricFree, b.release);
-        fabricFree = start + w.dpReduce(b.bytes);
+        fabricFree = start + b.reduceS(w);
         if (events) {
             Event e;
             e.start = start;

@@ -12,8 +12,10 @@ namespace cs {
 
 struct Bucket {
     double release = 0;
-    double bytes = 0;
+    double denseBytes = 0;  // gradients of dense parameters, reduced over data parallelism
+    double expertBytes = 0; // of expert parameters, over expert data parallelism
     int chunk = 0;
+    double reduceS(const Workload& w) const { return w.gradientReduceS(denseBytes, expertBytes); }
 };
 
 // Gathers each chunk's parameters in turn; readyOut[op(s, k)] is when chunk k's are in.
@@ -21,7 +23,8 @@ struct Bucket {
 double gatherChunks(const Workload& w, int s, std::vector<double>& readyOut);
 
 // One bucket per layer, released as the chunk's last backward passes the layer; parameters
-// outside layers (embedding, LM head) go with the chunk's last bucket.
+// outside layers (embedding, LM head) go with the chunk's last bucket. None with FSDP, which
+// reduces each layer's gradients as it goes (workload.cpp).
 void addBuckets(const Workload& w, int s, int k, double start, double end,
                 std::vector<Bucket>& out);
 

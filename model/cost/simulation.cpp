@@ -93,9 +93,12 @@ DataParallel drainDataParallel(const Workload& w, const PipelineSchedule& sched,
             const PipelineOp& op = sched.ops[size_t(ends.lastBackward[w.op(s, k)])];
             addBuckets(w, s, k, op.start, op.end, buckets);
         }
+        if (!w.overlapGradReduce) // reduced once the stage's backward pass is done
+            for (Bucket& b : buckets)
+                b.release = ends.computeEnd[size_t(s)];
         gatherEvents(w, s, chunkReady, events);
         for (const Bucket& b : buckets)
-            dp.total[size_t(s)] += w.dpReduce(b.bytes);
+            dp.total[size_t(s)] += b.reduceS(w);
         dp.total[size_t(s)] += gatherEnd[size_t(s)];
         const double reduceEnd = drainBuckets(w, buckets, gatherEnd[size_t(s)], s, &events);
         const double end = std::max(ends.computeEnd[size_t(s)], reduceEnd);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "calibration.h"
+#include "layers.h"
 #include "placement.h"
 #include "schedule.h"
 
@@ -19,165 +20,19 @@ constexpr double kOptimizerBytes = 12; // FP32 master weights, Adam's two moment
 // gradient (4), clipping rewrites it (8), Adam reads weight, gradient and both moments and
 // writes weight and moments (28), the BF16 copy of the weight (6), zeroing the gradient (4).
 constexpr double kOptimizerTrafficBytes = 50;
-constexpr double kAttentionBackwardRatio = 2.5; // flash attention's backward vs its forward
 
-struct Rates {
-    double gemm = 0;      // FLOP/s at the run's precision
-    double gemmBf16 = 0;  // FLOP/s at BF16 (LM head)
-    double attention = 0; // FLOP/s
-    double memory = 0;    // bytes/s
-};
-
-struct LayerCosts {
-    Parts forward, backward;
-    PerDim<double> comm;        // all of it, hidden or not, forward and backward
-    double params = 0;          // per GPU
-    double activationBytes = 0; // saved for backward, per micro-batch
-    double fullLayerBytes = 0;  // everything one layer saves without recompute
-    double modelFlops = 0;      // forward, per micro-batch, per GPU
-};
-
-// The shapes of one layer on one GPU, shared by its cost terms.
-struct LayerShape {
-    double t = 1, c = 1;
-    double h = 1, f = 1, s = 1, b = 1;
-    double kvDim = 1;
-    double mlpMatrices = 2;
-    double tokens = 1; // per GPU per micro-batch, sequence split by CP
-    double sp = 1;     // sequence-parallel split of the norms and residuals
-    bool lowPrecision = false;
-};
-
-LayerShape layerShape(const RunDesc& run, const Workload& w)
+// Bytes of one weight in the GEMM precision: NVFP4 holds 4 bits and one FP8 scale per 16.
+double weightBytesOf(Precision p)
 {
-    const ModelShape& ms = run.model;
-    LayerShape l;
-    l.t = w.t;
-    l.c = w.c;
-    l.h = ms.hidden;
-    l.f = ms.ffnHidden;
-    l.s = ms.seqLen;
-    l.b = run.batch.micro;
-    l.kvDim = l.h * ms.kvHeads / ms.heads;
-    l.mlpMatrices = ms.gatedMlp ? 3 : 2;
-    l.tokens = l.b * l.s / l.c;
-    l.sp = run.parallelism.sequenceParallel ? l.t : 1;
-    l.lowPrecision = run.precision != Precision::BF16;
-    return l;
-}
-
-double tpCollectives(double bytes, const Workload& w, bool sequenceParallel, int count)
-{
-    if (w.t <= 1)
-        return 0;
-    const HierarchicalGroup& g = w.dims[Dim::TP].group;
-    const double one = sequenceParallel ? allGather(bytes, g) : allReduce(bytes, g);
-    return count * one;
-}
-
-// GEMMs, attention and elementwise kernels of one layer, forward and backward.
-void layerCompute(const LayerShape& l, const Rates& r, LayerCosts& lc)
-{
-    lc.params = (l.h * (l.h + 2 * l.kvDim) + l.h * l.h + l.mlpMatrices * l.h * l.f) / l.t;
-    const double gemmFlops = 2 * l.tokens * lc.params;
-    // Causal: half of QK^T and of AV; each CP rank gets a balanced 1/c of the queries.
-    const double attentionFlops = 2 * l.b * l.s * l.s * l.h / (l.c * l.t);
-    lc.modelFlops = gemmFlops + attentionFlops;
-
-    double elementwiseBytes = kActivationBytes * l.tokens *
-                              (4 * l.h / l.sp                // two norms, read and write
-                               + 6 * l.h / l.sp              // two residual adds
-                               + (l.mlpMatrices * l.f) / l.t // activation function
-                              );
-    if (l.lowPrecision) // casting each GEMM input: read BF16, write the narrow type
-        elementwiseBytes += 1.5 * kActivationBytes * l.tokens * (2 * l.h + l.h / l.t + l.f / l.t);
-
-    const double gemmF = gemmFlops / r.gemm;
-    const double attentionF = attentionFlops / r.attention;
-    const double elementwiseF = elementwiseBytes / r.memory;
-    lc.forward.compute = gemmF + attentionF + elementwiseF;
-    lc.backward.compute = 2 * gemmF + kAttentionBackwardRatio * attentionF + 2 * elementwiseF;
-}
-
-double attentionForwardS(const LayerShape& l, const Rates& r)
-{
-    return 2 * l.b * l.s * l.s * l.h / (l.c * l.t) / r.attention;
-}
-
-// TP: with sequence parallelism an all-gather before and a reduce-scatter after each of
-// attention and the MLP; without, an all-reduce after each. The same again in backward.
-double layerTp(const RunDesc& run, const LayerShape& l, const Workload& w, const Calibration& cal,
-               LayerCosts& lc)
-{
-    const bool sp = run.parallelism.sequenceParallel;
-    const double actBytes = kActivationBytes * l.tokens * l.h;
-    const double tpF = tpCollectives(actBytes, w, sp, sp ? 4 : 2);
-    const double exposed = 1 - cal.tpOverlap;
-    lc.forward.comm[Dim::TP] = exposed * tpF;
-    lc.backward.comm[Dim::TP] = exposed * tpF;
-    lc.comm[Dim::TP] = 2 * tpF;
-    return tpF;
-}
-
-// CP: a ring passes each rank's K and V round the group, overlapped with the attention
-// blocks computed meanwhile; backward passes K, V and their gradients.
-void layerCp(const LayerShape& l, const Workload& w, const Rates& r, LayerCosts& lc)
-{
-    if (w.c <= 1)
-        return;
-    const double kvBytes = kActivationBytes * l.tokens * 2 * l.kvDim / l.t;
-    const LinkSpeed link = w.dims[Dim::CP].scaleOut ? w.links.fabric : w.links.nvlink;
-    const double ringF = (l.c - 1) * pointToPoint(kvBytes, link);
-    const double ringB = (l.c - 1) * pointToPoint(2 * kvBytes, link);
-    const double hiddenUnder = (l.c - 1) / l.c;
-    const double attentionF = attentionForwardS(l, r);
-    lc.forward.comm[Dim::CP] = std::max(0.0, ringF - attentionF * hiddenUnder);
-    lc.backward.comm[Dim::CP] =
-        std::max(0.0, ringB - kAttentionBackwardRatio * attentionF * hiddenUnder);
-    lc.comm[Dim::CP] = ringF + ringB;
-}
-
-void layerRecompute(const RunDesc& run, const LayerShape& l, const Rates& r, double tpF,
-                    LayerCosts& lc)
-{
-    const Recompute& recompute = run.parallelism.recompute;
-    if (recompute.mode == RecomputeMode::Full) {
-        lc.backward.recompute = lc.forward.compute;
-        lc.backward.comm[Dim::TP] += lc.forward.comm[Dim::TP];
-        lc.backward.comm[Dim::CP] += lc.forward.comm[Dim::CP];
-        lc.comm[Dim::TP] += tpF;
-    } else if (recompute.recomputes(RecomputeModule::CoreAttn)) {
-        lc.backward.recompute = attentionForwardS(l, r);
+    switch (p) {
+    case Precision::BF16:
+        return 2;
+    case Precision::FP8:
+        return 1;
+    case Precision::NVFP4:
+        return 0.5 + 1.0 / 16;
     }
-}
-
-// Saved for backward (Korthikanti et al.): norm and GEMM inputs, Q K V, attention output
-// and its softmax statistics, the MLP's intermediate activations.
-void layerActivations(const RunDesc& run, const LayerShape& l, LayerCosts& lc)
-{
-    const double saved = l.tokens * kActivationBytes *
-                         (4 * l.h / l.sp + 2 * l.h / l.sp + (l.h + 2 * l.kvDim) / l.t + l.h / l.t +
-                          (l.mlpMatrices + 1) * l.f / l.t);
-    lc.fullLayerBytes = saved;
-    const Recompute& recompute = run.parallelism.recompute;
-    if (recompute.mode == RecomputeMode::Full) // only each layer's input is kept
-        lc.activationBytes = l.tokens * kActivationBytes * l.h / l.sp;
-    else if (recompute.recomputes(RecomputeModule::CoreAttn)) // the attention output is rebuilt
-        lc.activationBytes = saved - l.tokens * kActivationBytes * l.h / l.t;
-    else
-        lc.activationBytes = saved;
-}
-
-LayerCosts layerCosts(const RunDesc& run, const Workload& w, const Rates& r, const Calibration& cal)
-{
-    const LayerShape l = layerShape(run, w);
-    LayerCosts lc;
-    layerCompute(l, r, lc);
-    const double tpF = layerTp(run, l, w, cal, lc);
-    layerCp(l, w, r, lc);
-    layerRecompute(run, l, r, tpF, lc);
-    layerActivations(run, l, lc);
-    return lc;
+    return 2;
 }
 
 void resolveSizes(const ClusterDesc& cluster, const RunDesc& run, const Calibration& cal,
@@ -197,9 +52,12 @@ void resolveSizes(const ClusterDesc& cluster, const RunDesc& run, const Calibrat
     w.dpContention = cal.dpContention;
     // FP8 runs gather FP8 weights (Megatron's --fp8-param-gather); NVFP4 holds 4 bits a
     // weight plus one FP8 scale per 16.
-    w.gatherBytesPerParam = run.precision == Precision::BF16  ? 2.0
-                            : run.precision == Precision::FP8 ? 1.0
-                                                              : 0.5 + 1.0 / 16;
+    w.gatherBytesPerParam = weightBytesOf(run.precision);
+    w.framework = frameworkOf(run, cluster.gpu);
+    // The 2021-22 framework reduces FP32 gradients once the backward pass is done.
+    w.overlapGradReduce = w.framework != Framework::Megatron2021;
+    w.gradBytesPerParam = w.overlapGradReduce ? 2 : 4;
+    w.fsdp = par.fsdp;
 }
 
 void resolveLinks(const ClusterDesc& cluster, const Calibration& cal, Workload& w)
@@ -302,19 +160,28 @@ void placeDimensions(const ClusterDesc& cluster, const RunDesc& run, Workload& w
 Rates resolveRates(const ClusterDesc& cluster, const RunDesc& run, const Calibration& cal,
                    Workload& w)
 {
-    const ModelShape& ms = run.model;
-    const double tokens = double(run.batch.micro) * ms.seqLen / w.c;
-    double peak = cluster.gpu.peakTflops(run.precision);
+    const GpuSpec& gpu = cluster.gpu;
+    double peak = gpu.peakTflops(run.precision);
     if (peak <= 0)
-        peak = cluster.gpu.peakTflopsBf16;
+        peak = gpu.peakTflopsBf16;
     w.peakFlopsPerGpu = peak * 1e12;
     Rates r;
-    const double width = double(ms.hidden) / w.t;
-    const double gemmEff = cal.gemmEfficiency(cluster.gpu.name, run.precision, tokens, width);
-    r.gemm = w.peakFlopsPerGpu * gemmEff;
-    r.gemmBf16 = cluster.gpu.peakTflopsBf16 * 1e12 * gemmEff;
-    r.attention = cluster.gpu.peakTflopsBf16 * 1e12 * cal.attentionEfficiency;
-    r.memory = cluster.gpu.hbmTBps * 1e12 * cal.memoryEfficiency;
+    r.gemmPeak = w.peakFlopsPerGpu;
+    r.gemmEff = cal.gemmEfficiency(gpu.name, run.precision);
+    r.gemmBf16Eff = cal.gemmEfficiency(gpu.name, Precision::BF16);
+    // Blackwell (the GPUs with FP4) scales FP8 by blocks (MXFP8), whose grouped kernels
+    // improved with the 2026 framework.
+    const bool mxfp8 = run.precision == Precision::FP8 && gpu.peakTflopsNvfp4 > 0;
+    r.groupedEff = cal.groupedGemmEfficiency(gpu.name, run.precision) *
+                   (mxfp8 && w.framework == Framework::MegatronCore2026 ? cal.grouped2026Factor : 1);
+    r.bf16Peak = gpu.peakTflopsBf16 * 1e12;
+    r.attention = r.bf16Peak * cal.attentionEfficiency;
+    r.memory = gpu.hbmTBps * 1e12 * cal.memoryEfficiency;
+    r.widthHalf = cal.gemmHalfWidth;
+    r.groupedWidthHalf = cal.groupedHalfWidth;
+    r.weightBytes = weightBytesOf(run.precision);
+    // A cast reads BF16 and writes the narrow type.
+    r.castBytes = run.precision == Precision::BF16 ? 0 : kActivationBytes + r.weightBytes;
     return r;
 }
 
@@ -322,51 +189,170 @@ Rates resolveRates(const ClusterDesc& cluster, const RunDesc& run, const Calibra
 // vocabulary-parallel GEMM kept in BF16, the loss a softmax over the vocabulary.
 struct Ends {
     Parts headForward, headBackward, embedForward, embedBackward;
-    double headParams = 0;
+    double headParams = 0; // the embedding's, and the LM head's on the last stage
     double headTp = 0;
     double logitsBytes = 0;
+    LayerCosts mtp; // the multi-token prediction layers, with their heads, on the last stage
 };
 
-Ends endsOf(const RunDesc& run, const Workload& w, const Rates& r, const Calibration& cal)
+// What the LM head and loss cost over one micro-batch (once for the model, once per MTP layer).
+void addHead(const RunDesc& run, const Workload& w, const Rates& r, const Calibration& cal,
+             double& forward, double& backward, double& tpS)
 {
     const ModelShape& ms = run.model;
     const double tokens = double(run.batch.micro) * ms.seqLen / w.c;
     const double h = ms.hidden;
+    const double headFlops = 2 * tokens * double(ms.vocab) * h / w.t;
+    const double logitsBytes = tokens * ms.vocab / w.t * 4;
+    const double gemm = gemmSeconds(headFlops, h, r.gemmBf16Eff, r.bf16Peak, r.widthHalf);
+    forward += gemm + 3 * logitsBytes / r.memory;
+    backward += 2 * gemm + 3 * logitsBytes / r.memory;
+    (void)cal;
+    const HierarchicalGroup& g = w.dims[Dim::TP].group;
+    if (w.t > 1) {
+        const double bytes = kActivationBytes * tokens * h;
+        tpS += run.parallelism.sequenceParallel ? allGather(bytes, g) : allReduce(bytes, g);
+    }
+}
+
+Ends endsOf(const LayerContext& ctx)
+{
+    const RunDesc& run = ctx.run;
+    const Workload& w = ctx.w;
+    const ModelShape& ms = run.model;
+    const double tokens = double(run.batch.micro) * ms.seqLen / w.c;
+    const double h = ms.hidden;
+    const double tpExposed = w.framework == Framework::Megatron2021 ? 1 : 1 - ctx.cal.tpOverlap;
     Ends e;
     e.headParams = double(ms.vocab) * h / w.t;
-    const double headFlops = 2 * tokens * e.headParams;
     e.logitsBytes = tokens * ms.vocab / w.t * 4;
-    e.headForward.compute = headFlops / r.gemmBf16 + 3 * e.logitsBytes / r.memory;
-    e.headBackward.compute = 2 * headFlops / r.gemmBf16 + 3 * e.logitsBytes / r.memory;
-    e.headTp = tpCollectives(kActivationBytes * tokens * h, w, run.parallelism.sequenceParallel, 1);
-    e.headForward.comm[Dim::TP] = (1 - cal.tpOverlap) * e.headTp;
+    addHead(run, w, ctx.rates, ctx.cal, e.headForward.compute, e.headBackward.compute, e.headTp);
+    e.headForward.comm[Dim::TP] = tpExposed * e.headTp;
     e.headBackward.comm[Dim::TP] = e.headForward.comm[Dim::TP];
-    e.embedForward.compute = 2 * kActivationBytes * tokens * h / r.memory;
+    e.embedForward.compute = 2 * kActivationBytes * tokens * h / ctx.rates.memory;
     e.embedBackward.compute = 2 * e.embedForward.compute;
+    if (ms.mtpLayers > 0) {
+        // Each MTP module: the next token's embedding joined to the hidden state (a 2h x h
+        // projection), one more transformer layer like the last, and its own LM head and loss.
+        LayerCosts one = layerCosts(ctx, layerKindOf(ms, ms.layers - 1));
+        const double projection =
+            gemmSeconds(2 * tokens * 2 * h * h / w.t, h, ctx.rates.gemmEff, ctx.rates.gemmPeak,
+                        ctx.rates.widthHalf);
+        one.forward.compute += projection + e.embedForward.compute;
+        one.backward.compute += 2 * projection + e.embedBackward.compute;
+        double headTp = 0;
+        addHead(run, w, ctx.rates, ctx.cal, one.forward.compute, one.backward.compute, headTp);
+        one.forward.comm[Dim::TP] += tpExposed * headTp;
+        one.backward.comm[Dim::TP] += tpExposed * headTp;
+        one.comm[Dim::TP] += 2 * headTp;
+        one.denseParams += 2 * h * h / w.t;
+        one.modelFlops += 2 * tokens * (2 * h * h + double(ms.vocab) * h) / w.t;
+        e.mtp.forward = one.forward.times(ms.mtpLayers);
+        e.mtp.backward = one.backward.times(ms.mtpLayers);
+        for (Dim d : kAllDims)
+            e.mtp.comm[d] = one.comm[d] * ms.mtpLayers;
+        e.mtp.denseParams = one.denseParams * ms.mtpLayers;
+        e.mtp.expertParams = one.expertParams * ms.mtpLayers;
+        e.mtp.activationBytes = one.activationBytes * ms.mtpLayers;
+        e.mtp.modelFlops = one.modelFlops * ms.mtpLayers;
+    }
     return e;
 }
 
-void fillOps(const RunDesc& run, const LayerCosts& lc, const Ends& ends, Workload& w)
+// The layers of the model by kind, each kind costed once.
+struct LayerTable {
+    std::vector<LayerKind> kinds;
+    std::vector<LayerCosts> costs;
+    std::vector<int> kindOfLayer;
+    const LayerCosts& of(int layer) const { return costs[size_t(kindOfLayer[size_t(layer)])]; }
+};
+
+LayerTable layerTable(const LayerContext& ctx)
 {
-    w.layers = layersPerVirtualStage(run.model.layers, w.p, w.v);
+    LayerTable t;
+    const ModelShape& ms = ctx.run.model;
+    t.kindOfLayer.resize(size_t(ms.layers));
+    for (int i = 0; i < ms.layers; ++i) {
+        const LayerKind kind = layerKindOf(ms, i);
+        auto it = std::find(t.kinds.begin(), t.kinds.end(), kind);
+        if (it == t.kinds.end()) {
+            t.kinds.push_back(kind);
+            t.costs.push_back(layerCosts(ctx, kind));
+            it = t.kinds.end() - 1;
+        }
+        t.kindOfLayer[size_t(i)] = int(it - t.kinds.begin());
+    }
+    return t;
+}
+
+double opSeconds(const LayerCosts& lc)
+{
+    return lc.forward.total() + lc.backward.total();
+}
+
+// Layers per virtual stage so that no pipeline chunk carries much more than another, as tuned
+// recipes lay out uneven models (Megatron's --account-for-embedding/loss-in-pipeline-split,
+// custom pipeline layouts): the embedding weighs on the first chunk, the LM head, the loss and
+// the MTP layers on the last. Chunk boundaries fall where the running cost crosses each
+// multiple of the mean; every chunk keeps at least one layer.
+std::vector<int> balancedSplit(const ModelShape& model, const LayerTable& table, const Ends& ends,
+                               int chunks)
+{
+    const int layers = model.layers;
+    std::vector<double> before(size_t(layers) + 1, 0); // cost of the layers before i, and ends
+    before[0] = ends.embedForward.total() + ends.embedBackward.total();
+    for (int i = 0; i < layers; ++i)
+        before[size_t(i) + 1] = before[size_t(i)] + opSeconds(table.of(i));
+    const double total = before[size_t(layers)] + ends.headForward.total() +
+                         ends.headBackward.total() + opSeconds(ends.mtp);
+    std::vector<int> split(size_t(chunks), 1);
+    int first = 0;
+    for (int k = 0; k < chunks - 1; ++k) {
+        const double target = total * (k + 1) / chunks;
+        // The last layer of chunk k: as close to the target as the other chunks allow.
+        int end = first + 1;
+        const int latest = layers - (chunks - 1 - k);
+        while (end < latest &&
+               std::abs(before[size_t(end) + 1] - target) < std::abs(before[size_t(end)] - target))
+            ++end;
+        split[size_t(k)] = end - first;
+        first = end;
+    }
+    split.back() = layers - first;
+    return split;
+}
+
+void fillOps(const RunDesc& run, const LayerTable& table, const Ends& ends, Workload& w)
+{
+    w.layers = balancedSplit(run.model, table, ends, w.p * w.v);
     const size_t ops = size_t(w.p) * w.v;
     w.forward.assign(ops, {});
     w.backward.assign(ops, {});
     w.commPerOp.assign(ops, {});
     w.paramsOfChunk.assign(ops, 0);
     w.layerParamsOfChunk.assign(ops, 0);
+    w.expertParamsOfChunk.assign(ops, 0);
+    w.activationBytesOfChunk.assign(ops, 0);
     const int lastVs = w.p * w.v - 1;
+    // Virtual stage vs holds the layers after those of the virtual stages before it.
+    std::vector<int> firstLayer(size_t(w.p) * w.v + 1, 0);
+    for (size_t vs = 0; vs < size_t(w.p) * w.v; ++vs)
+        firstLayer[vs + 1] = firstLayer[vs] + w.layers[vs];
     for (int s = 0; s < w.p; ++s) {
         for (int k = 0; k < w.v; ++k) {
             const size_t i = w.op(s, k);
             const int vs = k * w.p + s;
-            const double n = w.layersOf(s, k);
-            w.forward[i] = lc.forward.times(n);
-            w.backward[i] = lc.backward.times(n);
-            for (Dim d : kAllDims)
-                w.commPerOp[i][d] = lc.comm[d] * n;
-            w.layerParamsOfChunk[i] = lc.params * n;
-            w.paramsOfChunk[i] = lc.params * n;
+            for (int layer = firstLayer[size_t(vs)]; layer < firstLayer[size_t(vs) + 1]; ++layer) {
+                const LayerCosts& lc = table.of(layer);
+                w.forward[i] += lc.forward;
+                w.backward[i] += lc.backward;
+                for (Dim d : kAllDims)
+                    w.commPerOp[i][d] += lc.comm[d];
+                w.layerParamsOfChunk[i] += lc.denseParams;
+                w.expertParamsOfChunk[i] += lc.expertParams;
+                w.activationBytesOfChunk[i] += lc.activationBytes;
+            }
+            w.paramsOfChunk[i] = w.layerParamsOfChunk[i];
             if (vs == 0) {
                 w.forward[i] += ends.embedForward;
                 w.backward[i] += ends.embedBackward;
@@ -377,6 +363,14 @@ void fillOps(const RunDesc& run, const LayerCosts& lc, const Ends& ends, Workloa
                 w.backward[i] += ends.headBackward;
                 w.commPerOp[i][Dim::TP] += 2 * ends.headTp;
                 w.paramsOfChunk[i] += ends.headParams;
+                w.forward[i] += ends.mtp.forward;
+                w.backward[i] += ends.mtp.backward;
+                for (Dim d : kAllDims)
+                    w.commPerOp[i][d] += ends.mtp.comm[d];
+                w.paramsOfChunk[i] += ends.mtp.denseParams;
+                w.layerParamsOfChunk[i] += ends.mtp.denseParams;
+                w.expertParamsOfChunk[i] += ends.mtp.expertParams;
+                w.activationBytesOfChunk[i] += ends.mtp.activationBytes;
             }
         }
     }
@@ -394,43 +388,116 @@ void pipelineSends(const RunDesc& run, Workload& w)
             pointToPoint(ppBytes, w.sendScaleOut[size_t(s)] ? w.links.fabric : w.links.nvlink);
 }
 
-void optimizerAndMemory(const RunDesc& run, const LayerCosts& lc, const Ends& ends, const Rates& r,
-                        const Calibration& cal, Workload& w)
+// Dense parameters are sharded over data x context parallel ranks (distributed optimizer or
+// FSDP), expert parameters over the expert data-parallel ranks.
+void optimizerAndMemory(const RunDesc& run, const LayerTable& table, const Ends& ends,
+                        const Rates& r, const Calibration& cal, Workload& w)
 {
     const Parallelism& par = run.parallelism;
-    const double shard = par.distributedOptimizer ? w.d * w.c : 1;
+    const bool sharded = par.distributedOptimizer || par.fsdp;
+    const double denseShard = sharded ? w.d * w.c : 1;
+    const double expertShard = sharded ? std::max(1, w.expertDataWidth) : 1;
+    // FSDP keeps a shard of the weights and gradients too, and two layers gathered whole.
+    const double weightShard = par.fsdp ? w.d * w.c : 1;
+    double largestLayer = 0;
+    for (const LayerCosts& lc : table.costs)
+        largestLayer = std::max(largestLayer, lc.denseParams + lc.expertParams);
     w.optimizerS.assign(size_t(w.p), 0);
     w.memoryGiB.assign(size_t(w.p), 0);
     for (int s = 0; s < w.p; ++s) {
-        double params = 0;
-        double layersOnStage = 0;
+        double dense = 0, expert = 0, activation = 0;
         for (int k = 0; k < w.v; ++k) {
-            params += w.paramsOfChunk[w.op(s, k)];
-            layersOnStage += w.layersOf(s, k);
+            dense += w.paramsOfChunk[w.op(s, k)];
+            expert += w.expertParamsOfChunk[w.op(s, k)];
+            activation += w.activationBytesOfChunk[w.op(s, k)];
         }
-        w.optimizerS[size_t(s)] = params / shard * kOptimizerTrafficBytes / r.memory;
-        const double states =
-            params * (kParamBytes + kMainGradBytes) + params * kOptimizerBytes / shard;
+        const double owned = dense / denseShard + expert / expertShard;
+        w.optimizerS[size_t(s)] = owned * kOptimizerTrafficBytes / r.memory;
+        double states = (dense / weightShard + expert / (par.fsdp ? expertShard : 1)) *
+                            (kParamBytes + kMainGradBytes) +
+                        owned * kOptimizerBytes;
+        if (par.fsdp)
+            states += 2 * largestLayer * kParamBytes;
+        // Each chunk in flight keeps its layers' activations (on average per chunk).
         const double inFlightChunks = inFlightLimit(w.p, w.v, w.m, s);
-        double activations = inFlightChunks * (layersOnStage / w.v) * lc.activationBytes;
-        if (par.recompute.mode == RecomputeMode::Full) // one layer rebuilt whole in backward
-            activations += lc.fullLayerBytes;
+        double activations = inFlightChunks * activation / w.v;
+        if (par.recompute.mode == RecomputeMode::Full) { // one layer rebuilt whole in backward
+            double rebuilt = 0;
+            for (const LayerCosts& lc : table.costs)
+                rebuilt = std::max(rebuilt, lc.fullLayerBytes);
+            activations += rebuilt;
+        }
         if (s == w.p - 1)
-            activations += 2 * ends.logitsBytes;
+            activations += 2 * ends.logitsBytes * (1 + run.model.mtpLayers);
         w.memoryGiB[size_t(s)] = (states + activations) / kGiB + cal.frameworkMemoryGiB;
     }
 }
 
 // Model FLOPs of the whole step on all GPUs: forward and backward (3x forward) of every layer
-// and the LM head, without recomputation.
-void modelFlops(const RunDesc& run, const LayerCosts& lc, Workload& w)
+// (active parameters only: the experts a token is routed to) and the LM head, without
+// recomputation.
+void modelFlops(const RunDesc& run, const LayerTable& table, const Ends& ends, Workload& w)
 {
     const ModelShape& ms = run.model;
     w.tokensPerStep = double(run.batch.global) * ms.seqLen;
+    double layers = ends.mtp.modelFlops;
+    for (int i = 0; i < ms.layers; ++i)
+        layers += table.of(i).modelFlops;
     const double fwdPerSequence =
-        (lc.modelFlops * w.t * w.c * ms.layers + 2.0 * ms.seqLen * double(ms.vocab) * ms.hidden) /
-        run.batch.micro;
+        (layers * w.t * w.c + 2.0 * ms.seqLen * double(ms.vocab) * ms.hidden) / run.batch.micro;
     w.modelFlopsPerStep = 3 * fwdPerSequence * run.batch.global;
+}
+
+// Expert layers fold their groups over a stage's tp x cp x dp ranks (placement.h): the expert
+// all-to-all runs within the EP groups, expert gradients are reduced over the expert
+// data-parallel groups.
+void placeExperts(const ClusterDesc& cluster, const RunDesc& run, Workload& w)
+{
+    const Parallelism& par = run.parallelism;
+    const int ep = std::max(1, par.ep), etp = std::max(1, par.etp);
+    w.expertDataWidth = std::max(1, w.t * w.c * w.d / (ep * etp));
+    auto comm = [&](GroupShape shape) {
+        DimComm dc;
+        dc.shape = shape;
+        dc.group = {shape.perDomain, shape.domains, w.links.nvlink, w.links.fabric};
+        dc.scaleOut = shape.crossesDomains();
+        return dc;
+    };
+    if (!run.model.moe) {
+        w.dims[Dim::EP] = comm({1, 1});
+        w.expertData = w.dims[Dim::DP];
+        return;
+    }
+    const Placement placement = placeRun(run, cluster);
+    auto shapeOf = [](const DimensionPlacement& d) {
+        if (d.size <= 1)
+            return GroupShape{1, 1};
+        if (d.insideDomain())
+            return GroupShape{d.size, 1};
+        return GroupShape{std::max(1, d.size / d.maxDomainsPerGroup), d.maxDomainsPerGroup};
+    };
+    w.dims[Dim::EP] = comm(shapeOf(placement.dimension(Dim::EP)));
+    w.expertData = comm(shapeOf(placement.expertData()));
+}
+
+// FSDP gathers each layer's parameters before its forward and again before its backward, and
+// reduce-scatters its gradients after; prefetching hides that under the layers' compute, so
+// only what a chunk's compute cannot cover waits.
+void fullyShardedData(const RunDesc& run, Workload& w)
+{
+    if (!run.parallelism.fsdp)
+        return;
+    for (size_t i = 0; i < w.forward.size(); ++i) {
+        const double dense = w.paramsOfChunk[i], expert = w.expertParamsOfChunk[i];
+        const double gatherF =
+            allGather(dense * w.gatherBytesPerParam, w.dp().group) +
+            (expert > 0 ? allGather(expert * w.gatherBytesPerParam, w.expertData.group) : 0.0);
+        const double backward = gatherF + w.gradientReduceS(dense * w.gradBytesPerParam,
+                                                            expert * w.gradBytesPerParam);
+        w.forward[i].comm[Dim::DP] += std::max(0.0, gatherF - w.forward[i].total());
+        w.backward[i].comm[Dim::DP] += std::max(0.0, backward - w.backward[i].total());
+        w.commPerOp[i][Dim::DP] += gatherF + backward;
+    }
 }
 
 } // namespace
@@ -462,14 +529,23 @@ Parts Parts::times(double k) const
     return out;
 }
 
-double Workload::dpReduce(double bytes) const
+double Workload::gradientReduceS(double denseBytes, double expertBytes) const
 {
-    return distributedOptimizer ? reduceScatter(bytes, dp().group) : allReduce(bytes, dp().group);
+    const bool sharded = distributedOptimizer || fsdp;
+    auto reduce = [&](double bytes, const HierarchicalGroup& g) {
+        if (bytes <= 0)
+            return 0.0;
+        return sharded ? reduceScatter(bytes, g) : allReduce(bytes, g);
+    };
+    return reduce(denseBytes, dp().group) + reduce(expertBytes, expertData.group);
 }
 
-double Workload::dpGather(double bytes) const
+double Workload::parameterGatherS(double denseBytes, double expertBytes) const
 {
-    return distributedOptimizer ? allGather(bytes, dp().group) : 0.0;
+    if (!distributedOptimizer || fsdp)
+        return 0.0;
+    return allGather(denseBytes, dp().group) +
+           (expertBytes > 0 ? allGather(expertBytes, expertData.group) : 0.0);
 }
 
 LinkClass Workload::linkOf(Dim d) const
@@ -494,13 +570,16 @@ Workload buildWorkload(const ClusterDesc& cluster, const RunDesc& run, const Cal
     resolveSizes(cluster, run, cal, w);
     resolveLinks(cluster, cal, w);
     placeDimensions(cluster, run, w);
+    placeExperts(cluster, run, w);
     const Rates r = resolveRates(cluster, run, cal, w);
-    const LayerCosts lc = layerCosts(run, w, r, cal);
-    const Ends ends = endsOf(run, w, r, cal);
-    fillOps(run, lc, ends, w);
+    const LayerContext ctx{run, w, r, cal};
+    const LayerTable table = layerTable(ctx);
+    const Ends ends = endsOf(ctx);
+    fillOps(run, table, ends, w);
+    fullyShardedData(run, w);
     pipelineSends(run, w);
-    optimizerAndMemory(run, lc, ends, r, cal, w);
-    modelFlops(run, lc, w);
+    optimizerAndMemory(run, table, ends, r, cal, w);
+    modelFlops(run, table, ends, w);
     return w;
 }
 

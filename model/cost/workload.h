@@ -7,13 +7,12 @@
 #include <cstdint>
 #include <vector>
 
+#include "calibration.h"
 #include "collectives.h"
 #include "description.h"
 #include "topology.h"
 
 namespace cs {
-
-struct Calibration;
 
 // Time split of one op as the breakdown names it.
 struct Parts {
@@ -53,12 +52,19 @@ struct Workload {
     std::vector<PerDim<double>> commPerOp; // all communication of one op pair (fwd + bwd)
     std::vector<double> send;              // per hop s -> s+1
     std::vector<bool> sendScaleOut;        // per hop
-    std::vector<double> paramsOfChunk;     // per GPU, index stage * v + chunk
-    std::vector<double> layerParamsOfChunk;
+    std::vector<double> paramsOfChunk; // dense, per GPU, index stage * v + chunk (with ends)
+    std::vector<double> layerParamsOfChunk; // dense, in the chunk's layers
+    std::vector<double> expertParamsOfChunk;
+    std::vector<double> activationBytesOfChunk; // kept for backward, per micro-batch
     PerDim<DimComm> dims; // the groups of each dimension; dp's includes cp (gradients)
+    DimComm expertData;   // the groups expert gradients are reduced over
+    int expertDataWidth = 1;
     Links links;
+    Framework framework = Framework::MegatronCore2026;
     bool distributedOptimizer = false;
-    double gradBytesPerParam = 2;   // gradients are reduced in BF16
+    bool fsdp = false;
+    bool overlapGradReduce = true;  // buckets reduced as the backward releases them
+    double gradBytesPerParam = 2;   // gradients are reduced in BF16 (FP32 in 2021-22)
     double gatherBytesPerParam = 2; // parameters are gathered in the GEMM precision
     std::vector<double> optimizerS; // per stage
     std::vector<double> memoryGiB;  // per stage
@@ -73,8 +79,10 @@ struct Workload {
     int layersOf(int stage, int chunk) const { return layers[size_t(chunk) * p + stage]; }
     const DimComm& dp() const { return dims[Dim::DP]; }
 
-    double dpReduce(double bytes) const;
-    double dpGather(double bytes) const;
+    // Reducing gradients (all-reduce, or reduce-scatter with a sharded optimizer) of dense and
+    // expert parameters, each over its own group; gathering the parameters back.
+    double gradientReduceS(double denseBytes, double expertBytes) const;
+    double parameterGatherS(double denseBytes, double expertBytes) const;
     // The farthest link tier a dimension's collectives use.
     LinkClass linkOf(Dim d) const;
     // Whether the pipeline hop between two stages crosses NVLink domains.

@@ -240,10 +240,10 @@ void readMoe(const json& object, const std::string& pointer, ModelShape& m, cons
     f.readInt("ffn_hidden", moe.ffnHidden, 1, kMaxFfnHidden, Need::Required);
     f.readInt("shared_experts", moe.sharedExperts, 0, kMaxExperts, Need::Optional);
     moe.sharedFfnHidden = moe.ffnHidden;
-    f.readInt("shared_ffn_hidden", moe.sharedFfnHidden, 1, kMaxFfnHidden, Need::Optional);
+    f.readInt("shared_ffn_hidden", moe.sharedFfnHidden, 0, kMaxFfnHidden, Need::Optional);
     f.readInt("dense_layers", moe.denseLayers, 0, kMaxLayers, Need::Optional);
     moe.denseFfnHidden = m.ffnHidden;
-    f.readInt("dense_ffn_hidden", moe.denseFfnHidden, 1, kMaxFfnHidden, Need::Optional);
+    f.readInt("dense_ffn_hidden", moe.denseFfnHidden, 0, kMaxFfnHidden, Need::Optional);
     if (const json* capacity = f.find("capacity_factor", Need::Optional);
         capacity && !capacity->is_null()) {
         double factor = 0;

@@ -1,6 +1,8 @@
 #include "measuredruns.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdio>
 
 #include <nlohmann/json.hpp>
 
@@ -106,6 +108,50 @@ json modelJsonOf(json model)
     return model;
 }
 
+// The software a row was measured with, as the cost model tells frameworks apart
+// (calibration.h): runs from NeMo containers 26.06 and later, and MLPerf results (whose
+// recipes capture the whole iteration in CUDA graphs), on the newest; every other run of the
+// current era on the 2025 one. The 2021-22 Megatron-LM rows are told by their GPU and
+// optimizer.
+std::string frameworkOfSource(const json& row)
+{
+    const auto source = row.find("source");
+    const std::string text = source != row.end() && source->is_string() ? source->get<std::string>() : "";
+    const auto id = row.find("id");
+    if (id != row.end() && id->is_string() && id->get<std::string>().rfind("mlperf_", 0) == 0 &&
+        row.contains("model") && row["model"].is_object() && row["model"].contains("moe"))
+        return "megatron-core-2026";
+    // "## 26.06 NeMo Container" in Megatron-Bridge tables, "ngc26.04" in MLPerf results.
+    for (size_t at = text.find_first_of("0123456789"); at != std::string::npos;
+         at = text.find_first_of("0123456789", at + 1)) {
+        int year = 0, month = 0;
+        if (std::sscanf(text.c_str() + at, "%2d.%2d", &year, &month) != 2 || at + 5 > text.size())
+            continue;
+        // A patch release ("26.06.01") follows the same container.
+        size_t end = at + 5;
+        if (end + 3 <= text.size() && text[end] == '.' && std::isdigit(static_cast<unsigned char>(text[end + 1])))
+            end += 3;
+        const std::string after = text.substr(end, 15);
+        const bool container = after.rfind(" NeMo Container", 0) == 0 ||
+                               (at >= 3 && text.compare(at - 3, 3, "ngc") == 0);
+        if (container && year >= 20 && year < 100 && month >= 1 && month <= 12)
+            return (year > 26 || (year == 26 && month >= 6)) ? "megatron-core-2026"
+                                                              : "megatron-core-2025";
+    }
+    return "megatron-core-2025";
+}
+
+bool fsdpInSource(const json& row)
+{
+    const auto source = row.find("source");
+    if (source == row.end() || !source->is_string())
+        return false;
+    const std::string& text = source->get_ref<const std::string&>();
+    const size_t at = text.find("FSDP ");
+    return at != std::string::npos && at + 5 < text.size() && text[at + 5] >= '1' &&
+           text[at + 5] <= '9';
+}
+
 json runJsonOf(const json& row, const std::string& id)
 {
     json run = {{"format", kRunFormat}, {"name", id}};
@@ -115,8 +161,19 @@ json runJsonOf(const json& row, const std::string& id)
     }
     if (run.contains("model"))
         run["model"] = modelJsonOf(run["model"]);
+    // Older rows give FSDP only in the table row their `source` quotes ("FSDP 64").
+    if (run.contains("parallelism") && run["parallelism"].is_object() &&
+        !run["parallelism"].contains("fsdp") && fsdpInSource(row))
+        run["parallelism"]["fsdp"] = true;
     if (const auto recipe = row.find("precision_recipe"); recipe != row.end())
         run["x-precision_recipe"] = *recipe;
+    run["x-framework"] = frameworkOfSource(row);
+    // Runs with experts keep Megatron-Core's default rank order (tp-cp-ep-dp-pp): pipeline
+    // stages outermost, so that each expert-parallel group is the data-parallel neighbours of
+    // one stage, as the MoE recipes rely on. Dense rows keep the layout of formats.md.
+    if (const auto model = row.find("model"); model != row.end() && model->is_object() &&
+                                               model->contains("moe"))
+        run["placement"] = {"tp", "cp", "dp", "pp"};
     return run;
 }
 

@@ -35,6 +35,12 @@ void checkExperts(const RunDesc& r, const std::string& file, const std::string& 
         diags.atPointer(file, base + "/model/moe/top_k",
                         "top_k = " + str(moe.topK) + " is more than the " + str(moe.experts) +
                             " experts");
+    if (moe.sharedExperts > 0 && moe.sharedFfnHidden < 1)
+        diags.atPointer(file, base + "/model/moe/shared_ffn_hidden",
+                        "the " + str(moe.sharedExperts) + " shared experts need a width");
+    if (moe.denseLayers > 0 && moe.denseFfnHidden < 1)
+        diags.atPointer(file, base + "/model/moe/dense_ffn_hidden",
+                        "the " + str(moe.denseLayers) + " dense layers need a width");
     if (moe.denseLayers >= r.model.layers)
         diags.atPointer(file, base + "/model/moe/dense_layers",
                         "dense_layers = " + str(moe.denseLayers) + " leaves none of the " +

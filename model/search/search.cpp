@@ -324,7 +324,7 @@ private:
             for (size_t i = next++; i < results.size(); i = next++) {
                 SearchResult& r = results[i];
                 const RunDesc run = withLayout(worker.probe, r.layout);
-                r = resultOf(run, evaluate(m_cluster, run));
+                r = resultOf(run, evaluate(m_cluster, run, evalOptions()));
             }
         };
         std::vector<std::thread> helpers;
@@ -357,7 +357,7 @@ private:
         w.probe.placement = kPlacedDims;
         for (size_t r = 0; r < kRecomputeLightestFirst.size(); ++r) {
             w.probe.parallelism.recompute = Recompute::of(kRecomputeLightestFirst[r]);
-            const Evaluation e = estimate(m_freeNetwork, w.probe);
+            const Evaluation e = estimate(m_freeNetwork, w.probe, evalOptions());
             ++w.estimated;
             if (e.fitsMemory)
                 return Bounded{index, r, placementsOf(layout, m_cluster).size(), e.stepTimeS};
@@ -378,11 +378,13 @@ private:
         const std::vector<PlacementOrder> placements = placementsOf(layout, m_cluster);
         for (size_t i = 0; i < placements.size(); ++i) {
             w.probe.placement = placements[i];
-            const Evaluation e = estimate(m_cluster, w.probe);
+            const Evaluation e = estimate(m_cluster, w.probe, evalOptions());
             ++w.estimated;
             w.shortlist.add({resultOf(w.probe, e), ordinal + i});
         }
     }
+
+    EvalOptions evalOptions() const { return {m_options.calibration}; }
 
     const ClusterDesc& m_cluster;
     const ClusterDesc m_freeNetwork;

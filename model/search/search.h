@@ -63,6 +63,8 @@ struct SearchOptions {
     std::function<void(int64_t done, int64_t total)> progress;
     // Set from any thread to stop early; the results found so far are returned.
     const std::atomic<bool>* cancel = nullptr;
+    // The cost model's constants; nullptr: the built-in ones.
+    const Calibration* calibration = nullptr;
 };
 
 struct SearchOutcome {

@@ -29,6 +29,14 @@ Placement::Placement(const Parallelism& par, int dp, const PlacementOrder& order
     m_strides[Dim::EP] = m_etp;
     for (Dim d : kAllDims)
         m_dims[d] = measure(d);
+    if (m_sizes[Dim::EP] > 1) {
+        const int span = m_etp * m_sizes[Dim::EP];
+        m_expertData = measureGroups(
+            stageRanks / span, [&](int r) { return expertDataMembers(r); },
+            [&](int r) { return stageLocalIndex(r) < span; });
+    } else {
+        m_expertData = m_dims[Dim::DP];
+    }
 }
 
 int Placement::rankOfGpu(int gpu) const
@@ -117,26 +125,24 @@ std::vector<int> Placement::groupMembers(int rank, Dim d) const
     return members;
 }
 
-DimensionPlacement Placement::measure(Dim d) const
+template <typename Members, typename First>
+DimensionPlacement Placement::measureGroups(int size, Members members, First first) const
 {
     DimensionPlacement p;
-    p.dim = d;
-    p.size = size(d);
-    p.stride = stride(d);
-    p.groups = groupCount(d);
+    p.size = size;
+    p.groups = m_world / size;
     p.minMembersPerDomain = p.size;
     if (p.size == 1)
         return p;
-    std::vector<int> members;
     for (int r = 0; r < m_world; ++r) {
-        if (coord(r)[d] != 0)
-            continue; // not the first member of its group
-        members = groupMembers(r, d);
+        if (!first(r))
+            continue;
+        const std::vector<int> group = members(r);
         // Members are increasing ranks on increasing GPUs, so domains change monotonically.
         int domains = 1, run = 1, minRun = p.size;
-        int domain = domainOfRank(members.front());
-        for (size_t m = 1; m < members.size(); ++m) {
-            const int next = domainOfRank(members[m]);
+        int domain = domainOfRank(group.front());
+        for (size_t m = 1; m < group.size(); ++m) {
+            const int next = domainOfRank(group[m]);
             if (next == domain) {
                 ++run;
                 continue;
@@ -153,6 +159,28 @@ DimensionPlacement Placement::measure(Dim d) const
         p.maxDomainsPerGroup = std::max(p.maxDomainsPerGroup, domains);
     }
     return p;
+}
+
+DimensionPlacement Placement::measure(Dim d) const
+{
+    DimensionPlacement p = measureGroups(
+        size(d), [&](int r) { return groupMembers(r, d); },
+        [&](int r) { return coord(r)[d] == 0; });
+    p.dim = d;
+    p.stride = stride(d);
+    return p;
+}
+
+std::vector<int> Placement::expertDataMembers(int rank) const
+{
+    const int span = m_etp * m_sizes[Dim::EP];
+    const int width = m_world / m_sizes[Dim::PP] / span;
+    const int local = stageLocalIndex(rank);
+    const int stage = coord(rank)[Dim::PP];
+    std::vector<int> members(static_cast<size_t>(width));
+    for (int k = 0; k < width; ++k)
+        members[size_t(k)] = rankOfStageLocal(stage, local % span + k * span);
+    return members;
 }
 
 std::vector<int> layersPerVirtualStage(int layers, int pp, int vp)

@@ -57,6 +57,10 @@ public:
     std::vector<int> groupMembers(int rank, Dim d) const;
 
     const DimensionPlacement& dimension(Dim d) const { return m_dims[d]; }
+    // The expert data-parallel groups (the ranks of a stage with the same etp and ep digits):
+    // expert gradients are reduced over them.
+    const DimensionPlacement& expertData() const { return m_expertData; }
+    std::vector<int> expertDataMembers(int rank) const;
 
 private:
     // The rank's index among the tp x cp x dp ranks of its stage, and back.
@@ -64,6 +68,9 @@ private:
     int rankOfStageLocal(int stage, int local) const;
     int domainOfRank(int rank) const { return gpuOfRank(rank) / m_domainSize; }
     DimensionPlacement measure(Dim d) const;
+    // How groups sit on domains; `first` says whether a rank leads its group.
+    template <typename Members, typename First>
+    DimensionPlacement measureGroups(int size, Members members, First first) const;
 
     int m_world = 1;
     int m_domainSize = 1;
@@ -73,6 +80,7 @@ private:
     PlacementOrder m_order = kPlacedDims;
     std::vector<int> m_healthy;
     PerDim<DimensionPlacement> m_dims;
+    DimensionPlacement m_expertData;
 };
 
 // Layers held by each virtual pipeline stage (index v * pp + s is chunk v of stage s, as in

@@ -1,0 +1,128 @@
+// calibrate: the cost model's constants fitted on measured runs.
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <ostream>
+
+#include <nlohmann/json.hpp>
+
+#include "calibrate.h"
+#include "common.h"
+#include "fileio.h"
+#include "options.h"
+#include "text.h"
+
+namespace cs::cli {
+
+const CommandSpec kCalibrateSpec{
+    "calibrate",
+    "FILE.jsonl...",
+    1,
+    SIZE_MAX,
+    {{"--output", "CALIBRATION.json", "where to write the fitted constants", "-o"},
+     {"--cross-validate", "", "also fit without each family and predict it (slow)"},
+     {"--closed-form-only", "", "fit on the closed form alone: faster, for exploring"},
+     {"--start", "CALIBRATION.json", "start the fit from these constants (default: built-in)"}},
+    "fits the cost model's constants on measured runs",
+    "Fits the cost model's constants on the measured runs of every FILE.jsonl: one GEMM\n"
+    "efficiency per GPU and precision present, and the shared constants (GEMM width, grouped\n"
+    "GEMMs, attention, memory, scale-out and all-to-all efficiency, overlaps, host time per\n"
+    "layer), each within its bounds, by coordinate descent on the mean absolute error of the\n"
+    "dense runs and of the runs with experts plus the excess of any row over 10 %. Prints the\n"
+    "constants, the fit's MAPE and its worst rows; -o writes them for --calibration FILE."};
+
+namespace {
+
+void printConstants(const Calibration& c, std::ostream& out)
+{
+    auto table = [&](const char* title, const std::vector<GemmEfficiency>& entries) {
+        out << title << " (of the dense peak, at width " << int(kReferenceGemmWidth) << "):\n";
+        for (const GemmEfficiency& e : entries)
+            out << "  " << e.gpu << std::string(e.gpu.size() < 7 ? 7 - e.gpu.size() : 1, ' ')
+                << toString(e.precision)
+                << std::string(7 - std::string(toString(e.precision)).size(), ' ')
+                << fixed(e.efficiency, 3) << "\n";
+    };
+    table("GEMM efficiency", c.gemm);
+    table("expert (grouped) GEMM efficiency", c.grouped);
+    out << "shared:\n";
+    for (const FittedConstant& k : fittedConstants())
+        out << "  " << k.key << std::string(k.key.size() < 24 ? 24 - k.key.size() : 1, ' ')
+            << fixed(c.*k.field, 4) << "   (" << numberText(k.min) << " to " << numberText(k.max)
+            << ")\n";
+}
+
+void printErrors(const std::vector<RowError>& rows, std::ostream& out)
+{
+    std::map<std::string, std::vector<RowError>> byFamily;
+    for (const RowError& r : rows)
+        byFamily[r.family].push_back(r);
+    out << "MAPE " << percent(meanAbsoluteError(rows), 2) << " over " << rows.size() << " runs\n";
+    for (const auto& [family, members] : byFamily)
+        out << "  " << printable(family, 40) << ": " << percent(meanAbsoluteError(members), 2)
+            << " over " << members.size() << "\n";
+    std::vector<RowError> worst = rows;
+    std::sort(worst.begin(), worst.end(), [](const RowError& a, const RowError& b) {
+        return std::abs(a.error()) > std::abs(b.error());
+    });
+    worst.resize(std::min<size_t>(worst.size(), 5));
+    out << "worst rows:\n";
+    for (const RowError& r : worst)
+        out << "  " << printable(r.id, 60) << "  " << (r.error() >= 0 ? "+" : "")
+            << percent(r.error()) << "\n";
+}
+
+} // namespace
+
+int runCalibrate(const Args& args, Io io)
+{
+    auto parsed = parseCommand(kCalibrateSpec, args, io);
+    if (const int* exit = std::get_if<int>(&parsed))
+        return *exit;
+    const ParsedArgs& p = std::get<ParsedArgs>(parsed);
+    Diagnostics diags;
+    std::vector<MeasuredRun> rows;
+    for (const std::string& file : p.positional) {
+        std::vector<MeasuredRun> some = readMeasuredRuns(file, diags);
+        rows.insert(rows.end(), some.begin(), some.end());
+    }
+    printDiagnostics(diags, io.err);
+    if (rows.empty())
+        return kExitBadInput;
+    Calibration start = defaultCalibration();
+    if (const auto path = p.value("--start")) {
+        Diagnostics startDiags;
+        const auto read = readCalibration(*path, startDiags);
+        if (!read) {
+            printDiagnostics(startDiags, io.err);
+            return kExitBadInput;
+        }
+        start = *read;
+    }
+    FitOptions options;
+    options.closedFormOnly = p.has("--closed-form-only");
+    options.progress = [&](const std::string& line) { io.err << "  " << line << "\n"; };
+    const Fit fit = calibrate(rows, start, options);
+    printConstants(fit.calibration, io.out);
+    printErrors(fit.rows, io.out);
+    if (p.has("--cross-validate")) {
+        FitOptions quiet;
+        quiet.closedFormOnly = options.closedFormOnly;
+        io.out << "cross-validation (each family predicted by constants fitted on the others):\n";
+        for (const FamilyError& f : crossValidate(rows, fit.calibration, quiet))
+            io.out << "  " << printable(f.family, 40) << ": fitted " << percent(f.fittedMape, 2)
+                   << ", held out " << percent(f.heldOutMape, 2) << " over " << f.rows << "\n";
+    }
+    if (const auto output = p.value("--output")) {
+        Diagnostics writeDiags;
+        if (!writeFileAtomically(*output, toJson(fit.calibration).dump(2) + "\n", writeDiags)) {
+            printDiagnostics(writeDiags, io.err);
+            return kExitBadInput;
+        }
+        io.out << "wrote " << *output << "\n";
+    }
+    return diags.empty() ? kExitOk : kExitBadInput;
+}
+
+} // namespace cs::cli

@@ -1,0 +1,75 @@
+#pragma once
+// Fitting the cost model's constants (calibration.h) to measured runs, reproducibly: what
+// `clusterscope-cli calibrate` runs and what produced the built-in constants.
+//
+// Fitted: one GEMM efficiency per GPU and precision present in the runs, and the shared
+// constants listed by fittedConstants() within their bounds. Not fitted: NVLink efficiency
+// (0.8, the bus bandwidth NCCL reaches on NVSwitch systems), the framework's memory and the
+// efficiency of GPUs and precisions with no run (the default).
+//
+// The objective is the mean absolute error of each set of runs over its target (dense rows 4 %,
+// rows with experts 8 %: each set weighs the same however many rows it has) plus the excess of
+// any row over its set's worst-row bound (12 %, 20 %). It is minimized by coordinate descent: each constant in turn by golden-section
+// search inside its bounds, sweep after sweep until no constant moves, first on the closed form
+// (fast), then on the cost model's own evaluation. Deterministic: the same runs and start give
+// the same constants.
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "calibration.h"
+#include "measuredruns.h"
+
+namespace cs {
+
+struct RowError {
+    std::string id;
+    std::string family; // the row's `family`, or its GPU when it has none
+    double predictedS = 0;
+    double measuredS = 0;
+    double error() const { return predictedS / measuredS - 1; }
+};
+
+struct FittedConstant {
+    std::string key; // as in the calibration file
+    double Calibration::*field;
+    double min;
+    double max;
+};
+const std::vector<FittedConstant>& fittedConstants();
+
+// Every row predicted by evaluate() with the calibration.
+std::vector<RowError> predictRows(const std::vector<MeasuredRun>& rows, const Calibration& cal);
+double meanAbsoluteError(const std::vector<RowError>& errors);
+
+struct FitOptions {
+    int maxSweeps = 12;
+    // Fit on the closed form only, skipping the evaluation pass: for exploring, minutes faster;
+    // the built-in constants come from the full fit.
+    bool closedFormOnly = false;
+    // Called after each sweep with a line saying where the fit is.
+    std::function<void(const std::string&)> progress;
+};
+
+struct Fit {
+    Calibration calibration;
+    std::vector<RowError> rows; // by evaluate() with the fitted constants
+    int sweeps = 0;
+};
+
+Fit calibrate(const std::vector<MeasuredRun>& rows, const Calibration& start,
+              const FitOptions& options = {});
+
+// Leave-one-family-out cross-validation: each family predicted by constants fitted on the
+// others (its GPUs' efficiencies from other families' rows, or the default).
+struct FamilyError {
+    std::string family;
+    int rows = 0;
+    double fittedMape = 0;   // with constants fitted on every row
+    double heldOutMape = 0;  // with constants fitted without this family
+};
+std::vector<FamilyError> crossValidate(const std::vector<MeasuredRun>& rows,
+                                       const Calibration& fitted, const FitOptions& options = {});
+
+} // namespace cs

@@ -1,0 +1,419 @@
+#include "layers.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "calibration.h"
+
+namespace cs {
+
+namespace {
+
+constexpr double kActivationBytes = 2; // BF16 activations and their gradients
+constexpr double kAttentionBackwardRatio = 2.5; // flash attention's backward vs its forward
+constexpr double kRouterBytes = 4;              // router logits and probabilities in FP32
+// Elementwise work runs at the memory rate: forward once, backward twice (gradients of inputs
+// and of the parameters of norms).
+constexpr double kBackwardElementwise = 2;
+
+// A layer's shapes on one GPU for one micro-batch.
+struct Shape {
+    double t = 1, c = 1, sp = 1, b = 1, s = 1, h = 1;
+    double tokens = 1; // T: the micro-batch's tokens on this GPU's context-parallel shard
+    double heads = 1;
+    double qkDim = 1;   // per head, queries and keys
+    double vDim = 1;    // per head, values
+    double kvWidth = 1; // K and V projections' width together, before the TP split
+    double keys = 1;    // keys each query attends to on average (causal, window)
+    double mats = 2;    // MLP matrices: 3 with a gated MLP
+    double dense = 1;   // the dense MLP's width
+    bool lowPrecision = false;
+};
+
+Shape shapeOf(const LayerContext& ctx, LayerKind kind)
+{
+    const ModelShape& m = ctx.run.model;
+    const Workload& w = ctx.w;
+    Shape l;
+    l.t = w.t;
+    l.c = w.c;
+    l.sp = ctx.run.parallelism.sequenceParallel ? l.t : 1;
+    l.b = ctx.run.batch.micro;
+    l.s = m.seqLen;
+    l.h = m.hidden;
+    l.tokens = l.b * l.s / l.c;
+    l.heads = m.heads;
+    const Attention& a = m.attention;
+    if (a.kind == AttentionKind::Mla) {
+        l.qkDim = a.qkNopeHeadDim + a.qkRopeHeadDim;
+        l.vDim = a.vHeadDim;
+        l.kvWidth = l.heads * (l.qkDim + l.vDim);
+    } else {
+        l.qkDim = l.vDim = m.resolvedHeadDim();
+        l.kvWidth = 2.0 * m.kvHeads * l.qkDim;
+    }
+    // Causal: a query sees the keys before it, on average half the sequence; a window of w
+    // keys bounds that (each context-parallel rank gets a balanced share of the queries).
+    const double window = kind.sliding ? std::min<double>(a.window, l.s) : l.s;
+    l.keys = window >= l.s ? (l.s + 1) / 2 : (window * (window + 1) / 2 + (l.s - window) * window) / l.s;
+    l.mats = m.gatedMlp ? 3 : 2;
+    l.dense = m.moe && m.moe->denseLayers > 0 ? m.moe->denseFfnHidden : m.ffnHidden;
+    l.lowPrecision = ctx.run.precision != Precision::BF16;
+    return l;
+}
+
+// One GEMM of a layer: y[rows x n] = x[rows x k] W[k x n] on one GPU.
+struct Gemm {
+    double k = 1, n = 1;
+    double params() const { return k * n; }
+};
+
+// Seconds of a set of GEMMs over `rows` rows, forward; backward is twice the FLOPs.
+double gemmsForward(const std::vector<Gemm>& gemms, double rows, double eff, const Rates& r)
+{
+    double seconds = 0;
+    for (const Gemm& g : gemms)
+        seconds += gemmSeconds(2 * rows * g.params(), std::min(g.k, g.n), eff, r.gemmPeak,
+                               r.widthHalf);
+    return seconds;
+}
+
+double paramsOf(const std::vector<Gemm>& gemms)
+{
+    double p = 0;
+    for (const Gemm& g : gemms)
+        p += g.params();
+    return p;
+}
+
+// The projections of attention on one GPU; MLA's down-projections are not split by TP.
+struct AttentionGemms {
+    std::vector<Gemm> all;
+    std::vector<Gemm> upProjections; // MLA's, which `mla_up_proj` recomputes
+};
+
+AttentionGemms attentionGemms(const ModelShape& m, const Shape& l)
+{
+    AttentionGemms g;
+    const Attention& a = m.attention;
+    if (a.kind == AttentionKind::Mla) {
+        const double queries = l.heads * l.qkDim / l.t;
+        if (a.qLoraRank > 0) {
+            g.all.push_back({l.h, double(a.qLoraRank)});
+            g.upProjections.push_back({double(a.qLoraRank), queries});
+        } else {
+            g.all.push_back({l.h, queries});
+        }
+        g.all.push_back({l.h, double(a.kvLoraRank + a.qkRopeHeadDim)});
+        g.upProjections.push_back(
+            {double(a.kvLoraRank), l.heads * (a.qkNopeHeadDim + l.vDim) / l.t});
+        g.all.insert(g.all.end(), g.upProjections.begin(), g.upProjections.end());
+        g.all.push_back({l.heads * l.vDim / l.t, l.h});
+    } else {
+        g.all.push_back({l.h, (l.heads * l.qkDim + l.kvWidth) / l.t});
+        g.all.push_back({l.heads * l.vDim / l.t, l.h});
+    }
+    return g;
+}
+
+// A dense MLP of width f split over t GPUs.
+std::vector<Gemm> mlpGemms(double h, double f, double mats, double t)
+{
+    return {{h, (mats - 1) * f / t}, {f / t, h}};
+}
+
+double tpCollectives(double bytes, const Workload& w, bool sequenceParallel, int count)
+{
+    if (w.t <= 1 || count == 0)
+        return 0;
+    const HierarchicalGroup& g = w.dims[Dim::TP].group;
+    const double one = sequenceParallel ? allGather(bytes, g) : allReduce(bytes, g);
+    return count * one;
+}
+
+// The expert layer: routing, the all-to-all that takes token copies to their experts' GPUs
+// and back, the grouped GEMMs of the local experts, the shared experts.
+struct Experts {
+    double routedTokens = 0; // tokens this GPU routes per micro-batch
+    double copies = 0;       // token copies its experts compute, with imbalance or padding
+    double rowsPerExpert = 0;
+    std::vector<Gemm> local;  // one expert's GEMMs on this GPU
+    double localExperts = 1;  // experts held by this GPU
+    std::vector<Gemm> shared; // the shared experts, split by TP
+    double allToAllS = 0;     // one dispatch or combine, forward
+};
+
+// One dispatch (or combine) of a GPU's token copies, hierarchical as DeepEP and HybridEP run
+// it: a token goes once to each other NVLink domain that holds one of its experts (not once
+// per expert), and is forwarded there over NVLink; copies for the GPU's own domain go over
+// NVLink directly. `tokenBytes` is one token's bytes; `tokens` the GPU's tokens.
+double allToAll(double tokens, double tokenBytes, int topK, const Workload& w,
+                const Calibration& cal)
+{
+    const GroupShape& shape = w.dims[Dim::EP].shape;
+    const double ep = shape.perDomain * shape.domains;
+    if (ep <= 1)
+        return 0;
+    const double domains = shape.domains;
+    // Expected other domains among a token's experts, the experts spread evenly.
+    const double otherDomains =
+        domains > 1 ? (domains - 1) * (1 - std::pow(1 - 1 / domains, double(topK))) : 0;
+    const double insideBytes = tokens * tokenBytes * topK * (ep - 1) / ep;
+    const double outsideBytes = tokens * tokenBytes * otherDomains;
+    const LinkSpeed& inner = w.links.nvlink;
+    const LinkSpeed& outer = w.links.fabric;
+    const double insideS =
+        insideBytes / (inner.GBps * 1e9 * cal.allToAllEfficiency / cal.nvlinkEfficiency);
+    const double outsideS =
+        outsideBytes / (outer.GBps * 1e9 * cal.allToAllEfficiency / cal.scaleOutEfficiency);
+    const double latencyS = 1e-6 * (inner.latencyUs + (domains > 1 ? outer.latencyUs : 0));
+    return std::max(insideS, outsideS) + latencyS;
+}
+
+Experts expertsOf(const LayerContext& ctx, const Shape& l)
+{
+    const Moe& moe = *ctx.run.model.moe;
+    const Parallelism& par = ctx.run.parallelism;
+    const double ep = std::max(1, par.ep), etp = std::max(1, par.etp);
+    Experts x;
+    x.routedTokens = l.tokens / l.t;
+    x.localExperts = moe.experts / ep;
+    // Padded to capacity when tokens are dropped; otherwise the GPU whose experts get the most
+    // tokens sets the pace: its busiest expert's excess over the mean, spread over its experts.
+    const double load =
+        moe.capacityFactor ? *moe.capacityFactor : 1 + (moe.imbalance - 1) / x.localExperts;
+    x.copies = x.routedTokens * moe.topK * load;
+    x.rowsPerExpert = x.copies * etp / x.localExperts;
+    x.local = mlpGemms(l.h, moe.ffnHidden, l.mats, etp);
+    if (moe.sharedExperts > 0)
+        x.shared = mlpGemms(l.h, double(moe.sharedFfnHidden) * moe.sharedExperts, l.mats, l.t);
+    // FP8 recipes dispatch FP8 tokens (one byte and a scale per 32); the combine is BF16.
+    const double dispatchBytes = l.lowPrecision ? 1 + 1.0 / 32 : kActivationBytes;
+    x.allToAllS = 0.5 * (allToAll(x.routedTokens, l.h * dispatchBytes, moe.topK, ctx.w, ctx.cal) +
+                         allToAll(x.routedTokens, l.h * kActivationBytes, moe.topK, ctx.w, ctx.cal));
+    return x;
+}
+
+// The terms of one layer before they are put together, forward seconds.
+struct Terms {
+    double attentionCore = 0;  // flash attention
+    double attentionGemms = 0; // projections
+    double mlaUpProj = 0;
+    double mlpGemms = 0; // dense MLP, or the experts' and shared experts' GEMMs
+    double sharedGemms = 0;
+    double expertGemms = 0;
+    double router = 0;
+    double norms = 0;       // norms and residual adds
+    double activation = 0;  // the MLP's activation function
+    double permute = 0;     // token copies to and from the experts
+    double casts = 0;       // GEMM inputs cast to the low precision
+    double weights = 0;     // weight reads and gradient accumulation, forward share
+    double weightsBackward = 0;
+    double host = 0; // the CPU's launches and synchronizations, forward and backward together
+    double tp = 0;    // TP collectives, forward
+    double ep = 0;    // expert all-to-all, forward (dispatch and combine)
+};
+
+double memorySeconds(double bytes, const Rates& r)
+{
+    return bytes / r.memory;
+}
+
+Terms termsOf(const LayerContext& ctx, LayerKind kind, const Shape& l, LayerCosts& lc)
+{
+    const ModelShape& m = ctx.run.model;
+    const Rates& r = ctx.rates;
+    const Workload& w = ctx.w;
+    Terms x;
+    const AttentionGemms attention = attentionGemms(m, l);
+    x.attentionGemms = gemmsForward(attention.all, l.tokens, r.gemmEff, r);
+    x.mlaUpProj = gemmsForward(attention.upProjections, l.tokens, r.gemmEff, r);
+    const double attentionFlops = 2 * l.tokens * l.keys * l.heads * (l.qkDim + l.vDim) / l.t;
+    x.attentionCore = attentionFlops / r.attention;
+    double flops = attentionFlops;
+    for (const Gemm& g : attention.all)
+        flops += 2 * l.tokens * g.params();
+    double denseParams = paramsOf(attention.all);
+    double expertParams = 0;
+    double mlpWidth = 0; // what the activation function reads, per token on this GPU
+    int tpCount = 2;     // attention's collectives; the MLP's follow
+    if (kind.moe) {
+        const Experts e = expertsOf(ctx, l);
+        const double etp = std::max(1, ctx.run.parallelism.etp);
+        Rates grouped = r;
+        grouped.widthHalf = r.groupedWidthHalf;
+        x.expertGemms = e.localExperts *
+                        gemmsForward(e.local, e.rowsPerExpert, r.groupedEff, grouped);
+        x.sharedGemms = gemmsForward(e.shared, l.tokens, r.gemmEff, r);
+        x.router = gemmSeconds(2 * e.routedTokens * l.h * m.moe->experts, l.h, r.gemmBf16Eff,
+                               r.bf16Peak, r.widthHalf);
+        x.mlpGemms = x.expertGemms + x.sharedGemms;
+        x.permute = memorySeconds(kActivationBytes * e.routedTokens * m.moe->topK * l.h * 4 +
+                                      kRouterBytes * e.routedTokens * m.moe->experts * 2,
+                                  r);
+        x.ep = 2 * e.allToAllS;
+        expertParams = e.localExperts * paramsOf(e.local);
+        denseParams += paramsOf(e.shared) + l.h * m.moe->experts;
+        mlpWidth = e.copies * etp * (l.mats - 1) * m.moe->ffnHidden / etp / l.tokens;
+        const double balanced = e.routedTokens * m.moe->topK;
+        flops += 2 * balanced * l.h * l.mats * m.moe->ffnHidden;
+        flops += 2 * l.tokens * paramsOf(e.shared);
+        tpCount += e.shared.empty() ? 0 : 2;
+        lc.activationBytes += kActivationBytes * e.copies * etp * (l.h + (l.mats + 1) * m.moe->ffnHidden / etp);
+    } else {
+        const std::vector<Gemm> mlp = mlpGemms(l.h, l.dense, l.mats, l.t);
+        x.mlpGemms = gemmsForward(mlp, l.tokens, r.gemmEff, r);
+        denseParams += paramsOf(mlp);
+        mlpWidth = (l.mats - 1) * l.dense / l.t;
+        flops += 2 * l.tokens * paramsOf(mlp);
+        tpCount += 2;
+        lc.activationBytes += kActivationBytes * l.tokens * (l.mats + 1) * l.dense / l.t;
+    }
+    x.norms = memorySeconds(kActivationBytes * l.tokens * (4 * l.h / l.sp + 6 * l.h / l.sp), r);
+    x.activation = memorySeconds(kActivationBytes * l.tokens * mlpWidth * 1.5, r);
+    if (l.lowPrecision) // each GEMM input read in BF16 and written in the narrow type
+        x.casts = memorySeconds(r.castBytes * l.tokens * (2 * l.h + l.heads * l.vDim / l.t + mlpWidth), r);
+    const double params = denseParams + expertParams;
+    x.weights = memorySeconds(params * r.weightBytes, r);
+    x.weightsBackward = memorySeconds(params * (r.weightBytes + 8), r); // FP32 main grads
+    // Dropless routing makes the CPU wait for each layer's token counts before it can size
+    // and launch the expert GEMMs; with a capacity (tokens dropped or padded) it need not.
+    // Each local expert's GEMMs are launched one by one (TE's grouped linear).
+    const bool dropless = kind.moe && !m.moe->capacityFactor;
+    const double localExperts = kind.moe ? m.moe->experts / std::max(1, ctx.run.parallelism.ep) : 0;
+    // Captured in CUDA graphs, the 2026 framework launches a step at once.
+    const bool graphs = ctx.w.framework == Framework::MegatronCore2026;
+    x.host = graphs ? 0
+                    : 1e-6 * (ctx.cal.layerHostUs + (dropless ? ctx.cal.moeLayerHostUs : 0) +
+                              localExperts * ctx.cal.expertHostUs);
+    const bool sp = ctx.run.parallelism.sequenceParallel;
+    x.tp = tpCollectives(kActivationBytes * l.tokens * l.h, w, sp, sp ? tpCount : tpCount / 2);
+
+    lc.denseParams = denseParams;
+    lc.expertParams = expertParams;
+    lc.modelFlops = flops;
+    return x;
+}
+
+// CP: a ring passes each rank's K and V round the group, overlapped with the attention blocks
+// computed meanwhile; backward passes K, V and their gradients.
+void contextParallel(const Shape& l, const Workload& w, double attentionF, LayerCosts& lc)
+{
+    if (w.c <= 1)
+        return;
+    const double kvBytes = kActivationBytes * l.tokens * l.kvWidth / l.t;
+    const LinkSpeed link = w.dims[Dim::CP].scaleOut ? w.links.fabric : w.links.nvlink;
+    const double ringF = (l.c - 1) * pointToPoint(kvBytes, link);
+    const double ringB = (l.c - 1) * pointToPoint(2 * kvBytes, link);
+    const double hiddenUnder = (l.c - 1) / l.c;
+    lc.forward.comm[Dim::CP] = std::max(0.0, ringF - attentionF * hiddenUnder);
+    lc.backward.comm[Dim::CP] =
+        std::max(0.0, ringB - kAttentionBackwardRatio * attentionF * hiddenUnder);
+    lc.comm[Dim::CP] = ringF + ringB;
+}
+
+// What the backward pass recomputes, in seconds, and what recomputing saves of the
+// activations kept (bytes per micro-batch).
+void recompute(const LayerContext& ctx, LayerKind kind, const Shape& l, const Terms& x,
+               LayerCosts& lc)
+{
+    const Recompute& rc = ctx.run.parallelism.recompute;
+    const double a = kActivationBytes * l.tokens;
+    if (rc.mode == RecomputeMode::Full) {
+        lc.backward.recompute = lc.forward.compute;
+        for (Dim d : {Dim::TP, Dim::CP, Dim::EP}) {
+            lc.backward.comm[d] += lc.forward.comm[d];
+            lc.comm[d] += d == Dim::CP ? 0 : lc.comm[d] / 2;
+        }
+        lc.activationBytes = a * l.h / l.sp; // only each layer's input is kept
+        return;
+    }
+    auto redo = [&](RecomputeModule m, double seconds, double savedBytes) {
+        if (!rc.recomputes(m))
+            return;
+        lc.backward.recompute += seconds;
+        lc.activationBytes = std::max(a * l.h / l.sp, lc.activationBytes - savedBytes);
+    };
+    redo(RecomputeModule::CoreAttn, x.attentionCore, a * l.heads * l.vDim / l.t);
+    redo(RecomputeModule::MlaUpProj, x.mlaUpProj,
+         a * l.heads * (l.qkDim + l.qkDim + l.vDim) / l.t);
+    redo(RecomputeModule::Layernorm, x.norms / 2.5, a * 2 * l.h / l.sp);
+    if (kind.moe) {
+        const Moe& moe = *ctx.run.model.moe;
+        const double copies = l.tokens / l.t * moe.topK;
+        redo(RecomputeModule::MoeAct, x.activation, a / l.tokens * copies * moe.ffnHidden);
+        redo(RecomputeModule::SharedExperts, x.sharedGemms,
+             a * (l.mats + 1) * moe.sharedFfnHidden * moe.sharedExperts / l.t);
+        // `mlp` names the dense MLP: on an MoE layer it is `moe` that recomputes the experts.
+        if (rc.recomputes(RecomputeModule::Moe)) {
+            redo(RecomputeModule::Moe, x.mlpGemms + x.permute + x.activation,
+                 a / l.tokens * copies * (l.h + (l.mats + 1) * moe.ffnHidden));
+            lc.backward.comm[Dim::EP] += lc.forward.comm[Dim::EP];
+            lc.comm[Dim::EP] += lc.comm[Dim::EP] / 2;
+        }
+    } else {
+        redo(RecomputeModule::Mlp, x.mlpGemms + x.activation,
+             a * (l.mats + 1) * l.dense / l.t);
+    }
+}
+
+} // namespace
+
+LayerKind layerKindOf(const ModelShape& model, int index)
+{
+    LayerKind kind;
+    kind.moe = model.moe && index >= model.moe->denseLayers;
+    const Attention& a = model.attention;
+    kind.sliding = a.kind == AttentionKind::SlidingWindow && index % std::max(1, a.every) == 0;
+    return kind;
+}
+
+double gemmSeconds(double flops, double width, double eff, double peak, double widthHalf)
+{
+    // Narrow GEMMs fill the GPU badly; the efficiency is held at the reference width.
+    const double widthFactor =
+        (1 + widthHalf / kReferenceGemmWidth) / (1 + widthHalf / std::max(1.0, width));
+    return flops / (peak * eff * widthFactor);
+}
+
+LayerCosts layerCosts(const LayerContext& ctx, LayerKind kind)
+{
+    const Shape l = shapeOf(ctx, kind);
+    LayerCosts lc;
+    // Saved for backward (Korthikanti et al.): norm and GEMM inputs, Q K V, attention output
+    // and its softmax statistics; the MLP's (or experts') part is added by termsOf.
+    lc.activationBytes = kActivationBytes * l.tokens *
+                         (6 * l.h / l.sp + (l.heads * l.qkDim + l.kvWidth) / l.t +
+                          l.heads * l.vDim / l.t);
+    const Terms x = termsOf(ctx, kind, l, lc);
+    lc.fullLayerBytes = lc.activationBytes;
+
+    const double gemmsF = x.attentionGemms + x.mlpGemms + x.router;
+    const double elementwiseF = x.norms + x.activation + x.permute + x.casts;
+    // The GPU runs the layer unless the CPU cannot launch it as fast (host-bound): small
+    // micro-batches of mixture-of-experts layers, whose dropless routing makes the CPU wait
+    // for the token counts before it can launch the expert GEMMs.
+    const double gpuF = gemmsF + x.attentionCore + elementwiseF + x.weights;
+    const double gpuB = 2 * gemmsF + kAttentionBackwardRatio * x.attentionCore +
+                        kBackwardElementwise * elementwiseF + x.weightsBackward;
+    lc.forward.compute = std::max(gpuF, x.host / 3);
+    lc.backward.compute = std::max(gpuB, 2 * x.host / 3);
+
+    // The 2021-22 framework overlaps no collective with compute.
+    const bool overlaps = ctx.w.framework != Framework::Megatron2021;
+    const double tpExposed = overlaps ? 1 - ctx.cal.tpOverlap : 1;
+    lc.forward.comm[Dim::TP] = tpExposed * x.tp;
+    lc.backward.comm[Dim::TP] = tpExposed * x.tp;
+    lc.comm[Dim::TP] = 2 * x.tp;
+    // The all-to-all overlaps the compute of another micro-batch (Megatron-Core's combined
+    // 1F1B), which hides at most that compute.
+    const double epOverlap = overlaps ? ctx.cal.epOverlap : 0;
+    lc.forward.comm[Dim::EP] = x.ep - std::min(epOverlap * x.ep, lc.forward.compute);
+    lc.backward.comm[Dim::EP] = x.ep - std::min(epOverlap * x.ep, lc.backward.compute);
+    lc.comm[Dim::EP] = 2 * x.ep;
+    contextParallel(l, ctx.w, x.attentionCore, lc);
+    recompute(ctx, kind, l, x, lc);
+    return lc;
+}
+
+} // namespace cs

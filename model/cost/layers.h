@@ -1,0 +1,65 @@
+#pragma once
+// What one transformer layer costs on one GPU for one micro-batch: its GEMMs, attention,
+// elementwise kernels and fixed per-layer costs, the collectives inside it, the parameters it
+// holds and the activations it keeps for the backward pass. A model has at most a few kinds of
+// layer (dense or mixture-of-experts, full or sliding-window attention); each kind is costed
+// once and the pipeline chunks sum their layers (workload.cpp).
+
+#include "collectives.h"
+#include "description.h"
+#include "workload.h"
+
+namespace cs {
+
+struct Calibration;
+
+struct LayerKind {
+    bool moe = false;     // experts instead of a dense MLP
+    bool sliding = false; // sliding-window attention
+    bool operator==(const LayerKind&) const = default;
+};
+// The kind of layer `index` (0-based) of the model.
+LayerKind layerKindOf(const ModelShape& model, int index);
+
+// Throughputs of one GPU as the calibration says they are reached.
+struct Rates {
+    double gemmPeak = 0;     // FLOP/s: dense tensor-core peak at the run's precision
+    double gemmEff = 0;      // fraction of it a large GEMM reaches at the reference width
+    double gemmBf16Eff = 0;  // the same for BF16 GEMMs (LM head)
+    double groupedEff = 0;   // expert GEMMs (grouped), at the reference width
+    double bf16Peak = 0;     // FLOP/s
+    double attention = 0;    // FLOP/s of flash attention
+    double memory = 0;       // bytes/s reached by elementwise and streaming kernels
+    double widthHalf = 0;    // GEMM width at which efficiency halves (calibration)
+    double groupedWidthHalf = 0; // the same for expert (grouped) GEMMs
+    double weightBytes = 0;  // HBM bytes per parameter per micro-batch outside the GEMM FLOPs
+    double layerFixedS = 0;  // per layer per micro-batch, forward and backward together
+    double moeFixedS = 0;    // more per MoE layer per micro-batch (routing, permutes, syncs)
+    double castBytes = 0;    // per element cast to the GEMM precision (0 in BF16)
+};
+
+// Everything a layer's cost depends on besides its kind.
+struct LayerContext {
+    const RunDesc& run;
+    const Workload& w;
+    const Rates& rates;
+    const Calibration& cal;
+};
+
+struct LayerCosts {
+    Parts forward, backward;
+    PerDim<double> comm;        // all of it, hidden or not, forward and backward
+    double denseParams = 0;     // per GPU: reduced over data x context parallel ranks
+    double expertParams = 0;    // per GPU: reduced over the expert data-parallel ranks
+    double activationBytes = 0; // saved for backward, per micro-batch
+    double fullLayerBytes = 0;  // everything one layer saves without recompute
+    double modelFlops = 0;      // forward, per micro-batch, per GPU, active parameters only
+};
+
+LayerCosts layerCosts(const LayerContext& ctx, LayerKind kind);
+
+// Seconds of a GEMM of `flops` whose narrower side (output width or inner dimension, on one
+// GPU) is `width`, at efficiency `eff` of the peak `peak`.
+double gemmSeconds(double flops, double width, double eff, double peak, double widthHalf);
+
+} // namespace cs
