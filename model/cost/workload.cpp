@@ -73,6 +73,15 @@ void resolveLinks(const ClusterDesc& cluster, const Calibration& cal, Workload& 
                                               : LinkClass::ScaleOut1;
 }
 
+DimComm dimCommOf(GroupShape shape, const Links& links)
+{
+    DimComm dc;
+    dc.shape = shape;
+    dc.group = {shape.perDomain, shape.domains, links.nvlink, links.fabric};
+    dc.scaleOut = shape.crossesDomains();
+    return dc;
+}
+
 // Aligned layouts (every power-of-two case without failures) are solved in closed form, so
 // that the search never walks the ranks; anything else asks Placement, which does.
 GroupShape shapeOf(Dim d, int size, int stride, int domainSize, const Placement* placement)
@@ -128,13 +137,7 @@ void placeDimensions(const ClusterDesc& cluster, const RunDesc& run, Workload& w
     std::optional<Placement> placement;
     if (w.gpus != cluster.gpuCount() || !alignedOnDomains(sizes, strides, domain))
         placement = placeRun(run, cluster);
-    auto dimComm = [&](GroupShape shape) {
-        DimComm dc;
-        dc.shape = shape;
-        dc.group = {shape.perDomain, shape.domains, w.links.nvlink, w.links.fabric};
-        dc.scaleOut = shape.crossesDomains();
-        return dc;
-    };
+    auto dimComm = [&](GroupShape shape) { return dimCommOf(shape, w.links); };
     const Placement* p = placement ? &*placement : nullptr;
     for (Dim dim : {Dim::TP, Dim::CP, Dim::DP})
         w.dims[dim] = dimComm(shapeOf(dim, sizes[dim], strides[dim], domain, p));
@@ -456,13 +459,7 @@ void placeExperts(const ClusterDesc& cluster, const RunDesc& run, Workload& w)
     const Parallelism& par = run.parallelism;
     const int ep = std::max(1, par.ep), etp = std::max(1, par.etp);
     w.expertDataWidth = std::max(1, w.t * w.c * w.d / (ep * etp));
-    auto comm = [&](GroupShape shape) {
-        DimComm dc;
-        dc.shape = shape;
-        dc.group = {shape.perDomain, shape.domains, w.links.nvlink, w.links.fabric};
-        dc.scaleOut = shape.crossesDomains();
-        return dc;
-    };
+    auto comm = [&](GroupShape shape) { return dimCommOf(shape, w.links); };
     if (!run.model.moe) {
         w.dims[Dim::EP] = comm({1, 1});
         w.expertData = w.dims[Dim::DP];
