@@ -175,8 +175,9 @@ Rates resolveRates(const ClusterDesc& cluster, const RunDesc& run, const Calibra
     // Blackwell (the GPUs with FP4) scales FP8 by blocks (MXFP8), whose grouped kernels
     // improved with the 2026 framework.
     const bool mxfp8 = run.precision == Precision::FP8 && gpu.peakTflopsNvfp4 > 0;
-    r.groupedEff = cal.groupedGemmEfficiency(gpu.name, run.precision) *
-                   (mxfp8 && w.framework == Framework::MegatronCore2026 ? cal.grouped2026Factor : 1);
+    r.groupedEff =
+        cal.groupedGemmEfficiency(gpu.name, run.precision) *
+        (mxfp8 && w.framework == Framework::MegatronCore2026 ? cal.grouped2026Factor : 1);
     r.bf16Peak = gpu.peakTflopsBf16 * 1e12;
     r.attention = r.bf16Peak * cal.attentionEfficiency;
     r.memory = gpu.hbmTBps * 1e12 * cal.memoryEfficiency;
@@ -193,6 +194,7 @@ Rates resolveRates(const ClusterDesc& cluster, const RunDesc& run, const Calibra
 struct Ends {
     Parts headForward, headBackward, embedForward, embedBackward;
     double headParams = 0; // the embedding's, and the LM head's on the last stage
+    double headFlops = 0;  // the LM head's forward, per micro-batch, per GPU
     double headTp = 0;
     double logitsBytes = 0;
     LayerCosts mtp; // the multi-token prediction layers, with their heads, on the last stage
@@ -229,6 +231,7 @@ Ends endsOf(const LayerContext& ctx)
     Ends e;
     e.headParams = double(ms.vocab) * h / w.t;
     e.logitsBytes = tokens * ms.vocab / w.t * 4;
+    e.headFlops = 2 * tokens * double(ms.vocab) * h / w.t;
     addHead(run, w, ctx.rates, ctx.cal, e.headForward.compute, e.headBackward.compute, e.headTp);
     e.headForward.comm[Dim::TP] = tpExposed * e.headTp;
     e.headBackward.comm[Dim::TP] = e.headForward.comm[Dim::TP];
@@ -238,9 +241,8 @@ Ends endsOf(const LayerContext& ctx)
         // Each MTP module: the next token's embedding joined to the hidden state (a 2h x h
         // projection), one more transformer layer like the last, and its own LM head and loss.
         LayerCosts one = layerCosts(ctx, layerKindOf(ms, ms.layers - 1));
-        const double projection =
-            gemmSeconds(2 * tokens * 2 * h * h / w.t, h, ctx.rates.gemmEff, ctx.rates.gemmPeak,
-                        ctx.rates.widthHalf);
+        const double projection = gemmSeconds(2 * tokens * 2 * h * h / w.t, h, ctx.rates.gemmEff,
+                                              ctx.rates.gemmPeak, ctx.rates.widthHalf);
         one.forward.compute += projection + e.embedForward.compute;
         one.backward.compute += 2 * projection + e.embedBackward.compute;
         double headTp = 0;
@@ -288,26 +290,20 @@ LayerTable layerTable(const LayerContext& ctx)
     return t;
 }
 
-double opSeconds(const LayerCosts& lc)
-{
-    return lc.forward.total() + lc.backward.total();
-}
-
-// Layers per virtual stage so that no pipeline chunk carries much more than another, as tuned
-// recipes lay out uneven models (Megatron's --account-for-embedding/loss-in-pipeline-split,
-// custom pipeline layouts): the embedding weighs on the first chunk, the LM head, the loss and
-// the MTP layers on the last. Chunk boundaries fall where the running cost crosses each
+// Layers per virtual stage so that no pipeline chunk carries many more FLOPs than another, as
+// tuned recipes lay out uneven models (Megatron's --account-for-loss-in-pipeline-split, custom
+// pipeline layouts): the LM head, the loss and the MTP layers weigh on the last chunk. FLOPs,
+// not times, so that the split, and with it each stage's memory, does not move with the
+// micro-batch or recomputation. Chunk boundaries fall where the running FLOPs cross each
 // multiple of the mean; every chunk keeps at least one layer.
 std::vector<int> balancedSplit(const ModelShape& model, const LayerTable& table, const Ends& ends,
                                int chunks)
 {
     const int layers = model.layers;
-    std::vector<double> before(size_t(layers) + 1, 0); // cost of the layers before i, and ends
-    before[0] = ends.embedForward.total() + ends.embedBackward.total();
+    std::vector<double> before(size_t(layers) + 1, 0); // FLOPs of the layers before i
     for (int i = 0; i < layers; ++i)
-        before[size_t(i) + 1] = before[size_t(i)] + opSeconds(table.of(i));
-    const double total = before[size_t(layers)] + ends.headForward.total() +
-                         ends.headBackward.total() + opSeconds(ends.mtp);
+        before[size_t(i) + 1] = before[size_t(i)] + table.of(i).modelFlops;
+    const double total = before[size_t(layers)] + ends.headFlops + ends.mtp.modelFlops;
     std::vector<int> split(size_t(chunks), 1);
     int first = 0;
     for (int k = 0; k < chunks - 1; ++k) {
@@ -341,19 +337,26 @@ void fillOps(const RunDesc& run, const LayerTable& table, const Ends& ends, Work
     std::vector<int> firstLayer(size_t(w.p) * w.v + 1, 0);
     for (size_t vs = 0; vs < size_t(w.p) * w.v; ++vs)
         firstLayer[vs + 1] = firstLayer[vs] + w.layers[vs];
+    std::vector<int> layersOfKind(table.costs.size());
     for (int s = 0; s < w.p; ++s) {
         for (int k = 0; k < w.v; ++k) {
             const size_t i = w.op(s, k);
             const int vs = k * w.p + s;
-            for (int layer = firstLayer[size_t(vs)]; layer < firstLayer[size_t(vs) + 1]; ++layer) {
-                const LayerCosts& lc = table.of(layer);
-                w.forward[i] += lc.forward;
-                w.backward[i] += lc.backward;
+            std::fill(layersOfKind.begin(), layersOfKind.end(), 0);
+            for (int layer = firstLayer[size_t(vs)]; layer < firstLayer[size_t(vs) + 1]; ++layer)
+                ++layersOfKind[size_t(table.kindOfLayer[size_t(layer)])];
+            for (size_t kind = 0; kind < table.costs.size(); ++kind) {
+                const double n = layersOfKind[kind];
+                if (n == 0)
+                    continue;
+                const LayerCosts& lc = table.costs[kind];
+                w.forward[i] += lc.forward.times(n);
+                w.backward[i] += lc.backward.times(n);
                 for (Dim d : kAllDims)
-                    w.commPerOp[i][d] += lc.comm[d];
-                w.layerParamsOfChunk[i] += lc.denseParams;
-                w.expertParamsOfChunk[i] += lc.expertParams;
-                w.activationBytesOfChunk[i] += lc.activationBytes;
+                    w.commPerOp[i][d] += n * lc.comm[d];
+                w.layerParamsOfChunk[i] += n * lc.denseParams;
+                w.expertParamsOfChunk[i] += n * lc.expertParams;
+                w.activationBytesOfChunk[i] += n * lc.activationBytes;
             }
             w.paramsOfChunk[i] = w.layerParamsOfChunk[i];
             if (vs == 0) {
@@ -443,12 +446,65 @@ void modelFlops(const RunDesc& run, const LayerTable& table, const Ends& ends, W
 {
     const ModelShape& ms = run.model;
     w.tokensPerStep = double(run.batch.global) * ms.seqLen;
-    double layers = ends.mtp.modelFlops;
+    double perGpu = ends.mtp.modelFlops + ends.headFlops;
     for (int i = 0; i < ms.layers; ++i)
-        layers += table.of(i).modelFlops;
-    const double fwdPerSequence =
-        (layers * w.t * w.c + 2.0 * ms.seqLen * double(ms.vocab) * ms.hidden) / run.batch.micro;
+        perGpu += table.of(i).modelFlops;
+    const double fwdPerSequence = perGpu * w.t * w.c / run.batch.micro;
     w.modelFlopsPerStep = 3 * fwdPerSequence * run.batch.global;
+}
+
+// How many of the blocks [0, block), [block, 2 block) ... hold 0, step, 2 step ... (count).
+int64_t blocksHit(int64_t step, int64_t count, int64_t block)
+{
+    if (step % block == 0)
+        return count;
+    if (block % step == 0)
+        return (count + block / step - 1) / (block / step);
+    int64_t blocks = 0, last = -1;
+    for (int64_t k = 0; k < count; ++k) {
+        if (k * step / block != last) {
+            ++blocks;
+            last = k * step / block;
+        }
+    }
+    return blocks;
+}
+
+// How a group of `count` ranks of the first stage sits on NVLink domains, every GPU in service:
+// its members are the stage's tp x cp x dp ranks, in placement order, numbered 0, step,
+// 2 step ... Below pipeline parallelism's place in the order those ranks are consecutive GPUs
+// (`below` of them); above it, each next block of `below` skips the other stages' GPUs.
+GroupShape stageGroupShape(const RunDesc& run, const Workload& w, int step, int count,
+                           int domainSize)
+{
+    PerDim<int> sizes;
+    sizes[Dim::TP] = w.t;
+    sizes[Dim::CP] = w.c;
+    sizes[Dim::DP] = w.d;
+    int64_t below = 1;
+    for (Dim d : run.placement) {
+        if (d == Dim::PP)
+            break;
+        below *= sizes[d];
+    }
+    count = std::max(1, count);
+    int64_t domains = 0;
+    if (below % domainSize == 0) {
+        domains = blocksHit(step, count, domainSize);
+    } else if (domainSize % (below * w.p) == 0) {
+        domains = blocksHit(step, count, domainSize / w.p);
+    } else {
+        int64_t last = -1;
+        for (int64_t k = 0; k < count; ++k) {
+            const int64_t local = k * step;
+            const int64_t domain = (local % below + local / below * below * w.p) / domainSize;
+            if (domain != last) {
+                ++domains;
+                last = domain;
+            }
+        }
+    }
+    return {std::max(1, count / int(domains)), int(domains)};
 }
 
 // Expert layers fold their groups over a stage's tp x cp x dp ranks (placement.h): the expert
@@ -463,6 +519,13 @@ void placeExperts(const ClusterDesc& cluster, const RunDesc& run, Workload& w)
     if (!run.model.moe) {
         w.dims[Dim::EP] = comm({1, 1});
         w.expertData = w.dims[Dim::DP];
+        return;
+    }
+    if (cluster.healthyGpuCount() == cluster.gpuCount()) {
+        // Every group is laid out alike: the one of rank 0 tells, without walking the ranks.
+        const int domain = cluster.domainSize();
+        w.dims[Dim::EP] = comm(stageGroupShape(run, w, etp, ep, domain));
+        w.expertData = comm(stageGroupShape(run, w, etp * ep, w.expertDataWidth, domain));
         return;
     }
     const Placement placement = placeRun(run, cluster);
@@ -489,8 +552,8 @@ void fullyShardedData(const RunDesc& run, Workload& w)
         const double gatherF =
             allGather(dense * w.gatherBytesPerParam, w.dp().group) +
             (expert > 0 ? allGather(expert * w.gatherBytesPerParam, w.expertData.group) : 0.0);
-        const double backward = gatherF + w.gradientReduceS(dense * w.gradBytesPerParam,
-                                                            expert * w.gradBytesPerParam);
+        const double backward =
+            gatherF + w.gradientReduceS(dense * w.gradBytesPerParam, expert * w.gradBytesPerParam);
         w.forward[i].comm[Dim::DP] += std::max(0.0, gatherF - w.forward[i].total());
         w.backward[i].comm[Dim::DP] += std::max(0.0, backward - w.backward[i].total());
         w.commPerOp[i][Dim::DP] += gatherF + backward;

@@ -5,6 +5,7 @@
 #include <optional>
 #include <thread>
 
+#include "schedule.h"
 #include "validation.h"
 
 namespace cs {
@@ -209,6 +210,43 @@ struct Bounded {
     double boundS = 0;
 };
 
+// Consecutive layouts that differ only in their micro-batch.
+struct Family {
+    size_t begin = 0;
+    size_t end = 0;
+    size_t size() const { return end - begin; }
+};
+
+std::vector<Family> familiesOf(const std::vector<Layout>& layouts)
+{
+    std::vector<Family> families;
+    for (size_t i = 0; i < layouts.size(); ++i) {
+        if (families.empty() ||
+            layouts[i].parallelism != layouts[families.back().begin].parallelism)
+            families.push_back({i, i});
+        families.back().end = i + 1;
+    }
+    return families;
+}
+
+// Whether each pipeline stage keeps at least as many activation bytes in flight with `larger`
+// as with `smaller`, two layouts of a family. Nothing else in memory moves with the micro-batch
+// (the pipeline split follows FLOPs), so a recompute setting that did not fit `smaller` does
+// not fit `larger` either. Interleaved schedules can keep fewer in flight with more
+// micro-batches per step, when the micro-batches group more evenly.
+bool activationsGrow(const Layout& smaller, const Layout& larger, int64_t globalBatch)
+{
+    const Parallelism& par = smaller.parallelism;
+    const int64_t perMicro = int64_t(par.dp);
+    const int fewer = int(globalBatch / (perMicro * larger.microBatch));
+    const int more = int(globalBatch / (perMicro * smaller.microBatch));
+    for (int s = 0; s < par.pp; ++s)
+        if (int64_t(inFlightLimit(par.pp, par.vp, fewer, s)) * larger.microBatch <
+            int64_t(inFlightLimit(par.pp, par.vp, more, s)) * smaller.microBatch)
+            return false;
+    return true;
+}
+
 struct Worker {
     RunDesc probe;
     Shortlist shortlist;
@@ -235,6 +273,7 @@ public:
         , m_freeNetwork(withFreeNetwork(cluster))
         , m_options(options)
         , m_layouts(enumerateLayouts(cluster, run))
+        , m_families(familiesOf(m_layouts))
         , m_workers(size_t(threadCount()),
                     Worker{probeRun(run), Shortlist(options.keep, options.alsoKeepFasterThanS)})
     {
@@ -245,7 +284,10 @@ public:
         SearchOutcome out;
         out.layouts = int64_t(m_layouts.size());
         std::vector<std::optional<Bounded>> bounds(m_layouts.size());
-        parallelFor(m_layouts.size(), [&](Worker& w, size_t i) { bounds[i] = bound(w, i); });
+        parallelFor(m_families.size(), [&](Worker& w, size_t f) {
+            boundFamily(w, m_families[f], bounds);
+            return int64_t(m_families[f].size());
+        });
         std::vector<Bounded> fitting;
         for (const std::optional<Bounded>& b : bounds) {
             if (b) {
@@ -257,7 +299,10 @@ public:
             return a.boundS != b.boundS ? a.boundS < b.boundS : a.layout < b.layout;
         });
         m_done += totalSteps() / 2 - int64_t(fitting.size()); // those that fit nowhere are done
-        parallelFor(fitting.size(), [&](Worker& w, size_t i) { place(w, fitting[i]); });
+        parallelFor(fitting.size(), [&](Worker& w, size_t i) {
+            place(w, fitting[i]);
+            return int64_t(1);
+        });
         report();
 
         out.cancelled = m_done.load() < totalSteps();
@@ -292,16 +337,15 @@ private:
             m_options.progress(m_done.load(), totalSteps());
     }
 
-    // Runs body(worker, i) for i in [0, count) on every worker; the calling thread is the
-    // first worker and the one that reports progress.
+    // Runs body(worker, i) for i in [0, count) on every worker, each returning the progress
+    // steps it did; the calling thread is the first worker and the one that reports progress.
     template <typename Body> void parallelFor(size_t count, Body body)
     {
         std::atomic<size_t> next{0};
         auto loop = [&](Worker& worker, bool reports) {
             int64_t nextReport = 0;
             for (size_t i = next++; i < count && !cancelled(); i = next++) {
-                body(worker, i);
-                const int64_t done = ++m_done;
+                const int64_t done = m_done += body(worker, i);
                 if (reports && done >= nextReport) {
                     report();
                     nextReport = done + std::max<int64_t>(1, totalSteps() / kProgressSteps);
@@ -349,20 +393,31 @@ private:
         results.resize(cut);
     }
 
-    std::optional<Bounded> bound(Worker& w, size_t index)
+    // The layouts of a family differ only in their micro-batch, ascending. While activations
+    // grow, each needs at least the recompute setting of the one before, and once full
+    // recompute does not fit, the larger ones are skipped.
+    void boundFamily(Worker& w, const Family& family, std::vector<std::optional<Bounded>>& bounds)
     {
-        const Layout& layout = m_layouts[index];
-        w.probe.parallelism = layout.parallelism;
-        w.probe.batch.micro = layout.microBatch;
-        w.probe.placement = kPlacedDims;
-        for (size_t r = 0; r < kRecomputeLightestFirst.size(); ++r) {
-            w.probe.parallelism.recompute = Recompute::of(kRecomputeLightestFirst[r]);
-            const Evaluation e = estimate(m_freeNetwork, w.probe, evalOptions());
-            ++w.estimated;
-            if (e.fitsMemory)
-                return Bounded{index, r, placementsOf(layout, m_cluster).size(), e.stepTimeS};
+        const size_t placements = placementsOf(m_layouts[family.begin], m_cluster).size();
+        size_t r = 0;
+        for (size_t index = family.begin; index < family.end; ++index) {
+            const Layout& layout = m_layouts[index];
+            if (index > family.begin &&
+                !activationsGrow(m_layouts[index - 1], layout, w.probe.batch.global))
+                r = 0;
+            w.probe.parallelism = layout.parallelism;
+            w.probe.batch.micro = layout.microBatch;
+            w.probe.placement = kPlacedDims;
+            for (; r < kRecomputeLightestFirst.size(); ++r) {
+                w.probe.parallelism.recompute = Recompute::of(kRecomputeLightestFirst[r]);
+                const Evaluation e = estimate(m_freeNetwork, w.probe, evalOptions());
+                ++w.estimated;
+                if (e.fitsMemory) {
+                    bounds[index] = Bounded{index, r, placements, e.stepTimeS};
+                    break;
+                }
+            }
         }
-        return std::nullopt;
     }
 
     void place(Worker& w, const Bounded& b)
@@ -390,6 +445,7 @@ private:
     const ClusterDesc m_freeNetwork;
     const SearchOptions& m_options;
     const std::vector<Layout> m_layouts;
+    const std::vector<Family> m_families;
     std::vector<Worker> m_workers;
     std::atomic<int64_t> m_done{0};
 };
@@ -438,6 +494,29 @@ int dataParallelWidth(int64_t modelParallel, const ClusterDesc& cluster, const R
     return 0;
 }
 
+// The expert layouts of a stage of tp x cp x dp ranks: every ep that divides the experts and,
+// with expert tensor parallelism of 1 or of tp, folds over the stage's ranks. (1, 1) for a
+// dense model.
+namespace {
+std::vector<std::pair<int, int>> expertLayouts(const ModelShape& model, int tp, int cp, int dp)
+{
+    if (!model.moe)
+        return {{1, 1}};
+    std::vector<std::pair<int, int>> layouts;
+    const int64_t ranks = int64_t(tp) * cp * dp;
+    for (int etp : {1, tp}) {
+        if (etp == tp && tp == 1 && !layouts.empty())
+            break;
+        for (int ep : divisorsOf(model.moe->experts))
+            if (ranks % (int64_t(ep) * etp) == 0)
+                layouts.push_back({ep, etp});
+    }
+    return layouts;
+}
+} // namespace
+
+// Micro-batch sizes are innermost, ascending: memory grows with them, so the search stops a
+// family of layouts at the first micro-batch that does not fit.
 std::vector<Layout> enumerateLayouts(const ClusterDesc& cluster, const RunDesc& run)
 {
     const int64_t gpus = cluster.gpuCount();
@@ -453,18 +532,22 @@ std::vector<Layout> enumerateLayouts(const ClusterDesc& cluster, const RunDesc& 
                 const int dp = dataParallelWidth(int64_t(tp) * cp * pp, cluster, run);
                 if (dp == 0)
                     continue;
-                for (int micro : divisorsOf(run.batch.global / dp)) {
-                    const int maxVp = pp > 1 ? model.layers / pp : 1;
-                    for (int vp = 1; vp <= maxVp; ++vp) {
-                        Parallelism& par = probe.parallelism;
-                        par.tp = tp;
-                        par.cp = cp;
-                        par.pp = pp;
-                        par.vp = vp;
-                        par.dp = dp;
-                        probe.batch.micro = micro;
-                        if (isValid(probe, cluster))
-                            layouts.push_back({par, kPlacedDims, micro});
+                const int maxVp = pp > 1 ? model.layers / pp : 1;
+                for (int vp = 1; vp <= maxVp; ++vp) {
+                    for (const auto& [ep, etp] : expertLayouts(model, tp, cp, dp)) {
+                        for (int micro : divisorsOf(run.batch.global / dp)) {
+                            Parallelism& par = probe.parallelism;
+                            par.tp = tp;
+                            par.cp = cp;
+                            par.pp = pp;
+                            par.vp = vp;
+                            par.dp = dp;
+                            par.ep = ep;
+                            par.etp = etp;
+                            probe.batch.micro = micro;
+                            if (isValid(probe, cluster))
+                                layouts.push_back({par, kPlacedDims, micro});
+                        }
                     }
                 }
             }

@@ -26,3 +26,21 @@ inline cs::LoadedFile loadSample(const std::string& name)
     REQUIRE(loaded.has_value());
     return *loaded;
 }
+
+// DeepSeek-V3's shape cut to 8 layers (2 dense) on 2 GB200 NVL72 racks, data parallel only:
+// an MoE run whose search is quick.
+inline std::pair<cs::ClusterDesc, cs::RunDesc> smallDeepSeekV3()
+{
+    const cs::LoadedFile loaded = loadSample("gb200-16-deepseek-v3.run.json");
+    cs::ClusterDesc cluster = *loaded.cluster;
+    cluster.racks = 2;
+    cs::RunDesc run = *loaded.run;
+    run.model.layers = 8;
+    run.model.moe->denseLayers = 2;
+    run.batch.global = 256;
+    run.parallelism = cs::Parallelism{};
+    run.parallelism.distributedOptimizer = true;
+    run.parallelism.dp = 128;
+    run.placement = cs::kPlacedDims;
+    return {cluster, run};
+}

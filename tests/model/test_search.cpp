@@ -154,6 +154,44 @@ TEST_CASE("every reported configuration is valid, fits memory and is ranked by s
     }
 }
 
+TEST_CASE("the search skips no layout that fits at some recompute setting")
+{
+    // Every layout at every recompute setting, against the search's shortcuts through each
+    // run of micro-batch sizes.
+    auto fittingByHand = [](const ClusterDesc& cluster, const RunDesc& run) {
+        int64_t fitting = 0;
+        for (const Layout& layout : enumerateLayouts(cluster, run)) {
+            RunDesc probe = withLayout(run, layout);
+            for (RecomputeMode mode :
+                 {RecomputeMode::None, RecomputeMode::Selective, RecomputeMode::Full}) {
+                probe.parallelism.recompute = Recompute::of(mode);
+                if (estimate(cluster, probe).fitsMemory) {
+                    PerDim<int> dims;
+                    for (Dim d : kAllDims)
+                        dims[d] = layout.parallelism.size(d);
+                    fitting += int64_t(distinctPlacements(dims, cluster.domainSize()).size());
+                    break;
+                }
+            }
+        }
+        return fitting;
+    };
+    // Llama 3 405B on two racks with 72 sequences a step: micro-batch counts that group
+    // unevenly in interleaved schedules, where a larger micro-batch can keep fewer activations.
+    ClusterDesc twoRacks = *fairwater().cluster;
+    twoRacks.racks = 2;
+    RunDesc llama = *fairwater().run;
+    llama.batch.global = 72;
+    llama.parallelism.dp = 0;
+    const auto [moeCluster, moeRun] = smallDeepSeekV3();
+    for (const auto& [cluster, run] : {std::pair{twoRacks, llama}, std::pair{moeCluster, moeRun}}) {
+        INFO(run.model.name);
+        const int64_t expected = fittingByHand(cluster, run);
+        CHECK(expected > 0);
+        CHECK(searchParallelism(cluster, run).fitting == expected);
+    }
+}
+
 TEST_CASE("recompute is reported only where the lighter setting does not fit")
 {
     const ClusterDesc& cluster = *fairwater().cluster;

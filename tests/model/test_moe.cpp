@@ -1,0 +1,153 @@
+// Mixture-of-experts runs: expert parallelism placed on the cluster, memory sharded by it,
+// MFU over active parameters, and the search ranking expert layouts.
+
+#include <algorithm>
+
+#include "calibration.h"
+#include "costmodel.h"
+#include "samplefiles.h"
+#include "search.h"
+#include "validation.h"
+#include "workload.h"
+
+using namespace cs;
+
+namespace {
+
+const LoadedFile& insideRacks()
+{
+    static const LoadedFile loaded = loadSample("gb200-16-deepseek-v3.run.json");
+    return loaded;
+}
+
+const LoadedFile& acrossRacks()
+{
+    static const LoadedFile loaded = loadSample("gb200-16-deepseek-v3-ep-across-racks.run.json");
+    return loaded;
+}
+
+bool valid(const RunDesc& run, const ClusterDesc& cluster)
+{
+    Diagnostics diags;
+    checkRunShape(run, "", "", diags);
+    checkRunOnCluster(run, cluster, "", "", diags);
+    INFO(diags.formatAll());
+    return diags.empty();
+}
+
+// DeepSeek-V3's parameters a token passes through: every dense layer, the attention, router,
+// shared expert and top_k routed experts of each MoE layer, the MTP layer alike, and the LM
+// head (the embedding is a lookup). Counted from the shape, independently of the cost model.
+double activeParameters(const ModelShape& m)
+{
+    const double h = m.hidden;
+    const Attention& a = m.attention;
+    const double qHead = a.qkNopeHeadDim + a.qkRopeHeadDim;
+    const double attention =
+        h * a.qLoraRank + a.qLoraRank * m.heads * qHead + h * (a.kvLoraRank + a.qkRopeHeadDim) +
+        a.kvLoraRank * m.heads * (a.qkNopeHeadDim + a.vHeadDim) + m.heads * a.vHeadDim * h;
+    const Moe& e = *m.moe;
+    const double dense = attention + 3 * h * e.denseFfnHidden;
+    const double moe = attention + h * e.experts + 3 * h * e.ffnHidden * e.topK +
+                       3 * h * e.sharedFfnHidden * e.sharedExperts;
+    const int moeLayers = m.layers - e.denseLayers;
+    return e.denseLayers * dense + (moeLayers + m.mtpLayers) * moe + h * double(m.vocab);
+}
+
+} // namespace
+
+TEST_CASE("expert parallelism inside an NVL72 rack beats the same groups spread over racks")
+{
+    const ClusterDesc& cluster = *insideRacks().cluster;
+    const RunDesc& inside = *insideRacks().run;
+    const RunDesc& across = *acrossRacks().run;
+    REQUIRE(inside.parallelism == across.parallelism);
+    REQUIRE(inside.placement != across.placement);
+
+    const Evaluation in = evaluate(cluster, inside);
+    const Evaluation out = evaluate(cluster, across);
+    CHECK(in.stepTimeS < out.stepTimeS);
+    // Same bytes, slower links: more all-to-all time in all and on the critical path.
+    CHECK(out.commTotalS[Dim::EP] > 2 * in.commTotalS[Dim::EP]);
+    CHECK(out.breakdown.exposed[Dim::EP] > in.breakdown.exposed[Dim::EP]);
+    // The placement moves no memory.
+    CHECK(in.memoryGiBPerGpu == Approx(out.memoryGiBPerGpu));
+}
+
+TEST_CASE("the all-to-all of an expert group within one rack uses NVLink only")
+{
+    const Evaluation in = evaluate(*insideRacks().cluster, *insideRacks().run);
+    const Evaluation out = evaluate(*insideRacks().cluster, *acrossRacks().run);
+    auto expertLinks = [](const Evaluation& e) {
+        int fabric = 0, comm = 0;
+        for (const Event& ev : e.events) {
+            if (ev.isComm() && ev.dim == Dim::EP) {
+                ++comm;
+                fabric += ev.link != LinkClass::NVLink ? 1 : 0;
+            }
+        }
+        return std::pair{comm, fabric};
+    };
+    const auto [inComm, inFabric] = expertLinks(in);
+    const auto [outComm, outFabric] = expertLinks(out);
+    CHECK(inComm > 0);
+    CHECK(inFabric == 0);
+    CHECK(outComm == inComm);
+    CHECK(outFabric == outComm);
+}
+
+TEST_CASE("DeepSeek-V3 fits on 1,024 GB200 with EP 64 but not without expert parallelism")
+{
+    const ClusterDesc& cluster = *insideRacks().cluster;
+    RunDesc run = *insideRacks().run;
+    REQUIRE(run.parallelism.ep == 64);
+    const Evaluation ep64 = estimate(cluster, run);
+    CHECK(ep64.fitsMemory);
+
+    run.parallelism.ep = 1;
+    REQUIRE(valid(run, cluster));
+    const Evaluation ep1 = estimate(cluster, run);
+    CHECK_FALSE(ep1.fitsMemory);
+    // Each rank holds 64 times the routed experts of its stage: hundreds of GiB more.
+    CHECK(ep1.memoryGiBPerGpu > ep64.memoryGiBPerGpu + 500);
+}
+
+TEST_CASE("model FLOPs and MFU count the active parameters of an MoE model")
+{
+    const ClusterDesc& cluster = *insideRacks().cluster;
+    const RunDesc& run = *insideRacks().run;
+    const Workload w = buildWorkload(cluster, run, defaultCalibration());
+    const double flopsPerToken = w.modelFlopsPerStep / w.tokensPerStep;
+    const double active = activeParameters(run.model);
+    // DeepSeek-V3 reports 37 billion activated of 671 billion.
+    CHECK(active == Approx(37e9).epsilon(0.03));
+    // 6 FLOPs per parameter and token, plus attention over the 4,096-token sequence.
+    CHECK(flopsPerToken > 6 * active);
+    CHECK(flopsPerToken < 6 * active * 1.25);
+
+    const Evaluation e = evaluate(cluster, run);
+    CHECK(e.mfu ==
+          Approx(w.modelFlopsPerStep / (e.stepTimeS * double(w.gpus) * w.peakFlopsPerGpu)));
+}
+
+TEST_CASE("the search ranks expert layouts of an MoE run")
+{
+    const auto [cluster, run] = smallDeepSeekV3();
+    REQUIRE(valid(run, cluster));
+
+    SearchOptions options;
+    options.keep = 20;
+    const SearchOutcome outcome = searchParallelism(cluster, run, options);
+    REQUIRE(outcome.results.size() == 20);
+    for (const SearchResult& r : outcome.results) {
+        CHECK(valid(withLayout(run, r.layout), cluster)); // the global batch divides
+        CHECK(r.layout.parallelism.ep > 1);
+    }
+    // EP 1 keeps every expert on every rank: it fits here, but the ranking puts wide expert
+    // groups first, as their GEMMs and weight traffic shrink.
+    const auto widest = std::max_element(
+        outcome.results.begin(), outcome.results.end(), [](const auto& a, const auto& b) {
+            return a.layout.parallelism.ep < b.layout.parallelism.ep;
+        });
+    CHECK(widest->layout.parallelism.ep >= 8);
+}
