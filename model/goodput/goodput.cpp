@@ -68,7 +68,7 @@ TimeSplit TimeSplit::times(double k) const
 // Per segment of n steps (work tau = n w, w the step with its straggler wait), a checkpoint
 // stall C and a period P = tau + C. Failures arrive at rate lambda over the wall time, each
 // costing R + L (recovery and lost work), so wall = n w (P / tau) / (1 - lambda (R + L)) per n
-// steps (Daly 2006, first order), and goodput = t / wall-per-step.
+// steps (the first-order model of Young 1974 and Daly 2006), and goodput = t / wall-per-step.
 GoodputPoint goodputAt(const GoodputInputs& in, int64_t intervalSteps)
 {
     GoodputPoint p;
@@ -95,10 +95,11 @@ GoodputPoint goodputAt(const GoodputInputs& in, int64_t intervalSteps)
 }
 
 // goodput(tau) is proportional to (a - lambda tau / 2) tau / (tau + C): the root of its
-// derivative is tau* = sqrt(C^2 + 2 a C / lambda) - C, Daly's refinement of Young's
-// sqrt(2 C / lambda). a = 1 - lambda (R + C/2) for a synchronous write (C = W), a = 1 -
-// lambda (R + W + C/2) for an asynchronous one (C = the host copy), whose goodput only grows
-// below tau = W (the stall shrinks faster than the work), so its optimum is at least W.
+// derivative is tau* = sqrt(C^2 + 2 a C / lambda) - C; for small C and lambda R, Young's
+// sqrt(2 C / lambda) less C, as Daly has it. a = 1 - lambda (R + C/2) for a synchronous write
+// (C = W), a = 1 - lambda (R + W + C/2) for an asynchronous one (C = the host copy), whose
+// goodput only grows below tau = W (the stall shrinks faster than the work), so its optimum is
+// at least W.
 int64_t optimalIntervalSteps(const GoodputInputs& in)
 {
     const double lambda = in.failuresPerS;

@@ -26,3 +26,12 @@ inline cs::LoadedFile loadSample(const std::string& name)
     REQUIRE(loaded.has_value());
     return *loaded;
 }
+
+// A sample run file with the cluster its `cluster` path names.
+inline cs::ClusterRun loadSampleRun(const std::string& runFile)
+{
+    const cs::LoadedFile f = loadSample(runFile);
+    REQUIRE(f.cluster.has_value());
+    REQUIRE(f.run.has_value());
+    return {*f.cluster, *f.run};
+}

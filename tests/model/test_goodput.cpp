@@ -17,30 +17,17 @@ using namespace cs;
 
 namespace {
 
-struct Sample {
-    ClusterDesc cluster;
-    RunDesc run;
-};
-
-Sample sample(const std::string& runFile)
+ClusterRun ndv5()
 {
-    const LoadedFile f = loadSample(runFile);
-    REQUIRE(f.cluster.has_value());
-    REQUIRE(f.run.has_value());
-    return {*f.cluster, *f.run};
+    return loadSampleRun("ndv5-h100-1344-gpt3-175b.run.json");
 }
 
-Sample ndv5()
+ClusterRun fairwater()
 {
-    return sample("ndv5-h100-1344-gpt3-175b.run.json");
+    return loadSampleRun("fairwater-gb200-128-llama405b.run.json");
 }
 
-Sample fairwater()
-{
-    return sample("fairwater-gb200-128-llama405b.run.json");
-}
-
-Goodput goodputOf(const Sample& s)
+Goodput goodputOf(const ClusterRun& s)
 {
     const Evaluation e = evaluate(s.cluster, s.run);
     REQUIRE(e.goodput.has_value());
@@ -134,7 +121,7 @@ TEST_CASE("the failure rate adds every component in use over its MTBF")
 
 TEST_CASE("halving every MTBF lowers goodput and shortens the optimal interval by about sqrt 2")
 {
-    Sample s = ndv5();
+    ClusterRun s = ndv5();
     s.cluster.reliability = Reliability{};
     s.run.checkpoint = Checkpoint{std::nullopt, false}; // minutes apart: whole steps are exact
     const Goodput before = goodputOf(s);
@@ -151,7 +138,7 @@ TEST_CASE("halving every MTBF lowers goodput and shortens the optimal interval b
 
 TEST_CASE("the automatic interval is the best of the goodput curve; a fixed one is honoured")
 {
-    Sample s = ndv5();
+    ClusterRun s = ndv5();
     REQUIRE(s.run.checkpoint);
     const Goodput automatic = goodputOf(s);
     CHECK(automatic.intervalAuto);
@@ -176,7 +163,7 @@ TEST_CASE("the automatic interval is the best of the goodput curve; a fixed one 
 
 TEST_CASE("asynchronous checkpoints beat synchronous ones")
 {
-    Sample s = fairwater();
+    ClusterRun s = fairwater();
     s.run.checkpoint = Checkpoint{std::nullopt, false};
     const Goodput sync = goodputOf(s);
     s.run.checkpoint = Checkpoint{std::nullopt, true};
@@ -279,7 +266,7 @@ TEST_CASE("the step-time distribution: ascending quantiles around the mean with 
 
 TEST_CASE("step_time_s leaves the straggler wait out; goodput and time to train add it")
 {
-    const Sample s = fairwater();
+    const ClusterRun s = fairwater();
     const Evaluation e = evaluate(s.cluster, s.run);
     REQUIRE(e.goodput);
     REQUIRE(e.variance);
@@ -297,7 +284,7 @@ TEST_CASE("step_time_s leaves the straggler wait out; goodput and time to train 
 
 TEST_CASE("what the description leaves out is reported as assumed")
 {
-    Sample s = ndv5();
+    ClusterRun s = ndv5();
     s.cluster.reliability.reset();
     s.cluster.storage.reset();
     s.run.checkpoint.reset();

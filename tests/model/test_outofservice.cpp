@@ -15,17 +15,9 @@ using namespace cs;
 
 namespace {
 
-struct Sample {
-    ClusterDesc cluster;
-    RunDesc run;
-};
-
-Sample fairwater()
+ClusterRun fairwater()
 {
-    const LoadedFile f = loadSample("fairwater-gb200-128-llama405b.run.json");
-    REQUIRE(f.cluster.has_value());
-    REQUIRE(f.run.has_value());
-    return {*f.cluster, *f.run};
+    return loadSampleRun("fairwater-gb200-128-llama405b.run.json");
 }
 
 std::string problemsOf(const RunDesc& run, const ClusterDesc& cluster)
@@ -37,9 +29,9 @@ std::string problemsOf(const RunDesc& run, const ClusterDesc& cluster)
 
 // A small NVL72-like cluster (8 racks of 64 GPUs) and a 70B-class model on it, so that the
 // search runs in a test.
-Sample smallRackCluster()
+ClusterRun smallRackCluster()
 {
-    Sample s = fairwater();
+    ClusterRun s = fairwater();
     s.cluster.racks = 8;
     s.cluster.layoutRows = 2;
     s.run.model.layers = 80;
@@ -62,7 +54,7 @@ Sample smallRackCluster()
 
 TEST_CASE("a rack out of Fairwater leaves 64 GPUs failed and placement skips them")
 {
-    Sample s = fairwater();
+    ClusterRun s = fairwater();
     s.cluster.failures.racks = {5};
     CHECK(s.cluster.healthyGpuCount() == 8192 - 64);
     s.run.parallelism.dp = 96; // the widest the global batch of 1,152 divides on 127 racks
@@ -88,7 +80,7 @@ TEST_CASE("a rack out of Fairwater leaves 64 GPUs failed and placement skips the
 
 TEST_CASE("a run too big for the healthy GPUs is refused with the healthy count")
 {
-    Sample s = fairwater();
+    ClusterRun s = fairwater();
     s.cluster.failures.racks = {5};
     // dp 128 as the sample has it needs all 8,192 GPUs.
     const std::string given = problemsOf(s.run, s.cluster);
@@ -110,9 +102,9 @@ TEST_CASE("a run too big for the healthy GPUs is refused with the healthy count"
 
 TEST_CASE("the re-plan on a cluster with a rack out fits the healthy GPUs and keeps the batch")
 {
-    const Sample intact = smallRackCluster();
+    const ClusterRun intact = smallRackCluster();
     REQUIRE(problemsOf(intact.run, intact.cluster).empty());
-    Sample failed = intact;
+    ClusterRun failed = intact;
     failed.cluster.failures.racks = {3};
     const int64_t healthy = failed.cluster.healthyGpuCount();
     REQUIRE(healthy == 7 * 64);
