@@ -78,6 +78,20 @@ TEST_CASE("a rack out of Fairwater leaves 64 GPUs failed and placement skips the
     CHECK(p.dimension(Dim::PP).insideDomain());
 }
 
+TEST_CASE("racks, nodes and GPUs out of service overlap and count once")
+{
+    ClusterDesc c = fairwater().cluster;
+    c.failures.racks = {5, 6};
+    c.failures.nodes = {5 * 16 + 3, 7 * 16, 7 * 16};  // one inside rack 5, one twice
+    c.failures.gpus = {6 * 64 + 1, 7 * 64 + 1, 8191}; // inside rack 6, inside node 112, the last
+    const std::vector<bool> healthy = c.healthyGpus();
+    CHECK(c.healthyGpuCount() == std::count(healthy.begin(), healthy.end(), true));
+    CHECK(c.healthyGpuCount() == 8192 - 128 - 4 - 1);
+    CHECK_FALSE(healthy[7 * 64 + 3]);
+    CHECK(healthy[7 * 64 + 4]);
+    CHECK_FALSE(healthy[8191]);
+}
+
 TEST_CASE("a run too big for the healthy GPUs is refused with the healthy count")
 {
     ClusterRun s = fairwater();
