@@ -25,7 +25,8 @@ const CommandSpec kEvaluateSpec{
     {{"--json", "", "print one JSON object"}, kCalibrationOption},
     "the cost model's answer for one step",
     "Predicts one training step of RUN on CLUSTER: step time, its breakdown on the critical\n"
-    "path, communication per dimension, MFU, memory per GPU."};
+    "path, communication per dimension, MFU, memory per GPU; and the run around it: goodput\n"
+    "with checkpoints, failures and restarts, and the wait for the slowest GPU of each step."};
 
 const CommandSpec kValidateRunsSpec{
     "validate-runs",
@@ -63,6 +64,38 @@ json perDimJson(const PerDim<double>& v, const RunDesc& run)
     return j;
 }
 
+json splitJson(const TimeSplit& split)
+{
+    json j = json::object();
+    for (const TimeSplit::Part& part : split.parts())
+        j[std::string(part.key)] = part.seconds;
+    return j;
+}
+
+// Non-finite times (a run that failures keep from finishing) are written as null.
+json goodputJson(const Goodput& g)
+{
+    json j;
+    j["checkpoint_bytes"] = g.checkpoint.bytes;
+    j["checkpoint_write_s"] = g.checkpoint.writeS;
+    j["checkpoint_read_s"] = g.checkpoint.readS;
+    j["checkpoint_host_copy_s"] = g.checkpoint.hostCopyS;
+    j["async"] = g.checkpoint.async;
+    j["interval_steps"] = g.intervalSteps();
+    j["interval_auto"] = g.intervalAuto;
+    j["optimal_interval_steps"] = g.optimalIntervalSteps;
+    j["failures_per_day"] = g.failures.perDay();
+    j["goodput"] = g.goodput();
+    if (const auto t = g.timeToTrainS())
+        j["time_to_train_s"] = *t;
+    if (const auto t = g.timeToTrainIdealS())
+        j["time_to_train_ideal_s"] = *t;
+    if (const auto split = g.timeToTrainSplit())
+        j["time_to_train_split_s"] = splitJson(*split);
+    j["assumed"] = g.assumed();
+    return j;
+}
+
 json evaluationJson(const Evaluation& e, const RunDesc& run)
 {
     json j;
@@ -85,11 +118,44 @@ json evaluationJson(const Evaluation& e, const RunDesc& run)
     j["gpus_failed"] = e.gpusFailed;
     if (e.timeToTrainS)
         j["time_to_train_s"] = *e.timeToTrainS;
+    if (e.goodput)
+        j["goodput"] = goodputJson(*e.goodput);
+    if (e.variance)
+        j["variance"] = {{"step_stddev_s", e.variance->stepStddevS},
+                         {"straggler_s", e.variance->stragglerS},
+                         {"step_jitter", e.variance->jitter.sigma}};
     if (run.measured) {
         j["measured_s"] = run.measured->stepTimeS;
         j["error"] = e.stepTimeS / run.measured->stepTimeS - 1;
     }
     return j;
+}
+
+std::string minutes(double seconds)
+{
+    return std::isfinite(seconds) ? fixed(seconds / 60, 2) + " min" : "never (failures outpace it)";
+}
+
+void printGoodput(const Goodput& g, const StepVariance& v, std::ostream& out)
+{
+    out << "goodput            " << percent(g.goodput()) << " (checkpoint every "
+        << withThousands(g.intervalSteps()) << " steps" << (g.intervalAuto ? ", the optimum" : "")
+        << "; " << fixed(g.failures.perDay(), 1) << " failures a day)\n";
+    out << "checkpoint         " << fixed(g.checkpoint.bytes / 1e12, 2) << " TB, written in "
+        << fixed(g.checkpoint.writeS, 2) << " s ("
+        << (g.checkpoint.async ? "asynchronous: stalls " + fixed(g.checkpoint.hostCopyS * 1e3, 1) +
+                                     " ms for the host copy"
+                               : std::string("synchronous"))
+        << "), read in " << fixed(g.checkpoint.readS, 2) << " s\n";
+    out << "stragglers         +" << fixed(v.stragglerS * 1e3, 1) << " ms a step (step std "
+        << fixed(v.stepStddevS * 1e3, 2) << " ms)\n";
+    if (const auto t = g.timeToTrainS())
+        out << "with failures      " << minutes(*t)
+            << " to train (restarts, lost work, checkpoints, stragglers)\n";
+    const std::vector<std::string> assumed = g.assumed();
+    if (!assumed.empty())
+        out << "assumed            " << wordList(assumed, ", ")
+            << " (the defaults of docs/cost-model.md, \"Goodput\")\n";
 }
 
 void printEvaluation(const Evaluation& e, const RunDesc& run, std::ostream& out)
@@ -125,6 +191,8 @@ void printEvaluation(const Evaluation& e, const RunDesc& run, std::ostream& out)
             << " out of service\n";
     if (e.timeToTrainS)
         out << "time to train      " << fixed(*e.timeToTrainS / 60, 2) << " min\n";
+    if (e.goodput && e.variance)
+        printGoodput(*e.goodput, *e.variance, out);
 }
 
 } // namespace

@@ -33,6 +33,15 @@ void finish(const ClusterDesc& cluster, const RunDesc& run, const Workload& w, E
     e.gpusFailed = cluster.gpuCount() - healthy;
 }
 
+// The training run around the step: only what is shown, so the search's estimates skip it.
+void finishTrainingRun(const ClusterDesc& cluster, const RunDesc& run, const Workload& w,
+                       Evaluation& e)
+{
+    TrainingRun training = trainingRunOf(cluster, run, e.stepTimeS, w.modelParams(), w.gpus);
+    e.goodput = std::move(training.goodput);
+    e.variance = std::move(training.variance);
+}
+
 } // namespace
 
 std::vector<Breakdown::Part> Breakdown::parts() const
@@ -70,6 +79,7 @@ Evaluation evaluate(const ClusterDesc& cluster, const RunDesc& run, const EvalOp
     const Workload w = buildWorkload(cluster, run, calibrationOf(opts));
     Evaluation e = simulateStep(w);
     finish(cluster, run, w, e);
+    finishTrainingRun(cluster, run, w, e);
     return e;
 }
 

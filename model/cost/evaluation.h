@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "description.h"
+#include "goodput.h"
 #include "topology.h"
 
 namespace cs {
@@ -86,6 +87,11 @@ struct Evaluation {
     int64_t gpusUsed = 0;
     int64_t gpusIdle = 0;   // healthy, holding no rank
     int64_t gpusFailed = 0; // out of service
+    // The whole training run: checkpoints, failures and restarts, and the straggler wait, which
+    // step_time_s leaves out (the step as the schedule runs it; goodput adds the wait).
+    // evaluate() fills them; estimate(), which only ranks layouts for the search, does not.
+    std::optional<Goodput> goodput;
+    std::optional<StepVariance> variance;
     std::vector<Event> events;
 };
 

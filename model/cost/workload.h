@@ -78,6 +78,15 @@ struct Workload {
     size_t op(int stage, int chunk) const { return size_t(stage) * v + chunk; }
     int layersOf(int stage, int chunk) const { return layers[size_t(chunk) * p + stage]; }
     const DimComm& dp() const { return dims[Dim::DP]; }
+    // Parameters of the whole model: every chunk's share of one GPU times the tensor-parallel
+    // GPUs that split it (context and data parallel ranks hold copies).
+    double modelParams() const
+    {
+        double sum = 0;
+        for (double params : paramsOfChunk)
+            sum += params;
+        return sum * t;
+    }
 
     // Reducing gradients (all-reduce, or reduce-scatter with a sharded optimizer) of dense and
     // expert parameters, each over its own group; gathering the parameters back.

@@ -104,30 +104,53 @@ double FabricTopology::oversubscriptionAt(int boundary) const
     return oversubscription[std::min(size_t(std::max(0, boundary)), oversubscription.size() - 1)];
 }
 
+namespace {
+
+// The GPUs out of service as ranges [first, end), merged and in order: the failure lists are
+// short while the cluster may hold 131,072 GPUs, so counting walks the ranges, not the GPUs.
+std::vector<std::pair<int64_t, int64_t>> failedGpuRanges(const ClusterDesc& c)
+{
+    std::vector<std::pair<int64_t, int64_t>> ranges;
+    const int64_t perRack = int64_t(c.nodesPerRack) * c.gpusPerNode;
+    auto add = [&](int64_t first, int64_t count) {
+        const int64_t begin = std::max<int64_t>(first, 0);
+        const int64_t end = std::min(first + count, c.gpuCount());
+        if (begin < end)
+            ranges.emplace_back(begin, end);
+    };
+    for (int r : c.failures.racks)
+        add(r * perRack, perRack);
+    for (int n : c.failures.nodes)
+        add(int64_t(n) * c.gpusPerNode, c.gpusPerNode);
+    for (int g : c.failures.gpus)
+        add(g, 1);
+    std::sort(ranges.begin(), ranges.end());
+    std::vector<std::pair<int64_t, int64_t>> merged;
+    for (const auto& range : ranges) {
+        if (!merged.empty() && range.first <= merged.back().second)
+            merged.back().second = std::max(merged.back().second, range.second);
+        else
+            merged.push_back(range);
+    }
+    return merged;
+}
+
+} // namespace
+
 std::vector<bool> ClusterDesc::healthyGpus() const
 {
     std::vector<bool> healthy(size_t(gpuCount()), true);
-    const int64_t perRack = int64_t(nodesPerRack) * gpusPerNode;
-    auto markOut = [&](int64_t first, int64_t count) {
-        for (int64_t g = first; g < first + count && g < int64_t(healthy.size()); ++g)
-            if (g >= 0)
-                healthy[size_t(g)] = false;
-    };
-    for (int r : failures.racks)
-        markOut(r * perRack, perRack);
-    for (int n : failures.nodes)
-        markOut(int64_t(n) * gpusPerNode, gpusPerNode);
-    for (int g : failures.gpus)
-        markOut(g, 1);
+    for (const auto& [first, end] : failedGpuRanges(*this))
+        std::fill(healthy.begin() + first, healthy.begin() + end, false);
     return healthy;
 }
 
 int64_t ClusterDesc::healthyGpuCount() const
 {
-    if (failures.racks.empty() && failures.nodes.empty() && failures.gpus.empty())
-        return gpuCount();
-    const std::vector<bool> healthy = healthyGpus();
-    return std::count(healthy.begin(), healthy.end(), true);
+    int64_t healthy = gpuCount();
+    for (const auto& [first, end] : failedGpuRanges(*this))
+        healthy -= end - first;
+    return healthy;
 }
 
 int RunDesc::dpFor(int64_t gpus) const

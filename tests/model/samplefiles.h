@@ -27,14 +27,21 @@ inline cs::LoadedFile loadSample(const std::string& name)
     return *loaded;
 }
 
+// A sample run file with the cluster its `cluster` path names.
+inline cs::ClusterRun loadSampleRun(const std::string& runFile)
+{
+    const cs::LoadedFile f = loadSample(runFile);
+    REQUIRE(f.cluster.has_value());
+    REQUIRE(f.run.has_value());
+    return {*f.cluster, *f.run};
+}
+
 // DeepSeek-V3's shape cut to 8 layers (2 dense) on 2 GB200 NVL72 racks, data parallel only:
 // an MoE run whose search is quick.
-inline std::pair<cs::ClusterDesc, cs::RunDesc> smallDeepSeekV3()
+inline cs::ClusterRun smallDeepSeekV3()
 {
-    const cs::LoadedFile loaded = loadSample("gb200-16-deepseek-v3.run.json");
-    cs::ClusterDesc cluster = *loaded.cluster;
+    auto [cluster, run] = loadSampleRun("gb200-16-deepseek-v3.run.json");
     cluster.racks = 2;
-    cs::RunDesc run = *loaded.run;
     run.model.layers = 8;
     run.model.moe->denseLayers = 2;
     run.batch.global = 256;
