@@ -2,10 +2,12 @@
 
 #include <QMainWindow>
 #include <QPointer>
+#include <array>
 #include <optional>
 
 #include "description.h"
 #include "documentio.h"
+#include "helppages.h"
 
 class Autosaver;
 class BookmarksList;
@@ -14,6 +16,8 @@ class MeasuredRunsDialog;
 class InspectorPanel;
 class LegendWidget;
 class QComboBox;
+class QDialog;
+class QLabel;
 class TopologyView;
 class Presentation;
 class PropertiesPanel;
@@ -91,9 +95,15 @@ private:
     void exportTrace();
     QString askSavePath(const QString& title, const QString& suggestedName, const QString& filter);
     void searchParallelism();
+
+public:
     void setDarkTheme(bool dark);
+
+private:
     void readSettings();
-    void applyDefaultDockSizes();
+    void createStatusBar();
+    void updateStepFigure();
+    void showHelp(HelpPage page);
     void writeSettings();
     void about();
 
@@ -118,4 +128,6 @@ private:
     QString m_lastProblem;
     std::optional<DiskState> m_diskState;
     QPointer<MeasuredRunsDialog> m_measuredRuns;
+    QLabel* m_stepFigure = nullptr;
+    std::array<QPointer<QDialog>, kHelpPages> m_help;
 };

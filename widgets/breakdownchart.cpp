@@ -78,12 +78,19 @@ BreakdownChart::BreakdownChart(QWidget* parent)
 {
     // The legend carries the values: beside the bar, where they have room.
     // Beside the bars too in the communication chart: its four rows need the height.
-    stepChart()->legend()->setAlignment(Qt::AlignRight);
-    communicationChart()->legend()->setAlignment(Qt::AlignRight);
+    for (QChart* chart : {stepChart(), communicationChart()}) {
+        chart->legend()->setAlignment(Qt::AlignRight);
+        QFont small = chart->legend()->font();
+        small.setPointSizeF(small.pointSizeF() * 0.9);
+        chart->legend()->setFont(small);
+    }
+    m_stepView->setLeastSize({260, 170});
+    m_commView->setLeastSize({260, 150});
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(m_stepView, 1);
-    layout->addWidget(m_commView, 1);
+    // The step's parts need more lines of legend than the four dimensions.
+    layout->addWidget(m_stepView, 5);
+    layout->addWidget(m_commView, 4);
 }
 
 QChart* BreakdownChart::stepChart() const

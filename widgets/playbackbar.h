@@ -50,7 +50,11 @@ public:
 signals:
     void stateEdited(double timeS, double speed, bool playing);
 
+protected:
+    void changeEvent(QEvent* event) override;
+
 private:
+    void updateIcons();
     void edit(double timeS, double speed, bool playing);
     void show(double timeS, double speed, bool playing);
     void tick();

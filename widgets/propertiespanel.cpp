@@ -118,6 +118,8 @@ PropertiesPanel::PropertiesPanel(QWidget* parent)
             auto* box = new QGroupBox(group, inner);
             form = new QFormLayout(box);
             form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+            // A narrow dock puts a field under its label rather than clip either.
+            form->setRowWrapPolicy(QFormLayout::WrapLongRows);
             innerLayout->addWidget(box);
         }
         addEditor(int(i), form);
@@ -127,6 +129,7 @@ PropertiesPanel::PropertiesPanel(QWidget* parent)
     scroll->setWidget(inner);
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     m_problem = new QLabel(this);
     m_problem->setWordWrap(true);
     m_problem->setStyleSheet(QStringLiteral("color: #c0392b; padding: 4px;"));
@@ -326,6 +329,7 @@ void PropertiesPanel::addEditor(int index, QFormLayout* form)
     }
     editor->setToolTip(f.tip);
     editor->setObjectName(f.label);
+    editor->setMinimumWidth(std::min(editor->minimumSizeHint().width(), 72));
     form->addRow(f.label, editor);
     m_editors.push_back(editor);
     m_shownText.push_back(editorText(editor));

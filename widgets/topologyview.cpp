@@ -186,6 +186,8 @@ void TopologyView::mouseMoveEvent(QMouseEvent* event)
     if (hit != m_hover) {
         m_hover = hit;
         update();
+        const QString text = m_scene ? m_scene->describe(hit) : QString();
+        emit hovered(text.section(QLatin1Char('\n'), 0, 0));
     }
 }
 
@@ -231,6 +233,7 @@ void TopologyView::leaveEvent(QEvent* event)
 {
     m_hover = {};
     update();
+    emit hovered(QString());
     QWidget::leaveEvent(event);
 }
 

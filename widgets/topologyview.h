@@ -36,6 +36,10 @@ public:
     ViewTransform currentTransform() const;
     Hit hitAt(QPointF widgetPos) const;
 
+signals:
+    // What the pointer is over, in one line; empty when it leaves or is over nothing.
+    void hovered(const QString& what);
+
 public slots:
     void viewStateChanged();
     void fitToView();

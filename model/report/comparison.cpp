@@ -489,7 +489,7 @@ std::string figureText(FigureUnit unit, double value)
     case FigureUnit::Rate:
         return withThousands(int64_t(std::llround(value)));
     case FigureUnit::Seconds:
-        return fixed(value, 3) + " s";
+        return stepTimeText(value);
     case FigureUnit::Fraction:
         return fixed(value * 100, 1) + " %";
     case FigureUnit::GiB:
@@ -497,11 +497,7 @@ std::string figureText(FigureUnit unit, double value)
     case FigureUnit::GpuSeconds:
         return fixed(value * 1e3, 3) + " GPU-ms";
     case FigureUnit::TrainingTime:
-        if (value >= 2 * 86400)
-            return fixed(value / 86400, 1) + " days";
-        if (value >= 3600)
-            return fixed(value / 3600, 1) + " h";
-        return fixed(value / 60, 1) + " min";
+        return trainingTimeText(value);
     case FigureUnit::GpuHours:
         return withThousands(int64_t(std::llround(value))) + " GPU-h";
     }
