@@ -79,8 +79,11 @@ MainWindow::MainWindow(const QString& recoveryDir, QWidget* parent)
             [this] { m_properties->setValues(m_document->cluster(), m_document->run()); });
     connect(m_document, &Document::bookmarksChanged, this,
             [this] { m_bookmarks->setBookmarks(m_document->bookmarks()); });
-    if (const QScreen* screen = QGuiApplication::primaryScreen())
-        resize(defaultWindowSize(screen->availableGeometry().size()));
+    if (const QScreen* screen = QGuiApplication::primaryScreen()) {
+        const QSize size = defaultWindowSize(screen->availableGeometry().size());
+        placeDocks(this, size);
+        resize(size);
+    }
     createStatusBar();
     readSettings();
     updateTitle();

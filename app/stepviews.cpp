@@ -162,8 +162,11 @@ QWidget* StepViews::createTimelinePanel()
     connect(find, &QLineEdit::textChanged, this, [this, find, found](const QString& text) {
         QString problem;
         const bool understood = m_timeline->setFilter(text, &problem);
-        find->setStyleSheet(understood ? QString() : QStringLiteral("color: #d0243f;"));
-        found->setText(!understood ? QObject::tr("?")
+        QPalette ink; // the application's, but for red text where a word is not understood
+        if (!understood)
+            ink.setColor(QPalette::Text, QColor(0xd0, 0x24, 0x3f));
+        find->setPalette(ink);
+        found->setText(!understood ? QObject::tr("not understood")
                        : text.isEmpty()
                            ? QString()
                            : QObject::tr("%n event(s)", "", m_timeline->filterMatches()));

@@ -1,6 +1,7 @@
 #include "windowlayout.h"
 
 #include <QDockWidget>
+#include <QLayout>
 #include <QMainWindow>
 #include <QScrollArea>
 #include <QToolBar>
@@ -42,6 +43,11 @@ constexpr DockPlace kShortDocks[] = {
     {"timelineDock", Qt::BottomDockWidgetArea, nullptr},
 };
 
+QDockWidget* dockNamed(QMainWindow* window, const char* name)
+{
+    return name ? window->findChild<QDockWidget*>(QString::fromLatin1(name)) : nullptr;
+}
+
 int share(int total, double fraction, int least, int most)
 {
     return std::clamp(int(total * fraction), least, most);
@@ -68,22 +74,25 @@ QSize defaultWindowSize(const QSize& available)
             std::max(600, int(available.height() * (available.height() < 1000 ? 0.94 : 0.88)))};
 }
 
-void applyDefaultLayout(QMainWindow* window)
+void placeDocks(QMainWindow* window, QSize size)
 {
-    const auto dock = [window](const char* name) {
-        return name ? window->findChild<QDockWidget*>(QString::fromLatin1(name)) : nullptr;
-    };
-    const QSize size = window->size();
+    const auto dock = [window](const char* name) { return dockNamed(window, name); };
     const bool tall = size.height() >= kTallFrom;
     for (const DockPlace& place : tall ? std::span(kTallDocks) : std::span(kShortDocks)) {
         QDockWidget* d = dock(place.name);
         if (!d)
             continue;
-        d->setFloating(false);
-        if (QDockWidget* with = dock(place.tabbedWith))
-            window->tabifyDockWidget(with, d);
-        else
-            window->addDockWidget(place.area, d);
+        QDockWidget* with = dock(place.tabbedWith);
+        const bool placed = !d->isFloating() && window->dockWidgetArea(d) == place.area &&
+                            (!with || window->tabifiedDockWidgets(with).contains(d));
+        // Moving a dock that is in place would reshuffle its neighbours for nothing.
+        if (!placed) {
+            d->setFloating(false);
+            if (with)
+                window->tabifyDockWidget(with, d);
+            else
+                window->addDockWidget(place.area, d);
+        }
         d->show();
     }
     for (const char* first : {"legend", "breakdownDock"})
@@ -98,10 +107,21 @@ void applyDefaultLayout(QMainWindow* window)
                 window->insertToolBarBreak(bar);
         }
     }
+}
 
+void applyDefaultLayout(QMainWindow* window)
+{
+    const auto dock = [window](const char* name) { return dockNamed(window, name); };
+    const QSize size = window->size();
+    const bool tall = size.height() >= kTallFrom;
+    placeDocks(window, size);
+    // Docks moved one by one may pass through arrangements that ask for more room than the
+    // window has, and the window grows to give it; the last one fits.
+    window->layout()->activate();
+    window->resize(size);
     const int left = share(size.width(), 0.19, 250, 380);
     const int right = share(size.width(), 0.3, 440, 720);
-    const int timeline = share(size.height(), 0.27, 180, 420);
+    const int timeline = share(size.height(), 0.27, 170, 420);
     // Sizes along a column are shares of what the column holds, not of the window.
     const int column = size.height() - timeline - 80;
     const int legend = dock("legend")

@@ -13,3 +13,6 @@ QSize defaultWindowSize(const QSize& available);
 // Docks back to their areas and tabs, shown, docked, and sized for the window's size. Docks
 // the table does not name are left where they are.
 void applyDefaultLayout(QMainWindow* window);
+// The first half alone: docks to their areas and tabs for a window of `size`. Done before the
+// window is first sized, so that no arrangement of the docks asks for more than the screen.
+void placeDocks(QMainWindow* window, QSize size);

@@ -12,6 +12,7 @@
 
 #include "activitycolors.h"
 #include "cachedchartview.h"
+#include "text.h"
 
 namespace {
 
@@ -59,16 +60,22 @@ void fitValueAxis(QChart* chart, double maximum)
         if (auto* values = qobject_cast<QValueAxis*>(axis)) {
             values->setRange(nice.min(), nice.max());
             values->setTickCount(nice.tickCount());
+            values->setLabelFormat(nice.max() >= 20  ? QStringLiteral("%.0f")
+                                   : nice.max() >= 2 ? QStringLiteral("%.1f")
+                                                     : QStringLiteral("%.2f"));
         }
 }
 
 } // namespace
 
-QString formatSeconds(double s)
+QString stepTime(double s)
 {
-    if (std::abs(s) >= 0.1)
-        return QStringLiteral("%1 s").arg(s, 0, 'f', 3);
-    return QStringLiteral("%1 ms").arg(s * 1e3, 0, 'f', 1);
+    return QString::fromStdString(cs::stepTimeText(s));
+}
+
+QString inStepTime(double s)
+{
+    return QString::fromStdString(cs::inStepTimeText(s));
 }
 
 BreakdownChart::BreakdownChart(QWidget* parent)
@@ -84,8 +91,8 @@ BreakdownChart::BreakdownChart(QWidget* parent)
         small.setPointSizeF(small.pointSizeF() * 0.9);
         chart->legend()->setFont(small);
     }
-    m_stepView->setLeastSize({260, 170});
-    m_commView->setLeastSize({260, 150});
+    m_stepView->setLeastSize({260, 160});
+    m_commView->setLeastSize({260, 175});
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     // The step's parts need more lines of legend than the four dimensions.
@@ -163,22 +170,22 @@ void BreakdownChart::buildStepChart(const cs::Evaluation& evaluation,
         if (part.seconds <= 0)
             continue;
         Bar bar{QStringLiteral("%1 %2").arg(QString::fromStdString(part.label),
-                                            formatSeconds(part.seconds)),
+                                            inStepTime(part.seconds)),
                 breakdownColor(part),
                 {part.seconds}};
         if (measuredStepS)
             bar.values << 0.0;
         bars.push_back(bar);
     }
-    QString title = tr("Step %1 predicted").arg(formatSeconds(evaluation.stepTimeS));
+    QString title = tr("Step %1 predicted").arg(stepTime(evaluation.stepTimeS));
     double longest = evaluation.stepTimeS;
     if (measuredStepS) {
-        bars.push_back({tr("measured %1").arg(formatSeconds(*measuredStepS)),
+        bars.push_back({tr("measured %1").arg(stepTime(*measuredStepS)),
                         QColor::fromRgb(kMeasured),
                         {0.0, *measuredStepS}});
         const double error = (evaluation.stepTimeS - *measuredStepS) / *measuredStepS;
         title += tr(", measured %1, error %2%3 %")
-                     .arg(formatSeconds(*measuredStepS), error >= 0 ? "+" : "")
+                     .arg(stepTime(*measuredStepS), error >= 0 ? "+" : "")
                      .arg(error * 100, 0, 'f', 1);
         longest = std::max(longest, *measuredStepS);
     }
@@ -208,16 +215,17 @@ void BreakdownChart::buildCommunicationChart(const cs::Evaluation& evaluation)
     for (cs::Dim d : cs::kAllDims) {
         if (!shown(d, evaluation))
             continue;
-        const double total = evaluation.commTotalS[d];
-        const double onPath = std::min(evaluation.commExposedS[d], total);
+        // Within a step: milliseconds.
+        const double total = evaluation.commTotalS[d] * 1e3;
+        const double onPath = std::min(evaluation.commExposedS[d] * 1e3, total);
         exposed.values << onPath;
         hidden.values << total - onPath;
         longest = std::max(longest, total);
     }
     QChart* chart = communicationChart();
-    setBars(chart, categories, tr("seconds per step"), {exposed, hidden});
+    setBars(chart, categories, tr("ms per step"), {exposed, hidden});
     chart->setTitle(tr("Communication: %1 exposed of %2")
-                        .arg(formatSeconds(sumOf(evaluation.commExposedS)),
-                             formatSeconds(sumOf(evaluation.commTotalS))));
+                        .arg(inStepTime(sumOf(evaluation.commExposedS)),
+                             inStepTime(sumOf(evaluation.commTotalS))));
     fitValueAxis(chart, longest);
 }

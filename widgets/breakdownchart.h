@@ -30,6 +30,3 @@ private:
     CachedChartView* m_stepView = nullptr;
     CachedChartView* m_commView = nullptr;
 };
-
-// "1.234 s" or "12.3 ms": seconds as a chart label shows them.
-QString formatSeconds(double s);

@@ -4,6 +4,8 @@
 #include <QComboBox>
 #include <QEvent>
 #include <QLabel>
+#include <QPaintEvent>
+#include <QPainter>
 #include <QSignalBlocker>
 #include <QSlider>
 #include <algorithm>
@@ -30,9 +32,6 @@ PlaybackBar::PlaybackBar(QWidget* parent)
     : QToolBar(tr("Playback"), parent)
 {
     setObjectName(QStringLiteral("playbackBar"));
-    // Fusion paints a toolbar's panel slowly (about 3 ms at full width in the software
-    // rasterizer); a plain panel keeps the bar, repainted every frame, cheap.
-    setStyleSheet(QStringLiteral("QToolBar { border: none; }"));
     m_timer.setInterval(kFrameIntervalMs);
     m_timer.setTimerType(Qt::PreciseTimer);
     connect(&m_timer, &QTimer::timeout, this, &PlaybackBar::tick);
@@ -72,6 +71,15 @@ PlaybackBar::PlaybackBar(QWidget* parent)
     updateSpeedLabels();
     updateWidgets();
     updateIcons();
+}
+
+// Fusion paints a toolbar's panel slowly (about 3 ms at full width in the software rasterizer);
+// a plain panel keeps the bar, repainted every frame, cheap. (A style sheet would do the same,
+// but would freeze the bar's palette against a change of theme.)
+void PlaybackBar::paintEvent(QPaintEvent* event)
+{
+    QPainter p(this);
+    p.fillRect(event->rect(), palette().window());
 }
 
 void PlaybackBar::changeEvent(QEvent* event)

@@ -230,11 +230,11 @@ TEST_CASE("the breakdown chart shows the breakdown, and the measurement beside i
 
     auto* comm = barsOf(chart.communicationChart());
     REQUIRE(comm->count() == 2);
-    for (cs::Dim d : cs::kAllDims) {
+    for (cs::Dim d : cs::kAllDims) { // within a step: milliseconds
         INFO(cs::toString(d));
-        CHECK(comm->barSets()[0]->at(int(d)) == Approx(eval.commExposedS[d]));
+        CHECK(comm->barSets()[0]->at(int(d)) == Approx(eval.commExposedS[d] * 1e3));
         CHECK(comm->barSets()[0]->at(int(d)) + comm->barSets()[1]->at(int(d)) ==
-              Approx(eval.commTotalS[d]));
+              Approx(eval.commTotalS[d] * 1e3));
     }
 
     chart.setEvaluation(eval, std::nullopt);
