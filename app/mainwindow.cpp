@@ -8,6 +8,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QGuiApplication>
+#include <QInputDialog>
 #include <QKeySequence>
 #include <QLabel>
 #include <QLocale>
@@ -28,6 +29,7 @@
 #include <QToolBar>
 
 #include "autosave.h"
+#include "bookmarkdialog.h"
 #include "bookmarkslist.h"
 #include "document.h"
 #include "documentio.h"
@@ -90,6 +92,12 @@ MainWindow::MainWindow(const QString& recoveryDir, QWidget* parent)
 }
 
 MainWindow::~MainWindow() = default;
+
+void MainWindow::setQuiet(bool quiet)
+{
+    m_quiet = quiet;
+    m_presentation->setQuiet(quiet);
+}
 
 void MainWindow::createTopologyView()
 {
@@ -211,6 +219,19 @@ void MainWindow::createDocks()
                 m_document->undoStack()->push(
                     new SetBookmarksCommand(m_document, marks, tr("Rename Bookmark")));
             });
+    connect(m_bookmarks, &BookmarksList::editRequested, this, [this](int i) {
+        auto marks = m_document->bookmarks();
+        if (i < 0 || i >= int(marks.size()))
+            return;
+        BookmarkDialog ask(tr("Edit Bookmark"), QString::fromStdString(marks[size_t(i)].title),
+                           QString::fromStdString(marks[size_t(i)].notes), this);
+        if (ask.exec() != QDialog::Accepted)
+            return;
+        marks[size_t(i)].title = ask.caption().toStdString();
+        marks[size_t(i)].notes = ask.notes().toStdString();
+        m_document->undoStack()->push(
+            new SetBookmarksCommand(m_document, marks, tr("Edit Bookmark")));
+    });
     connect(m_bookmarks, &BookmarksList::removeRequested, this, [this](int i) {
         auto marks = m_document->bookmarks();
         if (i < 0 || i >= int(marks.size()))
@@ -230,8 +251,9 @@ void MainWindow::createActions()
     QAction* search =
         tools->addAction(tr("&Search Parallelism..."), this, &MainWindow::searchParallelism);
     search->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L));
+    search->setObjectName(QStringLiteral("searchParallelism"));
     search->setStatusTip(tr("Rank every valid TP, CP, PP, VP, micro-batch, recompute and placement "
-                            "for this model on this cluster"));
+                            "for this model on this cluster, with any of them held fixed"));
     m_helpMenu = menuBar()->addMenu(tr("&Help"));
     QAction* shortcuts = m_helpMenu->addAction(tr("&Keyboard Shortcuts"), this,
                                                [this] { showHelp(HelpPage::Shortcuts); });
@@ -282,8 +304,10 @@ void MainWindow::createFileMenu()
     QMenu* exportMenu = file->addMenu(tr("&Export"));
     for (const QString& format :
          {QStringLiteral("PNG"), QStringLiteral("SVG"), QStringLiteral("PDF")})
-        exportMenu->addAction(tr("Topology as %1...").arg(format), this,
+        exportMenu->addAction(tr("View as %1...").arg(format), this,
                               [this, format] { exportTopology(format); });
+    exportMenu->addAction(tr("Bookmarks as a PDF Handout..."), this, &MainWindow::exportHandout)
+        ->setStatusTip(tr("One page per bookmark: its caption, its view and its speaker notes"));
     exportMenu->addSeparator();
     for (const QString& format :
          {QStringLiteral("PNG"), QStringLiteral("SVG"), QStringLiteral("PDF")})
@@ -318,6 +342,7 @@ void MainWindow::createViewMenu()
     m_viewMenu->addAction(m_presentation->toggleAction());
     m_viewMenu->addAction(m_presentation->nextAction());
     m_viewMenu->addAction(m_presentation->previousAction());
+    m_viewMenu->addAction(m_presentation->notesAction());
     m_viewMenu->addSeparator();
     QAction* reset =
         m_viewMenu->addAction(tr("&Reset Layout"), this, [this] { applyDefaultLayout(this); });
@@ -658,15 +683,46 @@ void MainWindow::dropEvent(QDropEvent* event)
     event->acceptProposedAction();
 }
 
+std::optional<QSize> MainWindow::askFigureSize()
+{
+    const QList<QSize> sizes{{1920, 1080}, {2560, 1440}, {3840, 2160}, {1280, 720}, size()};
+    if (m_quiet)
+        return sizes.front();
+    QStringList choices;
+    for (const QSize& s : sizes)
+        choices << tr("%1 x %2").arg(s.width()).arg(s.height());
+    choices.last() += tr(" (this window)");
+    bool ok = false;
+    const QString choice = QInputDialog::getItem(this, tr("Export View"), tr("Size in pixels:"),
+                                                 choices, 0, false, &ok);
+    if (!ok)
+        return std::nullopt;
+    return sizes[int(choices.indexOf(choice))];
+}
+
 void MainWindow::exportTopology(const QString& format)
 {
-    const QString path =
-        askSavePath(tr("Export Topology"), QStringLiteral("topology.") + format.toLower(),
-                    tr("%1 files (*.%2)").arg(format, format.toLower()));
+    const std::optional<QSize> size = askFigureSize();
+    if (!size)
+        return;
+    const QString path = askSavePath(tr("Export View"), QStringLiteral("view.") + format.toLower(),
+                                     tr("%1 files (*.%2)").arg(format, format.toLower()));
     if (path.isEmpty())
         return;
     QString error;
-    if (!exportWidget(centralWidget(), path, format, &error))
+    if (!exportFigure(*m_document, m_document->view(), figureTitle(*m_document), *size, path,
+                      format, &error))
+        report(tr("Cannot export"), error);
+}
+
+void MainWindow::exportHandout()
+{
+    const QString path = askSavePath(tr("Export Bookmarks"), QStringLiteral("bookmarks.pdf"),
+                                     tr("PDF files (*.pdf)"));
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (!exportBookmarksHandout(*m_document, path, &error))
         report(tr("Cannot export"), error);
 }
 

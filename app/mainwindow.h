@@ -57,7 +57,7 @@ public:
     bool offerRecovery();
     // When set, problems and questions are kept in lastProblem() instead of shown in a dialog,
     // and each question takes the answer that loses nothing (tests).
-    void setQuiet(bool quiet) { m_quiet = quiet; }
+    void setQuiet(bool quiet);
     QString lastProblem() const { return m_lastProblem; }
 
 protected:
@@ -90,6 +90,9 @@ private:
     void setDiskState(const std::optional<DiskState>& state);
     void report(const QString& title, const QString& text);
     void exportTopology(const QString& format);
+    void exportHandout();
+    // The pixel size of an exported view: presets and the window's; nothing when cancelled.
+    std::optional<QSize> askFigureSize();
     void exportWindow(const QString& format);
     void exportBreakdownCsv();
     void exportTrace();

@@ -263,8 +263,11 @@ void StepViews::createMenu()
                       m_bar->toStartAction(), m_bar->loopAction()});
     menu->addSeparator();
     menu->addActions({m_bar->slowerAction(), m_bar->fasterAction()});
-    // Shortcuts of actions that are only in a menu must be known to the window too.
-    m_window->addActions({m_bar->slowerAction(), m_bar->fasterAction()});
+    // The window knows every playback shortcut itself: they work while presenting, with the
+    // menus and the bar hidden.
+    m_window->addActions({m_bar->playAction(), m_bar->stepBackAction(), m_bar->stepForwardAction(),
+                          m_bar->toStartAction(), m_bar->loopAction(), m_bar->slowerAction(),
+                          m_bar->fasterAction()});
     menu->addSeparator();
     QAction* critical = menu->addAction(QObject::tr("Highlight &Critical Path"));
     critical->setCheckable(true);

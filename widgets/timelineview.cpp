@@ -662,7 +662,13 @@ QString TimelineView::describeAt(QPointF pos) const
         pos.x() > m_mapping.left + m_mapping.width ||
         !TimelineLanes::inMainLane(m_geometry.fractionInRow(pos.y())))
         return {};
-    return describeGap(row, m_mapping.timeOf(pos.x()));
+    // A stage waiting on its exposed collectives shows them in the lane below its compute.
+    const double t = m_mapping.timeOf(pos.x());
+    const int below = m_lanes.eventAt(row, 0.9, t, 2 * m_mapping.secondsPerPixel());
+    if (below >= 0)
+        return tr("waiting on its exposed communication (the lane below):\n") +
+               describeEvent(below);
+    return describeGap(row, t);
 }
 
 bool TimelineView::event(QEvent* e)

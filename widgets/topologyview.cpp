@@ -10,6 +10,7 @@
 #include <cmath>
 
 #include "description.h"
+#include "legendwidget.h"
 #include "topologyscene.h"
 
 namespace {
@@ -55,6 +56,21 @@ void TopologyView::setModel(const cs::Topology& topology, const cs::Placement& p
     update();
 }
 
+void TopologyView::setOverlayLegend(double fontPx)
+{
+    m_overlayLegendPx = fontPx;
+    update();
+}
+
+int TopologyView::legendStrip() const
+{
+    if (m_overlayLegendPx <= 0 || !m_scene)
+        return 0;
+    const double needed =
+        legendHeight(m_scene->legend(), width() - 32, LegendStyle::onDark(m_overlayLegendPx)) + 16;
+    return needed <= height() * 0.4 ? int(std::ceil(needed)) : 0;
+}
+
 void TopologyView::clearModel()
 {
     m_scene.reset();
@@ -70,7 +86,7 @@ void TopologyView::viewStateChanged()
 
 ViewTransform TopologyView::currentTransform() const
 {
-    return m_scene->transform(m_getView(), QSizeF(size()));
+    return m_scene->transform(m_getView(), QSizeF(width(), height() - legendStrip()));
 }
 
 Hit TopologyView::hitAt(QPointF widgetPos) const
@@ -153,6 +169,12 @@ void TopologyView::paintEvent(QPaintEvent*)
     m_scene->renderer().setHover(m_hover);
     m_scene->renderer().paint(painter, transform);
     m_scene->paintOverlay(painter, transform);
+    if (const int strip = legendStrip(); strip > 0) {
+        const QRectF area(0, height() - strip, width(), strip);
+        painter.fillRect(area, TopologyRenderer::background());
+        paintLegendIn(painter, m_scene->legend(), area.adjusted(16, 8, -16, -8),
+                      LegendStyle::onDark(m_overlayLegendPx));
+    }
 }
 
 void TopologyView::wheelEvent(QWheelEvent* event)

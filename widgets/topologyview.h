@@ -33,6 +33,11 @@ public:
                   const cs::Evaluation& evaluation);
     void clearModel();
     TopologyScene* scene() const { return m_scene.get(); }
+    // The legend in a strip along the view's bottom, in type of this pixel size (0: none), for
+    // presenting with the docks hidden. The hall keeps the rest: a bookmark shows the same
+    // racks, smaller.
+    void setOverlayLegend(double fontPx);
+    double overlayLegend() const { return m_overlayLegendPx; }
     ViewTransform currentTransform() const;
     Hit hitAt(QPointF widgetPos) const;
 
@@ -61,6 +66,7 @@ private:
     void zoomAt(QPointF anchor, double factor);
     void panBy(QPointF pixels);
     void select(const Hit& hit);
+    int legendStrip() const; // pixels along the bottom kept for the legend
 
     ViewGetter m_getView;
     ViewSetter m_setView;
@@ -71,4 +77,5 @@ private:
     Hit m_hover;
     double m_paintedScale = 0; // 0 before the first paint
     QTimer m_zoomSettled;      // the exact layer is drawn once zooming rests
+    double m_overlayLegendPx = 0;
 };

@@ -26,7 +26,8 @@ const CommandSpec kCompareSpec{
     "from the layout's. --json: `a` and `b` as `evaluate --json`, `normalized` (figures per\n"
     "GPU and per token as [a, b]; `ratio`: tokens per second per GPU, B over A), `raw`,\n"
     "`differences` (path, label, a, b), `breakdown`, `breakdown_gpu_s_per_token`,\n"
-    "`breakdown_delta`, `what_if` and `findings`."};
+    "`breakdown_delta`, `what_if`, `one_at_a_time` (B with each other input at A's value) and\n"
+    "`findings`."};
 
 namespace {
 

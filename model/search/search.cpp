@@ -195,6 +195,14 @@ private:
     std::vector<Ranked> m_items;
 };
 
+std::vector<Layout> allowedLayouts(const ClusterDesc& cluster, const RunDesc& run,
+                                   const SearchConstraints& constraints)
+{
+    std::vector<Layout> layouts = enumerateLayouts(cluster, run);
+    std::erase_if(layouts, [&](const Layout& l) { return !constraints.allows(l); });
+    return layouts;
+}
+
 // Ordinals leave room for every placement at every recompute setting of a layout.
 constexpr uint64_t kOrdinalsPerRecompute = 24;
 constexpr uint64_t kOrdinalsPerLayout = 128;
@@ -234,7 +242,7 @@ public:
         : m_cluster(cluster)
         , m_freeNetwork(withFreeNetwork(cluster))
         , m_options(options)
-        , m_layouts(enumerateLayouts(cluster, run))
+        , m_layouts(allowedLayouts(cluster, run, options.constraints))
         , m_workers(size_t(threadCount()),
                     Worker{probeRun(run), Shortlist(options.keep, options.alsoKeepFasterThanS)})
     {
@@ -359,7 +367,7 @@ private:
             w.probe.parallelism.recompute = Recompute::of(kRecomputeLightestFirst[r]);
             const Evaluation e = estimate(m_freeNetwork, w.probe);
             ++w.estimated;
-            if (e.fitsMemory)
+            if (m_options.constraints.fits(e.memoryGiBPerGpu, m_cluster.gpu.hbmGiB))
                 return Bounded{index, r, placementsOf(layout, m_cluster).size(), e.stepTimeS};
         }
         return std::nullopt;
@@ -393,6 +401,20 @@ private:
 };
 
 } // namespace
+
+bool SearchConstraints::allows(const Layout& layout) const
+{
+    for (Dim d : kAllDims)
+        if (fixed[d] > 0 && layout.parallelism.size(d) != fixed[d])
+            return false;
+    return (fixedVp <= 0 || layout.parallelism.vp == fixedVp) &&
+           (fixedMicroBatch <= 0 || layout.microBatch == fixedMicroBatch);
+}
+
+bool SearchConstraints::fits(double memoryGiBPerGpu, double hbmGiB) const
+{
+    return memoryGiBPerGpu + memoryHeadroomGiB <= hbmGiB;
+}
 
 RunDesc withLayout(const RunDesc& run, const Layout& layout)
 {

@@ -6,12 +6,15 @@
 #include <QApplication>
 #include <QChart>
 #include <QDockWidget>
+#include <QEventLoop>
 #include <QLabel>
 #include <QStatusBar>
 #include <QStyle>
 #include <QStyleFactory>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QToolBar>
+#include <QUndoStack>
 
 #include "breakdownchart.h"
 #include "document.h"
@@ -19,6 +22,7 @@
 #include "helppages.h"
 #include "mainwindow.h"
 #include "playbackbar.h"
+#include "searchdialog.h"
 #include "theme.h"
 #include "timelineview.h"
 #include "windowlayout.h"
@@ -168,4 +172,30 @@ TEST_CASE("a run opens under its file name", "[window]")
     REQUIRE(f.window.openFile(sampleFile("ndv5-h200-64-gpt3-175b.run.json")));
     CHECK(f.window.windowTitle().startsWith("ndv5-h200-64-gpt3-175b.run.json"));
     CHECK(f.window.document()->filePath().isEmpty()); // saving asks where
+}
+
+TEST_CASE("a layout applied from the search is one undo step with the table's step time",
+          "[window][search]")
+{
+    QTemporaryDir dir;
+    MainWindow window(dir.path());
+    window.setQuiet(true);
+    REQUIRE(window.openFile(sampleFile("ndv5-h100-128-gpt3-175b.run.json")));
+    auto* search = window.findChild<QAction*>(QStringLiteral("searchParallelism"));
+    REQUIRE(search);
+    search->trigger();
+    auto* dialog = window.findChild<SearchDialog*>();
+    REQUIRE(dialog);
+    QEventLoop loop;
+    QObject::connect(dialog, &SearchDialog::searchFinished, &loop, &QEventLoop::quit);
+    if (dialog->isSearching())
+        loop.exec();
+    REQUIRE(dialog->resultsModel()->rowCount() > 2);
+    const cs::SearchResult chosen = dialog->resultsModel()->resultAt(2);
+    const int undoSteps = window.document()->undoStack()->count();
+    dialog->table()->selectRow(2);
+    emit dialog->table()->doubleClicked(dialog->resultsModel()->index(2, 0));
+    CHECK(window.document()->undoStack()->count() == undoSteps + 1);
+    CHECK(window.document()->evaluation().stepTimeS == chosen.stepTimeS);
+    CHECK(window.document()->run().parallelism.pp == chosen.layout.parallelism.pp);
 }
