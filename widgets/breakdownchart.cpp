@@ -16,7 +16,7 @@
 
 namespace {
 
-constexpr QRgb kMeasured = 0xff4a4e55;
+constexpr QRgb kMeasured = 0xff8a8f98; // a mid grey: readable on a light and a dark chart
 constexpr QRgb kHidden = 0xffc9ced6;
 
 // Replaces everything in a chart by a horizontal stacked bar series on the given categories.

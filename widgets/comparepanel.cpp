@@ -52,7 +52,8 @@ QString inStep(double s)
 
 QString gpuMs(double s)
 {
-    return QString::number(s * 1e3, 'f', 3);
+    // Three decimals, and no sign on what rounds to nothing.
+    return std::abs(s * 1e3) < 5e-4 ? QStringLiteral("0.000") : QString::number(s * 1e3, 'f', 3);
 }
 
 QIcon swatch(const QColor& color)
@@ -75,6 +76,7 @@ QTableWidget* makeTable(const QStringList& headers, QWidget* parent)
     table->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     table->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
     table->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
+    table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 6);
     return table;
 }
 
@@ -374,7 +376,12 @@ void ComparePanel::fillBreakdown()
         m_breakdown->setItem(r, 3, cell(signedText(b - a, inStep(b - a)), true));
         m_breakdown->setItem(r, 4, cell(gpuMs(aTok), true));
         m_breakdown->setItem(r, 5, cell(gpuMs(bTok), true));
-        m_breakdown->setItem(r, 6, cell(signedText(bTok - aTok, gpuMs(bTok - aTok)), true));
+        const QString perTokenDelta = gpuMs(bTok - aTok);
+        m_breakdown->setItem(r, 6,
+                             cell(perTokenDelta == QLatin1String("0.000")
+                                      ? perTokenDelta
+                                      : signedText(bTok - aTok, perTokenDelta),
+                                  true));
         return r;
     };
     for (const cs::BreakdownRow& r : c.breakdown)

@@ -299,10 +299,9 @@ std::vector<std::string> findingsOf(const Comparison& c)
                       figureText(FigureUnit::Rate, rate->a) + ".");
     }
     if (c.evalA.gpusUsed != c.evalB.gpusUsed)
-        out.push_back("The raw step times (" + figureText(FigureUnit::Seconds, c.evalB.stepTimeS) +
+        out.push_back("The steps (" + figureText(FigureUnit::Seconds, c.evalB.stepTimeS) +
                       " against " + figureText(FigureUnit::Seconds, c.evalA.stepTimeS) +
-                      ") are of different GPU counts; per GPU and per token they compare the "
-                      "work each GPU does.");
+                      ") run on different GPU counts: per GPU is the fair comparison.");
 
     // Where the GPU time per token went, largest changes first.
     const double total = perToken->difference();
@@ -325,30 +324,29 @@ std::vector<std::string> findingsOf(const Comparison& c)
             parts += std::string(parts.empty() ? "" : ", ") + r->label + " " + (d >= 0 ? "+" : "") +
                      fixed(d, 3);
         }
-        out.push_back("Per token B spends " + fixed(std::abs(total) * 1e3, 3) + " GPU-ms " +
-                      (total <= 0 ? "less" : "more") + " (" +
-                      figureText(FigureUnit::GpuSeconds, perToken->b) + " against " +
-                      figureText(FigureUnit::GpuSeconds, perToken->a) + "): " + parts + ".");
+        out.push_back("Per token: " + figureText(FigureUnit::GpuSeconds, perToken->b) +
+                      " against " + figureText(FigureUnit::GpuSeconds, perToken->a) + " (" +
+                      (total <= 0 ? "-" : "+") + fixed(std::abs(total) * 1e3, 3) + "), from " +
+                      parts + ".");
     }
 
     if (c.whatIfs.size() == 2 && rate->a > 0) {
         const WhatIf& gpuOnly = c.whatIfs[0];
         const WhatIf& layoutOnOld = c.whatIfs[1];
         if (gpuOnly.valid)
-            out.push_back("The GPU alone: A's layout on B's " + c.b.cluster.gpu.name + " runs " +
+            out.push_back("The GPU alone (A's layout on the " + c.b.cluster.gpu.name +
+                          "): " + signedPercent(gpuOnly.tokensPerSPerGpu / rate->a) + " (" +
                           figureText(FigureUnit::Rate, gpuOnly.tokensPerSPerGpu) +
-                          " tokens per second per GPU (" +
-                          signedPercent(gpuOnly.tokensPerSPerGpu / rate->a) + " over A).");
+                          " tokens per second per GPU).");
         const std::string changes = layoutChanges(c.differences);
         if (gpuOnly.valid && gpuOnly.tokensPerSPerGpu > 0 && !changes.empty())
-            out.push_back("The layout: " + changes + " gives the rest (" +
-                          signedPercent(rate->b / gpuOnly.tokensPerSPerGpu) +
-                          " over A's layout on " + c.b.cluster.gpu.name + ").");
+            out.push_back("The layout (" + changes +
+                          "): " + signedPercent(rate->b / gpuOnly.tokensPerSPerGpu) + " on top.");
         if (layoutOnOld.valid && !layoutOnOld.fitsMemory)
             out.push_back("B's layout needs " + fixed(layoutOnOld.memoryGiBPerGpu, 1) +
-                          " GiB per GPU, more than the " + fixed(layoutOnOld.hbmGiB, 0) +
-                          " GiB of A's " + c.a.cluster.gpu.name + ": B's memory (" +
-                          fixed(c.b.cluster.gpu.hbmGiB, 0) + " GiB) is what allows it.");
+                          " GiB per GPU: it does not fit the " + fixed(layoutOnOld.hbmGiB, 0) +
+                          " GiB of the " + c.a.cluster.gpu.name + "; the " + c.b.cluster.gpu.name +
+                          "'s " + fixed(c.b.cluster.gpu.hbmGiB, 0) + " GiB allow it.");
         else if (layoutOnOld.valid)
             out.push_back("B's layout on A's " + c.a.cluster.gpu.name + " would run " +
                           figureText(FigureUnit::Rate, layoutOnOld.tokensPerSPerGpu) +
@@ -365,9 +363,9 @@ std::vector<std::string> findingsOf(const Comparison& c)
             if (x.path == w.path)
                 d = &x;
         const double gain = rate->b / w.tokensPerSPerGpu;
-        worth.push_back({gain, d->label + " " + inputText(d->b) + " rather than " +
-                                   inputText(d->a) + ": " + signedPercent(gain) +
-                                   (w.fitsMemory ? "" : " (A's value does not fit in memory)")});
+        worth.push_back({gain, d->label + " " + inputText(d->b) + " (A: " + inputText(d->a) + ") " +
+                                   signedPercent(gain) +
+                                   (w.fitsMemory ? "" : ", A's value does not fit in memory")});
     }
     std::sort(worth.begin(), worth.end(), [](const auto& x, const auto& y) {
         return std::abs(x.first - 1) > std::abs(y.first - 1);
@@ -376,7 +374,7 @@ std::vector<std::string> findingsOf(const Comparison& c)
         std::string list;
         for (size_t i = 0; i < std::min<size_t>(worth.size(), 5); ++i)
             list += (i ? "; " : "") + worth[i].second;
-        out.push_back("Each of B's inputs against A's, one at a time on B: " + list + ".");
+        out.push_back("One input at a time, on B: " + list + ".");
     }
     return out;
 }

@@ -161,7 +161,8 @@ TEST_CASE("the H200's gain comes from the layout its memory allows", "[compare]"
     CHECK(c.figure("tokens_per_s_per_gpu")->b / micro->tokensPerSPerGpu > 1.1);
     bool saysMemory = false;
     for (const std::string& f : c.findings)
-        saysMemory |= f.find("141 GiB) is what allows it") != std::string::npos;
+        saysMemory |= f.find("does not fit the 80 GiB of the H100; the H200's 141 GiB allow it") !=
+                      std::string::npos;
     CHECK(saysMemory);
 }
 
