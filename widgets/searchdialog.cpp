@@ -468,9 +468,10 @@ void SearchDialog::showOutcome(const cs::SearchOutcome& outcome)
     if (outcome.results.empty())
         summary += tr("No configuration fits in memory.");
     else
-        summary += tr("The fastest %1 are listed: %2 s per step at best. ")
-                       .arg(withSeparators(qint64(outcome.results.size())))
-                       .arg(outcome.results.front().stepTimeS, 0, 'f', 4);
+        summary +=
+            tr("The fastest %1 are listed: %2 per step at best. ")
+                .arg(withSeparators(qint64(outcome.results.size())),
+                     QString::fromStdString(cs::stepTimeText(outcome.results.front().stepTimeS)));
     m_status->setText(summary + ownLayoutSummary(outcome));
     emit searchFinished();
 }
@@ -486,9 +487,8 @@ QString SearchDialog::ownLayoutSummary(const cs::SearchOutcome& outcome) const
     const auto faster =
         std::count_if(outcome.results.begin(), outcome.results.end(),
                       [own](const cs::SearchResult& r) { return r.stepTimeS < own; });
-    return tr("The run's own layout: %1 s per step, rank %2.")
-        .arg(own, 0, 'f', 4)
-        .arg(withSeparators(qint64(faster) + 1));
+    return tr("The run's own layout: %1 per step, rank %2.")
+        .arg(QString::fromStdString(cs::stepTimeText(own)), withSeparators(qint64(faster) + 1));
 }
 
 void SearchDialog::applySelected()

@@ -40,10 +40,10 @@ public:
         Placement,
         StepTime,
         VsCurrent,      // step time against the run's own layout
+        Changes,        // what differs from the run's own layout, in words
         BreakdownFirst, // the breakdown's parts follow, in Breakdown::parts() order
         Memory = BreakdownFirst + 5 + int(cs::kDimCount),
         Mfu,
-        Changes, // what differs from the run's own layout, in words
         ColumnCount
     };
 

@@ -50,6 +50,7 @@ void TopologyView::setModel(const cs::Topology& topology, const cs::Placement& p
     // One layout per cluster whatever the window's shape: a bookmark's centre is a world
     // position, and must show the same racks in a window, full screen and in --render.
     m_scene = std::make_unique<TopologyScene>(topology, placement, evaluation);
+    applyInk();
     m_paintedScale = 0;
     m_hover = {};
     m_scene->applyView(m_getView());
@@ -66,9 +67,34 @@ int TopologyView::legendStrip() const
 {
     if (m_overlayLegendPx <= 0 || !m_scene)
         return 0;
-    const double needed =
-        legendHeight(m_scene->legend(), width() - 32, LegendStyle::onDark(m_overlayLegendPx)) + 16;
+    const double needed = legendHeight(m_scene->legend(), width() - 32, legendStyle()) + 16;
     return needed <= height() * 0.4 ? int(std::ceil(needed)) : 0;
+}
+
+const TopologyInk& TopologyView::ink() const
+{
+    return palette().color(QPalette::Window).lightnessF() < 0.5 ? TopologyInk::dark()
+                                                                : TopologyInk::light();
+}
+
+LegendStyle TopologyView::legendStyle() const
+{
+    return ink().background.lightnessF() < 0.5 ? LegendStyle::onDark(m_overlayLegendPx)
+                                               : LegendStyle::of(palette(), m_overlayLegendPx);
+}
+
+void TopologyView::applyInk()
+{
+    if (m_scene)
+        m_scene->renderer().setInk(ink());
+    update();
+}
+
+void TopologyView::changeEvent(QEvent* event)
+{
+    if (event->type() == QEvent::PaletteChange)
+        applyInk();
+    QWidget::changeEvent(event);
 }
 
 void TopologyView::clearModel()
@@ -155,7 +181,7 @@ void TopologyView::paintEvent(QPaintEvent*)
 {
     QPainter painter(this);
     if (!m_scene) {
-        painter.fillRect(rect(), TopologyRenderer::background());
+        painter.fillRect(rect(), ink().background);
         return;
     }
     // Zooming (wheel, keys, a bookmark's transition) draws scaled previews of the last exact
@@ -171,9 +197,8 @@ void TopologyView::paintEvent(QPaintEvent*)
     m_scene->paintOverlay(painter, transform);
     if (const int strip = legendStrip(); strip > 0) {
         const QRectF area(0, height() - strip, width(), strip);
-        painter.fillRect(area, TopologyRenderer::background());
-        paintLegendIn(painter, m_scene->legend(), area.adjusted(16, 8, -16, -8),
-                      LegendStyle::onDark(m_overlayLegendPx));
+        painter.fillRect(area, ink().background);
+        paintLegendIn(painter, m_scene->legend(), area.adjusted(16, 8, -16, -8), legendStyle());
     }
 }
 

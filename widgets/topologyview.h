@@ -9,9 +9,11 @@
 #include <functional>
 #include <memory>
 
+#include "legendwidget.h"
 #include "topologylayout.h"
 
 class TopologyScene;
+struct TopologyInk;
 namespace cs {
 class Topology;
 class Placement;
@@ -59,6 +61,7 @@ protected:
     void mouseReleaseEvent(QMouseEvent* event) override;
     void keyPressEvent(QKeyEvent* event) override;
     void leaveEvent(QEvent* event) override;
+    void changeEvent(QEvent* event) override;
     bool event(QEvent* event) override;
 
 private:
@@ -67,6 +70,10 @@ private:
     void panBy(QPointF pixels);
     void select(const Hit& hit);
     int legendStrip() const; // pixels along the bottom kept for the legend
+    // The hall follows the theme: dark on a dark palette, light on a light one.
+    const TopologyInk& ink() const;
+    LegendStyle legendStyle() const;
+    void applyInk();
 
     ViewGetter m_getView;
     ViewSetter m_setView;

@@ -25,6 +25,9 @@
 #include "searchdialog.h"
 #include "theme.h"
 #include "timelineview.h"
+#include "topologyrenderer.h"
+#include "topologyscene.h"
+#include "topologyview.h"
 #include "windowlayout.h"
 
 namespace {
@@ -83,6 +86,9 @@ TEST_CASE("the dark theme reaches every painted view, and the light one comes ba
     for (QAbstractAxis* axis : breakdown->stepChart()->axes())
         CHECK(axis->labelsBrush().color().lightnessF() > 0.6);
     CHECK(playIconLightness(bar) > 0.6); // light glyphs on dark buttons
+    TopologyRenderer& hall = f.window.topologyView()->scene()->renderer();
+    CHECK(hall.ink().background.lightnessF() < 0.3);
+    CHECK(f.window.topologyView()->grab().toImage().pixelColor(2, 2).lightnessF() < 0.3);
 
     f.window.setDarkTheme(false);
     QApplication::processEvents();
@@ -96,6 +102,8 @@ TEST_CASE("the dark theme reaches every painted view, and the light one comes ba
     for (QAbstractAxis* axis : breakdown->stepChart()->axes())
         CHECK(axis->labelsBrush().color().lightnessF() < 0.4);
     CHECK(playIconLightness(bar) < 0.4);
+    CHECK(hall.ink().background.lightnessF() > 0.8);
+    CHECK(f.window.topologyView()->grab().toImage().pixelColor(2, 2).lightnessF() > 0.8);
 }
 
 TEST_CASE("the first window fits the screen it opens on", "[layout]")
