@@ -8,6 +8,7 @@
 #include <QDockWidget>
 #include <QEventLoop>
 #include <QLabel>
+#include <QMouseEvent>
 #include <QStatusBar>
 #include <QStyle>
 #include <QStyleFactory>
@@ -172,6 +173,21 @@ TEST_CASE("the status bar says the step and what the pointer is over", "[window]
     auto* figure = f.window.findChild<QLabel*>(QStringLiteral("stepFigure"));
     REQUIRE(figure);
     CHECK(figure->text().startsWith("Step 1.210 s predicted, measured 1.271 s"));
+
+    f.window.resize(1600, 900);
+    f.window.show();
+    QApplication::processEvents();
+    TopologyView* view = f.window.topologyView();
+    const QPointF gpu =
+        view->currentTransform().toScreen(view->scene()->layout().gpuRect(4097).center());
+    QMouseEvent move(QEvent::MouseMove, gpu, view->mapToGlobal(gpu), Qt::NoButton, Qt::NoButton,
+                     Qt::NoModifier);
+    QApplication::sendEvent(view, &move);
+    CHECK(f.window.statusBar()->currentMessage().startsWith("GPU 4097 (GB200): rack 64"));
+    // Its tooltip says its groups: which stay on NVLink and which cross the fabric.
+    const QString tip = view->scene()->describe(view->hitAt(gpu));
+    CHECK(tip.contains("TP group"));
+    CHECK(tip.contains("DP group 1 of 128 ranks: crosses the fabric (128 domains)"));
 }
 
 TEST_CASE("a run opens under its file name", "[window]")
