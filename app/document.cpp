@@ -17,6 +17,7 @@ void Document::setSession(cs::Session session, const QString& filePath)
     m_session = std::move(session);
     m_view = m_session.view.value_or(cs::ViewState{});
     m_filePath = filePath;
+    m_sourcePath.clear();
     m_undo->clear();
     rebuild();
     emit filePathChanged();
@@ -67,6 +68,12 @@ void Document::markSaved(const QString& filePath)
 void Document::setFilePath(const QString& path)
 {
     m_filePath = path;
+    emit filePathChanged();
+}
+
+void Document::setSourcePath(const QString& path)
+{
+    m_sourcePath = path;
     emit filePathChanged();
 }
 

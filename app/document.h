@@ -44,6 +44,10 @@ public:
 
     QString filePath() const { return m_filePath; }
     void setFilePath(const QString& path);
+    // The run or cluster file the document was opened from, when it is not a session file
+    // (the title names it; Save As offers a session beside it). A new session clears it.
+    QString sourcePath() const { return m_sourcePath; }
+    void setSourcePath(const QString& path);
     QUndoStack* undoStack() const { return m_undo; }
     // The session as it would be saved now (the current view included).
     cs::Session sessionToSave() const;
@@ -64,5 +68,6 @@ private:
     std::unique_ptr<cs::Placement> m_placement;
     cs::Evaluation m_evaluation;
     QString m_filePath;
+    QString m_sourcePath;
     QUndoStack* m_undo = nullptr;
 };

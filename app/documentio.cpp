@@ -52,6 +52,18 @@ std::optional<cs::Session> loadSessionFromFile(const QString& path, QString* pro
     }
 }
 
+QString sessionPathFor(const QString& sourcePath)
+{
+    QString base = sourcePath;
+    for (const char* suffix : {".run.json", ".cluster.json", ".json"}) {
+        if (base.endsWith(QLatin1String(suffix))) {
+            base.chop(int(qstrlen(suffix)));
+            break;
+        }
+    }
+    return base + QStringLiteral(".csession");
+}
+
 QByteArray sessionBytes(const cs::Session& session)
 {
     return QByteArray::fromStdString(cs::toJson(session).dump(2) + "\n");

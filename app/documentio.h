@@ -12,6 +12,10 @@
 // fills it (one data-parallel replica per GPU). On failure, every problem, one per line.
 std::optional<cs::Session> loadSessionFromFile(const QString& path, QString* problems);
 
+// Where a session made from a run or cluster file goes by default: beside it, named after it
+// ("a/b.run.json" -> "a/b.csession").
+QString sessionPathFor(const QString& sourcePath);
+
 // The bytes of a session file.
 QByteArray sessionBytes(const cs::Session& session);
 

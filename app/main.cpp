@@ -3,6 +3,8 @@
 #include <QIcon>
 #include <cstdio>
 
+#include "description.h"
+#include "enumtext.h"
 #include "mainwindow.h"
 #include "render.h"
 
@@ -52,18 +54,27 @@ int main(int argc, char** argv)
 
     QCommandLineParser parser;
     parser.setApplicationDescription(
-        "See a GPU training cluster and where a training step's time goes.");
+        "See a GPU training cluster and where a training step's time goes.\n\nWith no FILE, "
+        "the last crashed session's unsaved changes are offered, else the Fairwater sample "
+        "opens. F1 in the window lists every shortcut.");
     parser.addHelpOption();
     parser.addVersionOption();
     QCommandLineOption render("render", "Draw the view into OUT.png with no display and exit.",
                               "OUT.png");
-    QCommandLineOption size("size", "Image size for --render (default 1600x1000).", "WxH");
+    QCommandLineOption size("size", "Image size for --render, in pixels (default 1600x1000).",
+                            "WxH");
+    std::vector<std::string> modes;
+    for (const cs::ColorMode& mode : cs::colorModes())
+        modes.push_back(cs::toString(mode));
     QCommandLineOption colorBy("color-by",
-                               "Colour GPUs by tp, cp, pp, dp, domain, memory or activity.", "DIM");
-    QCommandLineOption select("select", "Select a rank (highlights its groups).", "RANK");
-    QCommandLineOption time("time", "Time in the step to show, in seconds.", "T");
+                               QStringLiteral("Colour GPUs by %1 (--render).")
+                                   .arg(QString::fromStdString(cs::wordList(modes, " or "))),
+                               "MODE");
+    QCommandLineOption select("select", "Select a rank, lighting its groups (--render).", "RANK");
+    QCommandLineOption time("time", "Time in the step to show, in seconds (--render).", "T");
     parser.addOptions({render, size, colorBy, select, time});
-    parser.addPositionalArgument("FILE", "Cluster, run or session files to open.", "[FILE...]");
+    parser.addPositionalArgument(
+        "FILE", "Cluster, run, session or measured-runs (.jsonl) files to open.", "[FILE...]");
     parser.process(app);
 
     const QStringList files = parser.positionalArguments();

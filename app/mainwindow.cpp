@@ -7,6 +7,8 @@
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QGuiApplication>
+#include <QInputDialog>
 #include <QKeySequence>
 #include <QLabel>
 #include <QLocale>
@@ -15,20 +17,25 @@
 #include <QMimeData>
 #include <QProgressDialog>
 #include <QPushButton>
+#include <QScreen>
+#include <QScrollArea>
 #include <QSettings>
 #include <QStatusBar>
-#include <QStyleFactory>
+#include <QTextBrowser>
+#include <QTimer>
 #include <QUndoStack>
 
 #include <QComboBox>
 #include <QToolBar>
 
 #include "autosave.h"
+#include "bookmarkdialog.h"
 #include "bookmarkslist.h"
 #include "document.h"
 #include "documentio.h"
 #include "editcommands.h"
 #include "exports.h"
+#include "helppages.h"
 #include "inspectorpanel.h"
 #include "legendwidget.h"
 #include "measuredrunsdialog.h"
@@ -37,8 +44,11 @@
 #include "search.h"
 #include "searchdialog.h"
 #include "stepviews.h"
+#include "text.h"
+#include "theme.h"
 #include "topologyscene.h"
 #include "topologyview.h"
+#include "windowlayout.h"
 
 namespace {
 constexpr int kMaxRecentFiles = 10;
@@ -65,17 +75,29 @@ MainWindow::MainWindow(const QString& recoveryDir, QWidget* parent)
         statusBar()->showMessage(tr("Autosave failed: %1").arg(reason), 15'000);
     });
     connect(m_document, &Document::filePathChanged, this, &MainWindow::updateTitle);
+    connect(m_document, &Document::modelChanged, this, &MainWindow::updateStepFigure);
     connect(m_document, &Document::modifiedChanged, this, &QWidget::setWindowModified);
     connect(m_document, &Document::modelChanged, this,
             [this] { m_properties->setValues(m_document->cluster(), m_document->run()); });
     connect(m_document, &Document::bookmarksChanged, this,
             [this] { m_bookmarks->setBookmarks(m_document->bookmarks()); });
-    resize(1600, 1000);
+    if (const QScreen* screen = QGuiApplication::primaryScreen()) {
+        const QSize size = defaultWindowSize(screen->availableGeometry().size());
+        placeDocks(this, size);
+        resize(size);
+    }
+    createStatusBar();
     readSettings();
     updateTitle();
 }
 
 MainWindow::~MainWindow() = default;
+
+void MainWindow::setQuiet(bool quiet)
+{
+    m_quiet = quiet;
+    m_presentation->setQuiet(quiet);
+}
 
 void MainWindow::createTopologyView()
 {
@@ -86,7 +108,13 @@ void MainWindow::createTopologyView()
     m_legend = new LegendWidget(this);
     auto* legendDock = new QDockWidget(tr("Legend"), this);
     legendDock->setObjectName(QStringLiteral("legend"));
-    legendDock->setWidget(m_legend);
+    // Scrolled rather than squeezed when the dock is short.
+    auto* legendScroll = new QScrollArea(legendDock);
+    legendScroll->setWidget(m_legend);
+    legendScroll->setWidgetResizable(true);
+    legendScroll->setFrameShape(QFrame::NoFrame);
+    legendScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    legendDock->setWidget(legendScroll);
     addDockWidget(Qt::RightDockWidgetArea, legendDock);
     m_inspector = new InspectorPanel(this);
     auto* inspectorDock = new QDockWidget(tr("Inspector"), this);
@@ -191,6 +219,19 @@ void MainWindow::createDocks()
                 m_document->undoStack()->push(
                     new SetBookmarksCommand(m_document, marks, tr("Rename Bookmark")));
             });
+    connect(m_bookmarks, &BookmarksList::editRequested, this, [this](int i) {
+        auto marks = m_document->bookmarks();
+        if (i < 0 || i >= int(marks.size()))
+            return;
+        BookmarkDialog ask(tr("Edit Bookmark"), QString::fromStdString(marks[size_t(i)].title),
+                           QString::fromStdString(marks[size_t(i)].notes), this);
+        if (ask.exec() != QDialog::Accepted)
+            return;
+        marks[size_t(i)].title = ask.caption().toStdString();
+        marks[size_t(i)].notes = ask.notes().toStdString();
+        m_document->undoStack()->push(
+            new SetBookmarksCommand(m_document, marks, tr("Edit Bookmark")));
+    });
     connect(m_bookmarks, &BookmarksList::removeRequested, this, [this](int i) {
         auto marks = m_document->bookmarks();
         if (i < 0 || i >= int(marks.size()))
@@ -210,9 +251,17 @@ void MainWindow::createActions()
     QAction* search =
         tools->addAction(tr("&Search Parallelism..."), this, &MainWindow::searchParallelism);
     search->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L));
+    search->setObjectName(QStringLiteral("searchParallelism"));
     search->setStatusTip(tr("Rank every valid TP, CP, PP, VP, micro-batch, recompute and placement "
-                            "for this model on this cluster"));
+                            "for this model on this cluster, with any of them held fixed"));
     m_helpMenu = menuBar()->addMenu(tr("&Help"));
+    QAction* shortcuts = m_helpMenu->addAction(tr("&Keyboard Shortcuts"), this,
+                                               [this] { showHelp(HelpPage::Shortcuts); });
+    shortcuts->setShortcut(QKeySequence::HelpContents);
+    shortcuts->setObjectName(QStringLiteral("shortcutsHelp"));
+    m_helpMenu->addAction(tr("&First Steps"), this, [this] { showHelp(HelpPage::FirstSteps); })
+        ->setObjectName(QStringLiteral("firstStepsHelp"));
+    m_helpMenu->addSeparator();
     m_helpMenu->addAction(tr("&About ClusterScope"), this, &MainWindow::about);
     m_helpMenu->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
 }
@@ -255,8 +304,10 @@ void MainWindow::createFileMenu()
     QMenu* exportMenu = file->addMenu(tr("&Export"));
     for (const QString& format :
          {QStringLiteral("PNG"), QStringLiteral("SVG"), QStringLiteral("PDF")})
-        exportMenu->addAction(tr("Topology as %1...").arg(format), this,
+        exportMenu->addAction(tr("View as %1...").arg(format), this,
                               [this, format] { exportTopology(format); });
+    exportMenu->addAction(tr("Bookmarks as a PDF Handout..."), this, &MainWindow::exportHandout)
+        ->setStatusTip(tr("One page per bookmark: its caption, its view and its speaker notes"));
     exportMenu->addSeparator();
     for (const QString& format :
          {QStringLiteral("PNG"), QStringLiteral("SVG"), QStringLiteral("PDF")})
@@ -291,7 +342,12 @@ void MainWindow::createViewMenu()
     m_viewMenu->addAction(m_presentation->toggleAction());
     m_viewMenu->addAction(m_presentation->nextAction());
     m_viewMenu->addAction(m_presentation->previousAction());
+    m_viewMenu->addAction(m_presentation->notesAction());
     m_viewMenu->addSeparator();
+    QAction* reset =
+        m_viewMenu->addAction(tr("&Reset Layout"), this, [this] { applyDefaultLayout(this); });
+    reset->setObjectName(QStringLiteral("resetLayout"));
+    reset->setStatusTip(tr("Every dock and toolbar back to where it starts, sized for the window"));
     QMenu* theme = m_viewMenu->addMenu(tr("&Theme"));
     auto* group = new QActionGroup(this);
     QAction* light = theme->addAction(tr("&Light"), this, [this] { setDarkTheme(false); });
@@ -334,6 +390,8 @@ bool MainWindow::openFile(const QString& path)
                  tr("Open"), true))
         return false;
     m_document->setSession(std::move(*session), isSession ? path : QString());
+    if (!isSession)
+        m_document->setSourcePath(path);
     setDiskState(state);
     m_lastDir = QFileInfo(path).absolutePath();
     addRecentFile(QFileInfo(path).absoluteFilePath());
@@ -378,6 +436,8 @@ bool MainWindow::compareWith(const QString& path)
     m_document->undoStack()->push(new SetCompareCommand(
         m_document, cs::ClusterRun{session->cluster, session->run},
         tr("Compare with %1").arg(QString::fromStdString(session->run.name))));
+    if (auto* dock = findChild<QDockWidget*>(QStringLiteral("compareDock")))
+        dock->raise();
     return true;
 }
 
@@ -409,9 +469,10 @@ bool MainWindow::save()
 bool MainWindow::saveAs()
 {
     const QString suggested =
-        m_document->filePath().isEmpty()
-            ? QString::fromStdString(m_document->run().name) + QStringLiteral(".csession")
-            : m_document->filePath();
+        !m_document->filePath().isEmpty() ? m_document->filePath()
+        : !m_document->sourcePath().isEmpty()
+            ? sessionPathFor(m_document->sourcePath())
+            : QString::fromStdString(m_document->run().name) + QStringLiteral(".csession");
     QString path = askSavePath(tr("Save Session As"), suggested, kSessionFilter);
     if (path.isEmpty())
         return false;
@@ -555,7 +616,8 @@ void MainWindow::report(const QString& title, const QString& text)
 
 void MainWindow::updateTitle()
 {
-    const QString path = m_document->filePath();
+    const QString path =
+        m_document->filePath().isEmpty() ? m_document->sourcePath() : m_document->filePath();
     const QString name = path.isEmpty() ? tr("untitled") : QFileInfo(path).fileName();
     setWindowTitle(QStringLiteral("%1[*] - ClusterScope").arg(name));
     setWindowModified(m_document->isModified());
@@ -621,15 +683,46 @@ void MainWindow::dropEvent(QDropEvent* event)
     event->acceptProposedAction();
 }
 
+std::optional<QSize> MainWindow::askFigureSize()
+{
+    const QList<QSize> sizes{{1920, 1080}, {2560, 1440}, {3840, 2160}, {1280, 720}, size()};
+    if (m_quiet)
+        return sizes.front();
+    QStringList choices;
+    for (const QSize& s : sizes)
+        choices << tr("%1 x %2").arg(s.width()).arg(s.height());
+    choices.last() += tr(" (this window)");
+    bool ok = false;
+    const QString choice = QInputDialog::getItem(this, tr("Export View"), tr("Size in pixels:"),
+                                                 choices, 0, false, &ok);
+    if (!ok)
+        return std::nullopt;
+    return sizes[int(choices.indexOf(choice))];
+}
+
 void MainWindow::exportTopology(const QString& format)
 {
-    const QString path =
-        askSavePath(tr("Export Topology"), QStringLiteral("topology.") + format.toLower(),
-                    tr("%1 files (*.%2)").arg(format, format.toLower()));
+    const std::optional<QSize> size = askFigureSize();
+    if (!size)
+        return;
+    const QString path = askSavePath(tr("Export View"), QStringLiteral("view.") + format.toLower(),
+                                     tr("%1 files (*.%2)").arg(format, format.toLower()));
     if (path.isEmpty())
         return;
     QString error;
-    if (!exportWidget(centralWidget(), path, format, &error))
+    if (!exportFigure(*m_document, m_document->view(), figureTitle(*m_document), *size, path,
+                      format, &error))
+        report(tr("Cannot export"), error);
+}
+
+void MainWindow::exportHandout()
+{
+    const QString path = askSavePath(tr("Export Bookmarks"), QStringLiteral("bookmarks.pdf"),
+                                     tr("PDF files (*.pdf)"));
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (!exportBookmarksHandout(*m_document, path, &error))
         report(tr("Cannot export"), error);
 }
 
@@ -691,23 +784,7 @@ void MainWindow::searchParallelism()
 
 void MainWindow::setDarkTheme(bool dark)
 {
-    qApp->setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
-    QPalette p = qApp->style()->standardPalette();
-    if (dark) {
-        p.setColor(QPalette::Window, QColor(37, 40, 45));
-        p.setColor(QPalette::WindowText, QColor(220, 223, 228));
-        p.setColor(QPalette::Base, QColor(28, 30, 34));
-        p.setColor(QPalette::AlternateBase, QColor(45, 48, 54));
-        p.setColor(QPalette::Text, QColor(220, 223, 228));
-        p.setColor(QPalette::Button, QColor(45, 48, 54));
-        p.setColor(QPalette::ButtonText, QColor(220, 223, 228));
-        p.setColor(QPalette::Highlight, QColor(64, 128, 200));
-        p.setColor(QPalette::HighlightedText, Qt::white);
-        p.setColor(QPalette::ToolTipBase, QColor(45, 48, 54));
-        p.setColor(QPalette::ToolTipText, QColor(220, 223, 228));
-        p.setColor(QPalette::PlaceholderText, QColor(140, 144, 150));
-    }
-    qApp->setPalette(p);
+    applyTheme(dark);
     QSettings().setValue(QStringLiteral("theme"),
                          dark ? QStringLiteral("dark") : QStringLiteral("light"));
     if (auto* a =
@@ -718,22 +795,58 @@ void MainWindow::setDarkTheme(bool dark)
 void MainWindow::showEvent(QShowEvent* event)
 {
     QMainWindow::showEvent(event);
-    if (!m_dockSizesSet)
-        applyDefaultDockSizes();
+    // Once the window has its size and the docks their content: sizes asked for earlier are
+    // redistributed as the docks fill.
+    // After the events queued with the show: the first document is loaded by then, and the
+    // legend asks for the height its entries need.
+    if (!m_dockSizesSet) {
+        m_dockSizesSet = true;
+        QTimer::singleShot(0, this, [this] { applyDefaultLayout(this); });
+    }
 }
 
-// Once the window has its size and the docks their content: sizes asked for earlier are
-// redistributed as the docks fill.
-void MainWindow::applyDefaultDockSizes()
+void MainWindow::createStatusBar()
 {
-    m_dockSizesSet = true;
-    const auto dock = [this](const char* name) {
-        return findChild<QDockWidget*>(QString::fromLatin1(name));
-    };
-    resizeDocks({dock("legend")}, {560}, Qt::Horizontal);
-    resizeDocks({dock("timelineDock")}, {260}, Qt::Vertical);
-    // The legend needs a few lines; the breakdown's two charts need the height.
-    resizeDocks({dock("legend"), dock("breakdownDock")}, {200, 700}, Qt::Vertical);
+    m_stepFigure = new QLabel(this);
+    m_stepFigure->setObjectName(QStringLiteral("stepFigure"));
+    statusBar()->addPermanentWidget(m_stepFigure);
+    connect(m_topologyView, &TopologyView::hovered, this, [this](const QString& what) {
+        if (what.isEmpty())
+            statusBar()->clearMessage();
+        else
+            statusBar()->showMessage(what);
+    });
+}
+
+void MainWindow::updateStepFigure()
+{
+    if (!m_document->hasModel())
+        return;
+    const cs::Evaluation& e = m_document->evaluation();
+    QString text =
+        tr("Step %1 predicted").arg(QString::fromStdString(cs::stepTimeText(e.stepTimeS)));
+    if (const auto& measured = m_document->run().measured)
+        text += tr(", measured %1 (%2%3 %)")
+                    .arg(QString::fromStdString(cs::stepTimeText(measured->stepTimeS)))
+                    .arg(e.stepTimeS >= measured->stepTimeS ? "+" : "")
+                    .arg((e.stepTimeS / measured->stepTimeS - 1) * 100, 0, 'f', 1);
+    text += tr("  |  %1 GPUs  |  MFU %2 %")
+                .arg(QString::fromStdString(cs::withThousands(e.gpusUsed)))
+                .arg(e.mfu * 100, 0, 'f', 1);
+    if (e.timeToTrainS)
+        text += tr("  |  time to train %1")
+                    .arg(QString::fromStdString(cs::trainingTimeText(*e.timeToTrainS)));
+    m_stepFigure->setText(text);
+}
+
+void MainWindow::showHelp(HelpPage page)
+{
+    QPointer<QDialog>& dialog = m_help[size_t(page)];
+    if (!dialog)
+        dialog = helpDialog(page, this);
+    dialog->show();
+    dialog->raise();
+    dialog->activateWindow();
 }
 
 void MainWindow::readSettings()

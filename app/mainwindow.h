@@ -2,10 +2,12 @@
 
 #include <QMainWindow>
 #include <QPointer>
+#include <array>
 #include <optional>
 
 #include "description.h"
 #include "documentio.h"
+#include "helppages.h"
 
 class Autosaver;
 class BookmarksList;
@@ -14,6 +16,8 @@ class MeasuredRunsDialog;
 class InspectorPanel;
 class LegendWidget;
 class QComboBox;
+class QDialog;
+class QLabel;
 class TopologyView;
 class Presentation;
 class PropertiesPanel;
@@ -53,7 +57,7 @@ public:
     bool offerRecovery();
     // When set, problems and questions are kept in lastProblem() instead of shown in a dialog,
     // and each question takes the answer that loses nothing (tests).
-    void setQuiet(bool quiet) { m_quiet = quiet; }
+    void setQuiet(bool quiet);
     QString lastProblem() const { return m_lastProblem; }
 
 protected:
@@ -86,14 +90,23 @@ private:
     void setDiskState(const std::optional<DiskState>& state);
     void report(const QString& title, const QString& text);
     void exportTopology(const QString& format);
+    void exportHandout();
+    // The pixel size of an exported view: presets and the window's; nothing when cancelled.
+    std::optional<QSize> askFigureSize();
     void exportWindow(const QString& format);
     void exportBreakdownCsv();
     void exportTrace();
     QString askSavePath(const QString& title, const QString& suggestedName, const QString& filter);
     void searchParallelism();
+
+public:
     void setDarkTheme(bool dark);
+
+private:
     void readSettings();
-    void applyDefaultDockSizes();
+    void createStatusBar();
+    void updateStepFigure();
+    void showHelp(HelpPage page);
     void writeSettings();
     void about();
 
@@ -118,4 +131,6 @@ private:
     QString m_lastProblem;
     std::optional<DiskState> m_diskState;
     QPointer<MeasuredRunsDialog> m_measuredRuns;
+    QLabel* m_stepFigure = nullptr;
+    std::array<QPointer<QDialog>, kHelpPages> m_help;
 };

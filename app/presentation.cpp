@@ -2,9 +2,11 @@
 
 #include <QAction>
 #include <QDockWidget>
+#include <QGuiApplication>
 #include <QLabel>
 #include <QMainWindow>
 #include <QMenuBar>
+#include <QScreen>
 #include <QStatusBar>
 #include <QToolBar>
 #include <QUndoStack>
@@ -12,8 +14,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include "bookmarkdialog.h"
 #include "document.h"
 #include "editcommands.h"
+#include "speakernotes.h"
+#include "topologyview.h"
 
 namespace {
 constexpr int kTransitionMs = 800;
@@ -28,14 +33,21 @@ Presentation::Presentation(QMainWindow* window, Document* doc)
     , m_next(new QAction(tr("&Next Bookmark"), this))
     , m_previous(new QAction(tr("&Previous Bookmark"), this))
     , m_addBookmark(new QAction(tr("&Add Bookmark"), this))
+    , m_notes(new QAction(tr("Speaker &Notes"), this))
     , m_leave(new QAction(tr("Leave Presentation"), this))
     , m_animation(new QVariantAnimation(this))
     , m_caption(new QLabel(window))
+    , m_speakerNotes(new SpeakerNotes(window))
 {
-    // The bookmark's title, over the view, for the audience.
-    m_caption->setStyleSheet(QStringLiteral("background: rgba(20, 24, 30, 200); color: white; "
+    // The bookmark's caption, over the view, for the audience. Its colours are its own: it
+    // sits on the topology's dark hall in either theme.
+    m_caption->setStyleSheet(QStringLiteral("background: rgba(20, 24, 30, 215); color: white; "
                                             "padding: 10px 18px; border-radius: 6px;"));
+    m_caption->setWordWrap(true);
     m_caption->hide();
+    m_notes->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_N));
+    m_notes->setStatusTip(tr("The current bookmark's speaker notes in a window of their own"));
+    connect(m_notes, &QAction::triggered, this, &Presentation::showNotes);
     m_toggle->setCheckable(true);
     // The platform's full-screen key (F11, Ctrl+Shift+F or Ctrl+Meta+F), and F11 everywhere.
     QList<QKeySequence> fullScreen = QKeySequence::keyBindings(QKeySequence::FullScreen);
@@ -50,14 +62,14 @@ Presentation::Presentation(QMainWindow* window, Document* doc)
     m_previous->setShortcut(QKeySequence(Qt::Key_PageUp));
     connect(m_previous, &QAction::triggered, this, [this] { goTo(m_current - 1); });
     m_addBookmark->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_B));
-    m_addBookmark->setStatusTip(
-        tr("Keep the current view (zoom, centre, colours, selection, time) as a bookmark"));
-    connect(m_addBookmark, &QAction::triggered, this, &Presentation::addBookmark);
+    m_addBookmark->setStatusTip(tr("Keep the current view (zoom, centre, colours, selection, "
+                                   "time) as a bookmark, with a caption and speaker notes"));
+    connect(m_addBookmark, &QAction::triggered, this, qOverload<>(&Presentation::addBookmark));
     // Escape must work while menus are hidden, so the action lives on the window itself.
     m_leave->setShortcut(QKeySequence(Qt::Key_Escape));
     m_leave->setEnabled(false);
     connect(m_leave, &QAction::triggered, this, &Presentation::leave);
-    for (QAction* a : {m_next, m_previous, m_addBookmark, m_leave, m_toggle})
+    for (QAction* a : {m_next, m_previous, m_addBookmark, m_leave, m_toggle, m_notes})
         m_window->addAction(a);
 
     m_animation->setDuration(kTransitionMs);
@@ -73,6 +85,8 @@ void Presentation::enter()
         return;
     m_active = true;
     m_hidden.clear();
+    m_savedView = m_doc->view();
+    m_savedDocks = m_window->saveState();
     const auto hideVisible = [this](QWidget* w) {
         if (w && w->isVisible()) {
             m_hidden << w;
@@ -92,7 +106,27 @@ void Presentation::enter()
     m_window->setFont(large);
     m_savedGeometry = m_window->saveGeometry();
     m_window->showFullScreen();
+    // Without a window manager to honour the request, the screen's size is set directly.
+    if (m_window->screen())
+        m_window->setGeometry(m_window->screen()->geometry());
+    const int screenHeight =
+        m_window->screen() ? m_window->screen()->geometry().height() : m_window->height();
+    if (auto* view = qobject_cast<TopologyView*>(m_window->centralWidget())) {
+        view->setOverlayLegend(legendPx(screenHeight));
+        view->installEventFilter(this);
+    }
     showCaption();
+    // A second screen is the presenter's: the notes go there.
+    const QList<QScreen*> screens = QGuiApplication::screens();
+    if (screens.size() > 1) {
+        for (QScreen* s : screens) {
+            if (s != m_window->screen()) {
+                m_speakerNotes->move(s->availableGeometry().topLeft() + QPoint(40, 40));
+                showNotes();
+                break;
+            }
+        }
+    }
     m_leave->setEnabled(true);
     m_toggle->setChecked(true);
     emit activeChanged(true);
@@ -110,7 +144,15 @@ void Presentation::leave()
     m_window->setFont(m_savedFont);
     m_window->showNormal();
     m_window->restoreGeometry(m_savedGeometry);
+    m_window->restoreState(m_savedDocks);
+    if (auto* view = qobject_cast<TopologyView*>(m_window->centralWidget())) {
+        view->setOverlayLegend(0);
+        view->removeEventFilter(this);
+    }
+    m_animation->stop();
+    m_doc->setView(m_savedView); // the view and selection as they were before presenting
     m_caption->hide();
+    m_speakerNotes->hide();
     m_leave->setEnabled(false);
     m_toggle->setChecked(false);
     emit activeChanged(false);
@@ -123,6 +165,8 @@ void Presentation::goTo(int index, bool animate)
         return;
     m_current = index;
     showCaption();
+    if (m_speakerNotes->isVisible())
+        showNotes();
     const cs::ViewState from = m_doc->view();
     const cs::ViewState to = marks[size_t(index)].view;
     m_animation->stop();
@@ -139,6 +183,16 @@ void Presentation::goTo(int index, bool animate)
     m_animation->start();
 }
 
+double Presentation::captionPx(int screenHeight)
+{
+    return std::max(24.0, screenHeight / 36.0);
+}
+
+double Presentation::legendPx(int screenHeight)
+{
+    return std::max(18.0, screenHeight / 56.0);
+}
+
 void Presentation::showCaption()
 {
     const auto& marks = m_doc->bookmarks();
@@ -146,28 +200,69 @@ void Presentation::showCaption()
         m_caption->hide();
         return;
     }
+    const int screenHeight =
+        m_window->screen() ? m_window->screen()->geometry().height() : m_window->height();
     QFont font = m_window->font();
-    font.setPointSizeF(font.pointSizeF() * 1.3);
+    font.setPixelSize(int(captionPx(screenHeight)));
     font.setBold(true);
     m_caption->setFont(font);
     m_caption->setText(QStringLiteral("%1 / %2   %3")
                            .arg(m_current + 1)
                            .arg(marks.size())
                            .arg(QString::fromStdString(marks[size_t(m_current)].title)));
-    m_caption->adjustSize();
-    const QRect area =
-        m_window->centralWidget() ? m_window->centralWidget()->geometry() : m_window->rect();
-    m_caption->move(area.left() + 24, area.bottom() - m_caption->height() - 24);
+    placeCaption();
     m_caption->raise();
     m_caption->show();
 }
 
+// Always the same place: the top left of the view, the legend keeping the bottom.
+void Presentation::placeCaption()
+{
+    const QRect area =
+        m_window->centralWidget() ? m_window->centralWidget()->geometry() : m_window->rect();
+    const int margin = std::max(16, area.height() / 45);
+    // One line where it fits, wrapped at the view's width where it does not.
+    const int oneLine =
+        QFontMetrics(m_caption->font()).horizontalAdvance(m_caption->text()) + 2 * 18 + 24;
+    m_caption->setFixedWidth(std::min(oneLine, area.width() - 2 * margin));
+    m_caption->setFixedHeight(m_caption->heightForWidth(m_caption->width()));
+    m_caption->move(area.left() + margin, area.top() + margin);
+}
+
+bool Presentation::eventFilter(QObject* watched, QEvent* event)
+{
+    if (event->type() == QEvent::Resize || event->type() == QEvent::Move)
+        placeCaption();
+    return QObject::eventFilter(watched, event);
+}
+
+void Presentation::showNotes()
+{
+    m_speakerNotes->show(m_doc->bookmarks(), m_current);
+}
+
 void Presentation::addBookmark()
+{
+    QString caption = tr("Bookmark %1").arg(m_doc->bookmarks().size() + 1);
+    QString notes;
+    if (!m_quiet) {
+        BookmarkDialog ask(tr("Add Bookmark"), caption, notes, m_window);
+        if (ask.exec() != QDialog::Accepted)
+            return;
+        caption = ask.caption();
+        notes = ask.notes();
+    }
+    addBookmark(caption, notes);
+}
+
+void Presentation::addBookmark(const QString& caption, const QString& notes)
 {
     std::vector<cs::Bookmark> marks = m_doc->bookmarks();
     cs::Bookmark mark;
-    mark.title = tr("Bookmark %1").arg(marks.size() + 1).toStdString();
+    mark.title = caption.toStdString();
+    mark.notes = notes.toStdString();
     mark.view = m_doc->view();
+    mark.view.playing = false; // a bookmark is a still: Space plays from it
     marks.push_back(mark);
     m_doc->undoStack()->push(new SetBookmarksCommand(m_doc, std::move(marks), tr("Add Bookmark")));
     m_current = int(m_doc->bookmarks().size()) - 1;

@@ -1,16 +1,11 @@
 #include "render.h"
 
-#include <QBuffer>
-#include <QImage>
-#include <QPainter>
 #include <cstdio>
 
 #include "document.h"
 #include "documentio.h"
-#include "gpucolors.h"
-#include "legendwidget.h"
+#include "exports.h"
 #include "text.h"
-#include "topologyscene.h"
 
 namespace {
 
@@ -56,36 +51,14 @@ int renderToPng(const RenderRequest& request)
         view.timeS = request.timeS;
     document.setView(view);
 
-    // The window shows the legend in a dock beside the view; the image gives it a strip
-    // below the view when there is room.
-    const QSizeF size(request.size);
-    const double legendWidth = std::min(size.width() - 16, 900.0);
-    const Legend legend =
-        legendFor(view.colorBy, document.topology(), document.placement(), document.evaluation());
-    const double legendStrip = legendHeight(legend, legendWidth) + 16;
-    const bool withLegend = legendWidth >= 300 && legendStrip <= size.height() * 0.35;
-    const QSizeF viewSize(size.width(), size.height() - (withLegend ? legendStrip : 0));
-    // The window's layout, so that a session's zoom and centre show the same racks.
-    TopologyScene scene(document.topology(), document.placement(), document.evaluation());
-    scene.applyView(view);
-    QImage image(request.size, QImage::Format_ARGB32_Premultiplied);
-    image.fill(TopologyRenderer::background());
-    QPainter painter(&image);
-    const ViewTransform transform = scene.transform(view, viewSize);
-    scene.renderer().paint(painter, transform);
-    scene.paintOverlay(painter, transform);
-    if (withLegend)
-        paintLegendIn(painter, legend,
-                      QRectF(8, viewSize.height() + 8, legendWidth, legendStrip - 16));
-    painter.end();
-    // Encoded in memory and written atomically: a failed write leaves an old PNG whole.
-    QByteArray png;
-    QBuffer buffer(&png);
-    buffer.open(QIODevice::WriteOnly);
-    if (!image.save(&buffer, "PNG"))
+    // The window's layout, legend and a title, as File > Export draws them; encoded in memory
+    // and written atomically: a failed write leaves an old PNG whole.
+    const std::optional<QByteArray> png =
+        figureBytes(document, view, figureTitle(document), request.size, QStringLiteral("PNG"));
+    if (!png)
         return fail(1, QStringLiteral("%1: the PNG could not be encoded").arg(request.output));
     QString error;
-    if (!writeFileAtomically(request.output, png, &error))
+    if (!writeFileAtomically(request.output, *png, &error))
         return fail(1, error);
     return 0;
 }

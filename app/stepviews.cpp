@@ -3,12 +3,18 @@
 #include <QAction>
 #include <QCheckBox>
 #include <QDockWidget>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMainWindow>
+#include <QMenu>
 #include <QMenuBar>
 #include <QPushButton>
+#include <QStatusBar>
+#include <QToolButton>
 #include <QVBoxLayout>
+#include <QWidgetAction>
 
 #include "activitycolors.h"
 #include "breakdownchart.h"
@@ -29,7 +35,7 @@ QString legendHtml(const std::vector<LegendEntry>& entries)
     for (const LegendEntry& e : entries)
         parts << QStringLiteral("<span style='color:%1'>&#9632;</span>&nbsp;%2")
                      .arg(e.color.name(), e.label.toHtmlEscaped());
-    return parts.join(QStringLiteral("&nbsp;&nbsp; "));
+    return parts.join(QStringLiteral(" &nbsp; "));
 }
 
 QDockWidget* addDock(QMainWindow* window, QWidget* content, const QString& title,
@@ -41,6 +47,34 @@ QDockWidget* addDock(QMainWindow* window, QWidget* content, const QString& title
     window->addDockWidget(area, dock);
     return dock;
 }
+
+// Shows `wide` in place of `narrow` while the panel has room for its whole width.
+class ShownWhenItFits : public QObject {
+public:
+    ShownWhenItFits(QWidget* wide, QWidget* narrow, QWidget* panel)
+        : QObject(panel)
+        , m_wide(wide)
+        , m_narrow(narrow)
+    {
+        panel->installEventFilter(this);
+    }
+
+    bool eventFilter(QObject* watched, QEvent* event) override
+    {
+        if (event->type() == QEvent::Resize) {
+            auto* panel = static_cast<QWidget*>(watched);
+            // The rest of the row needs about half of a narrow panel.
+            const bool fits = m_wide->sizeHint().width() < panel->width() - 560;
+            m_wide->setVisible(fits);
+            m_narrow->setVisible(!fits);
+        }
+        return false;
+    }
+
+private:
+    QWidget* m_wide;
+    QWidget* m_narrow;
+};
 
 // Owns nothing but the wiring between the document and the step views.
 class StepViews : public QObject {
@@ -109,19 +143,70 @@ QWidget* StepViews::createTimelinePanel()
         QObject::tr("Dim what is off the critical path and outline what is on it"));
     connect(m_critical, &QCheckBox::toggled, m_timeline, &TimelineView::setCriticalPathShown);
     auto* whole = new QPushButton(QObject::tr("Whole step"), panel);
-    whole->setToolTip(QObject::tr("Zoom out to the whole step (wheel zooms, drag pans)"));
+    whole->setToolTip(
+        QObject::tr("Zoom out to the whole step.\nWheel zooms; Shift+wheel, a drag on "
+                    "the time ruler or the middle button pans;\na drag over the rows "
+                    "measures a range; a click selects an event and shows\nwhat it "
+                    "depends on; Escape clears."));
     connect(whole, &QPushButton::clicked, m_timeline, &TimelineView::showWholeStep);
-    auto* legend = new QLabel(legendHtml(activityLegend()) + QStringLiteral("&nbsp;&nbsp;&nbsp; ") +
-                                  legendHtml(dimensionLegend(true)),
-                              panel);
+    auto* find = new QLineEdit(panel);
+    find->setObjectName(QStringLiteral("timelineFind"));
+    find->setClearButtonEnabled(true);
+    find->setPlaceholderText(QObject::tr("Find events: backward stage 3, dp exposed, bubble"));
+    find->setToolTip(QObject::tr(
+        "Events that do not match are dimmed. Words: forward, backward, recompute, optimizer, "
+        "bubble, comm;\ntp, cp, pp (or send), dp, ep; stage N, mb N, chunk N; exposed, hidden, "
+        "critical.\nWords of one sort widen the search, different sorts narrow it."));
+    find->setMinimumWidth(find->fontMetrics().horizontalAdvance(find->placeholderText()) / 2);
+    auto* found = new QLabel(panel);
+    connect(find, &QLineEdit::textChanged, this, [this, find, found](const QString& text) {
+        QString problem;
+        const bool understood = m_timeline->setFilter(text, &problem);
+        QPalette ink; // the application's, but for red text where a word is not understood
+        if (!understood)
+            ink.setColor(QPalette::Text, QColor(0xd0, 0x24, 0x3f));
+        find->setPalette(ink);
+        found->setText(!understood ? QObject::tr("not understood")
+                       : text.isEmpty()
+                           ? QString()
+                           : QObject::tr("%n event(s)", "", m_timeline->filterMatches()));
+        found->setToolTip(problem);
+    });
+    connect(m_timeline, &TimelineView::hovered, this, [this](const QString& what) {
+        if (!what.isEmpty())
+            m_window->statusBar()->showMessage(what, 4000);
+    });
+    const QString legendText = legendHtml(activityLegend()) + QStringLiteral(" &nbsp; &nbsp; ") +
+                               legendHtml(dimensionLegend(true));
+    auto* legend = new QLabel(legendText, panel);
     legend->setTextFormat(Qt::RichText);
+    legend->setMinimumWidth(1); // never widens the window: hidden where it does not fit
+    legend->hide();
+    // In one line where it fits; always behind the Colours button, so that a narrow panel
+    // keeps its height for the stages.
+    auto* colours = new QToolButton(panel);
+    colours->setText(QObject::tr("Colours"));
+    colours->setPopupMode(QToolButton::InstantPopup);
+    auto* popup = new QMenu(colours);
+    auto* popupLegend =
+        new QLabel(QString(legendText).replace(QStringLiteral(" &nbsp; "), QStringLiteral("<br>")));
+    popupLegend->setMargin(8);
+    auto* popupAction = new QWidgetAction(popup);
+    popupAction->setDefaultWidget(popupLegend);
+    popup->addAction(popupAction);
+    colours->setMenu(popup);
+    new ShownWhenItFits(legend, colours, panel);
 
     auto* controls = new QHBoxLayout;
     controls->setContentsMargins(6, 2, 6, 0);
     controls->addWidget(m_critical);
     controls->addWidget(whole);
+    controls->addWidget(find, 1);
+    controls->addWidget(found);
     controls->addSpacing(12);
-    controls->addWidget(legend, 1);
+    controls->addWidget(legend);
+    controls->addWidget(colours);
+    controls->addStretch();
     auto* layout = new QVBoxLayout(panel);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(2);
@@ -178,8 +263,11 @@ void StepViews::createMenu()
                       m_bar->toStartAction(), m_bar->loopAction()});
     menu->addSeparator();
     menu->addActions({m_bar->slowerAction(), m_bar->fasterAction()});
-    // Shortcuts of actions that are only in a menu must be known to the window too.
-    m_window->addActions({m_bar->slowerAction(), m_bar->fasterAction()});
+    // The window knows every playback shortcut itself: they work while presenting, with the
+    // menus and the bar hidden.
+    m_window->addActions({m_bar->playAction(), m_bar->stepBackAction(), m_bar->stepForwardAction(),
+                          m_bar->toStartAction(), m_bar->loopAction(), m_bar->slowerAction(),
+                          m_bar->fasterAction()});
     menu->addSeparator();
     QAction* critical = menu->addAction(QObject::tr("Highlight &Critical Path"));
     critical->setCheckable(true);
@@ -241,11 +329,9 @@ void StepViews::updateCompare()
                              .arg(QString::fromStdString(problems.formatAll())));
         return;
     }
-    const cs::Evaluation theirs = cs::evaluate(other.cluster, other.run);
-    m_compare->setRuns(m_document->evaluation(),
-                       QString::fromStdString(session.run.name + " on " + session.cluster.name),
-                       theirs,
-                       QString::fromStdString(other.run.name + " on " + other.cluster.name));
+    m_compare->setComparison(cs::compareRuns({session.cluster, session.run},
+                                             m_document->evaluation(), other,
+                                             cs::evaluate(other.cluster, other.run)));
 }
 
 void StepViews::viewChanged()

@@ -1,12 +1,18 @@
 #include "bookmarkslist.h"
 
+#include <QContextMenuEvent>
 #include <QKeyEvent>
+#include <QMenu>
+
+#include "text.h"
 
 BookmarksList::BookmarksList(QWidget* parent)
     : QListWidget(parent)
 {
-    setToolTip(tr("Double-click to go to a bookmark, F2 to rename, Delete to remove.\n"
-                  "Ctrl+B adds the current view; Page Down/Up step through them."));
+    setToolTip(tr("Double-click to go to a bookmark, F2 to rename, Delete to remove; right-click\n"
+                  "to edit its caption and speaker notes. Ctrl+B adds the current view;\n"
+                  "Page Down/Up step through them."));
+    setWordWrap(true);
     setEditTriggers(QAbstractItemView::EditKeyPressed | QAbstractItemView::SelectedClicked);
     connect(this, &QListWidget::itemActivated, this,
             [this](QListWidgetItem* item) { emit goToRequested(row(item)); });
@@ -22,12 +28,31 @@ void BookmarksList::setBookmarks(const std::vector<cs::Bookmark>& bookmarks)
     for (const cs::Bookmark& b : bookmarks) {
         auto* item = new QListWidgetItem(QString::fromStdString(b.title), this);
         item->setFlags(item->flags() | Qt::ItemIsEditable);
-        item->setToolTip(tr("Colour by %1, zoom %2, t = %3 s")
-                             .arg(QString::fromStdString(cs::labelOf(b.view.colorBy)))
-                             .arg(b.view.zoom, 0, 'g', 3)
-                             .arg(b.view.timeS, 0, 'f', 3));
+        QString tip = tr("Colour by %1, zoom %2, at %3")
+                          .arg(QString::fromStdString(cs::labelOf(b.view.colorBy)))
+                          .arg(b.view.zoom, 0, 'g', 3)
+                          .arg(QString::fromStdString(cs::inStepTimeText(b.view.timeS)));
+        if (b.view.highlightRank >= 0)
+            tip += tr(", rank %1 selected").arg(b.view.highlightRank);
+        if (!b.notes.empty())
+            tip += QStringLiteral("\n\n") + QString::fromStdString(b.notes);
+        item->setToolTip(tip);
     }
     setCurrentRow(std::min(current, count() - 1));
+}
+
+void BookmarksList::contextMenuEvent(QContextMenuEvent* event)
+{
+    QListWidgetItem* item = itemAt(event->pos());
+    if (!item)
+        return;
+    const int index = row(item);
+    QMenu menu(this);
+    menu.addAction(tr("Go To"), this, [this, index] { emit goToRequested(index); });
+    menu.addAction(tr("Edit Caption and Notes..."), this,
+                   [this, index] { emit editRequested(index); });
+    menu.addAction(tr("Delete"), this, [this, index] { emit removeRequested(index); });
+    menu.exec(event->globalPos());
 }
 
 void BookmarksList::keyPressEvent(QKeyEvent* event)

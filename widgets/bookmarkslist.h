@@ -15,8 +15,10 @@ public:
 signals:
     void goToRequested(int index);
     void renameRequested(int index, const QString& title);
+    void editRequested(int index); // caption and speaker notes
     void removeRequested(int index);
 
 protected:
     void keyPressEvent(QKeyEvent* event) override;
+    void contextMenuEvent(QContextMenuEvent* event) override;
 };

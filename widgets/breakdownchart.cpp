@@ -12,10 +12,11 @@
 
 #include "activitycolors.h"
 #include "cachedchartview.h"
+#include "text.h"
 
 namespace {
 
-constexpr QRgb kMeasured = 0xff4a4e55;
+constexpr QRgb kMeasured = 0xff8a8f98; // a mid grey: readable on a light and a dark chart
 constexpr QRgb kHidden = 0xffc9ced6;
 
 // Replaces everything in a chart by a horizontal stacked bar series on the given categories.
@@ -59,16 +60,22 @@ void fitValueAxis(QChart* chart, double maximum)
         if (auto* values = qobject_cast<QValueAxis*>(axis)) {
             values->setRange(nice.min(), nice.max());
             values->setTickCount(nice.tickCount());
+            values->setLabelFormat(nice.max() >= 20  ? QStringLiteral("%.0f")
+                                   : nice.max() >= 2 ? QStringLiteral("%.1f")
+                                                     : QStringLiteral("%.2f"));
         }
 }
 
 } // namespace
 
-QString formatSeconds(double s)
+QString stepTime(double s)
 {
-    if (std::abs(s) >= 0.1)
-        return QStringLiteral("%1 s").arg(s, 0, 'f', 3);
-    return QStringLiteral("%1 ms").arg(s * 1e3, 0, 'f', 1);
+    return QString::fromStdString(cs::stepTimeText(s));
+}
+
+QString inStepTime(double s)
+{
+    return QString::fromStdString(cs::inStepTimeText(s));
 }
 
 BreakdownChart::BreakdownChart(QWidget* parent)
@@ -78,12 +85,19 @@ BreakdownChart::BreakdownChart(QWidget* parent)
 {
     // The legend carries the values: beside the bar, where they have room.
     // Beside the bars too in the communication chart: its four rows need the height.
-    stepChart()->legend()->setAlignment(Qt::AlignRight);
-    communicationChart()->legend()->setAlignment(Qt::AlignRight);
+    for (QChart* chart : {stepChart(), communicationChart()}) {
+        chart->legend()->setAlignment(Qt::AlignRight);
+        QFont small = chart->legend()->font();
+        small.setPointSizeF(small.pointSizeF() * 0.9);
+        chart->legend()->setFont(small);
+    }
+    m_stepView->setLeastSize({260, 160});
+    m_commView->setLeastSize({260, 175});
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(m_stepView, 1);
-    layout->addWidget(m_commView, 1);
+    // The step's parts need more lines of legend than the four dimensions.
+    layout->addWidget(m_stepView, 5);
+    layout->addWidget(m_commView, 4);
 }
 
 QChart* BreakdownChart::stepChart() const
@@ -156,22 +170,22 @@ void BreakdownChart::buildStepChart(const cs::Evaluation& evaluation,
         if (part.seconds <= 0)
             continue;
         Bar bar{QStringLiteral("%1 %2").arg(QString::fromStdString(part.label),
-                                            formatSeconds(part.seconds)),
+                                            inStepTime(part.seconds)),
                 breakdownColor(part),
                 {part.seconds}};
         if (measuredStepS)
             bar.values << 0.0;
         bars.push_back(bar);
     }
-    QString title = tr("Step %1 predicted").arg(formatSeconds(evaluation.stepTimeS));
+    QString title = tr("Step %1 predicted").arg(stepTime(evaluation.stepTimeS));
     double longest = evaluation.stepTimeS;
     if (measuredStepS) {
-        bars.push_back({tr("measured %1").arg(formatSeconds(*measuredStepS)),
+        bars.push_back({tr("measured %1").arg(stepTime(*measuredStepS)),
                         QColor::fromRgb(kMeasured),
                         {0.0, *measuredStepS}});
         const double error = (evaluation.stepTimeS - *measuredStepS) / *measuredStepS;
         title += tr(", measured %1, error %2%3 %")
-                     .arg(formatSeconds(*measuredStepS), error >= 0 ? "+" : "")
+                     .arg(stepTime(*measuredStepS), error >= 0 ? "+" : "")
                      .arg(error * 100, 0, 'f', 1);
         longest = std::max(longest, *measuredStepS);
     }
@@ -201,16 +215,17 @@ void BreakdownChart::buildCommunicationChart(const cs::Evaluation& evaluation)
     for (cs::Dim d : cs::kAllDims) {
         if (!shown(d, evaluation))
             continue;
-        const double total = evaluation.commTotalS[d];
-        const double onPath = std::min(evaluation.commExposedS[d], total);
+        // Within a step: milliseconds.
+        const double total = evaluation.commTotalS[d] * 1e3;
+        const double onPath = std::min(evaluation.commExposedS[d] * 1e3, total);
         exposed.values << onPath;
         hidden.values << total - onPath;
         longest = std::max(longest, total);
     }
     QChart* chart = communicationChart();
-    setBars(chart, categories, tr("seconds per step"), {exposed, hidden});
+    setBars(chart, categories, tr("ms per step"), {exposed, hidden});
     chart->setTitle(tr("Communication: %1 exposed of %2")
-                        .arg(formatSeconds(sumOf(evaluation.commExposedS)),
-                             formatSeconds(sumOf(evaluation.commTotalS))));
+                        .arg(inStepTime(sumOf(evaluation.commExposedS)),
+                             inStepTime(sumOf(evaluation.commTotalS))));
     fitValueAxis(chart, longest);
 }

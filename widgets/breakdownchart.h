@@ -9,7 +9,7 @@
 #include "costmodel.h"
 
 class QChart;
-class QChartView;
+class CachedChartView;
 
 class BreakdownChart : public QWidget {
     Q_OBJECT
@@ -27,9 +27,6 @@ private:
     void buildStepChart(const cs::Evaluation& evaluation, std::optional<double> measuredStepS);
     void buildCommunicationChart(const cs::Evaluation& evaluation);
 
-    QChartView* m_stepView = nullptr;
-    QChartView* m_commView = nullptr;
+    CachedChartView* m_stepView = nullptr;
+    CachedChartView* m_commView = nullptr;
 };
-
-// "1.234 s" or "12.3 ms": seconds as a chart label shows them.
-QString formatSeconds(double s);

@@ -3,6 +3,7 @@
 #include <QAbstractAxis>
 #include <QChart>
 #include <QGraphicsScene>
+#include <QLegend>
 #include <QPaintEvent>
 #include <QPainter>
 
@@ -12,6 +13,27 @@ void clearChart(QChart* chart)
     for (QAbstractAxis* axis : chart->axes()) {
         chart->removeAxis(axis);
         delete axis;
+    }
+}
+
+void styleChart(QChart* chart, const QPalette& palette)
+{
+    const QColor text = palette.color(QPalette::Text);
+    const QColor base = palette.color(QPalette::Base);
+    const QColor grid = QColor::fromRgbF(float(base.redF() * 0.82 + text.redF() * 0.18),
+                                         float(base.greenF() * 0.82 + text.greenF() * 0.18),
+                                         float(base.blueF() * 0.82 + text.blueF() * 0.18));
+    chart->setBackgroundBrush(base);
+    chart->setBackgroundPen(Qt::NoPen);
+    chart->setPlotAreaBackgroundVisible(false);
+    chart->setTitleBrush(text);
+    chart->legend()->setLabelColor(text);
+    for (QAbstractAxis* axis : chart->axes()) {
+        axis->setLabelsBrush(text);
+        axis->setTitleBrush(text);
+        axis->setGridLineColor(grid);
+        axis->setLinePenColor(grid);
+        axis->setShadesVisible(false);
     }
 }
 
@@ -25,6 +47,12 @@ CachedChartView::CachedChartView(QWidget* parent)
     connect(scene(), &QGraphicsScene::changed, this, &CachedChartView::invalidate);
 }
 
+void CachedChartView::setLeastSize(QSize size)
+{
+    m_least = size;
+    setMinimumSize(size);
+}
+
 void CachedChartView::invalidate()
 {
     m_valid = false;
@@ -36,14 +64,28 @@ void CachedChartView::resizeEvent(QResizeEvent* event)
     QChartView::resizeEvent(event);
     // QChartView only ever raises its minimum size to the chart's; the docks that share a
     // column with a chart must still be able to take their room back.
-    setMinimumSize(QSize(120, 90));
+    setMinimumSize(m_least);
     // A scene with no rect of its own works out the bounds of all its items on every change.
     scene()->setSceneRect(QRectF(QPointF(0, 0), QSizeF(viewport()->size())));
     m_valid = false;
 }
 
+void CachedChartView::changeEvent(QEvent* event)
+{
+    if (event->type() == QEvent::PaletteChange) {
+        m_styledPalette = -1;
+        invalidate();
+    }
+    QChartView::changeEvent(event);
+}
+
 void CachedChartView::paintEvent(QPaintEvent* event)
 {
+    if (m_styledPalette != palette().cacheKey() || m_styledAxes != chart()->axes()) {
+        styleChart(chart(), palette());
+        m_styledAxes = chart()->axes();
+        m_styledPalette = palette().cacheKey();
+    }
     const QSize size = viewport()->size();
     const qreal dpr = viewport()->devicePixelRatioF();
     if (!m_valid || m_cache.size() != size * dpr) {

@@ -5,23 +5,38 @@
 
 #include <QChartView>
 #include <QImage>
+#include <QList>
+
+class QAbstractAxis;
 
 // Removes and deletes every series and axis of a chart (QChart::removeAxis only hands the
 // axis back to the caller).
 void clearChart(QChart* chart);
+// The chart's background, title, legend and axes in the palette's colours (light or dark
+// theme); the series keep theirs.
+void styleChart(QChart* chart, const QPalette& palette);
 
 class CachedChartView : public QChartView {
     Q_OBJECT
 public:
     explicit CachedChartView(QWidget* parent = nullptr);
+    // The least room the chart keeps whatever the docks around it do: enough for its title,
+    // axes and category labels never to be cut to "...".
+    void setLeastSize(QSize size);
 
 protected:
     void paintEvent(QPaintEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;
+
+    void changeEvent(QEvent* event) override;
 
 private:
     void invalidate();
 
     QImage m_cache;
     bool m_valid = false;
+    QSize m_least{120, 90};
+    // What styleChart last styled: axes made since (a rebuilt chart) are styled before painting.
+    QList<QAbstractAxis*> m_styledAxes;
+    qint64 m_styledPalette = -1;
 };

@@ -1,50 +1,69 @@
 #pragma once
-// The session's `compare` run beside the main one: both breakdowns as stacked bars and a
-// table of what differs.
+// The session's `compare` run (B) beside its own (A), all from cs::Comparison (model/report):
+// where the difference comes from in sentences, both breakdowns as stacked bars (per step, or
+// per token when the GPU counts differ), the figures raw and per GPU, every input that differs,
+// and the breakdown difference per component; each run's notes. Narrow, the parts stack and
+// scroll; wide, the explanation and chart sit beside the tables.
 
 #include <QWidget>
-#include <string>
-#include <vector>
 
-#include "costmodel.h"
+#include "comparison.h"
 
+class QBoxLayout;
+class QButtonGroup;
 class QChart;
-class QChartView;
+class CachedChartView;
 class QLabel;
 class QTableWidget;
-
-struct CompareRow {
-    std::string name;
-    std::string unit;
-    double main = 0;
-    double compare = 0;
-    double difference() const { return compare - main; }
-    // compare over main, minus one; 0 when both are 0.
-    double relative() const;
-};
-// Step time, every breakdown entry, MFU, tokens per second and memory, main against compare.
-std::vector<CompareRow> compareRows(const cs::Evaluation& main, const cs::Evaluation& compare);
 
 class ComparePanel : public QWidget {
     Q_OBJECT
 public:
     explicit ComparePanel(QWidget* parent = nullptr);
 
-    void setRuns(const cs::Evaluation& main, const QString& mainName, const cs::Evaluation& compare,
-                 const QString& compareName);
+    void setComparison(const cs::Comparison& comparison);
     // Nothing to compare, and why.
     void clear(const QString& reason);
 
-    QChart* chart() const;
-    QTableWidget* table() const { return m_table; }
+    // The chart shows GPU time per token (comparable across GPU counts) or seconds per step.
+    void setPerToken(bool perToken);
+    bool perToken() const { return m_perToken; }
+    bool isWide() const { return m_wide; }
 
-    QSize sizeHint() const override { return {460, 520}; }
+    QChart* chart() const;
+    QTableWidget* figuresTable() const { return m_figures; }
+    QTableWidget* inputsTable() const { return m_inputs; }
+    QTableWidget* breakdownTable() const { return m_breakdown; }
+    QLabel* findingsLabel() const { return m_findings; }
+    QLabel* notesLabel() const { return m_notes; }
+
+    QSize sizeHint() const override { return {460, 640}; }
+
+protected:
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
-    void fillChart(const cs::Evaluation& main, const cs::Evaluation& compare);
-    void fillTable(const std::vector<CompareRow>& rows);
+    void fillChart();
+    void fillFigures();
+    void fillInputs();
+    void fillBreakdown();
+    void arrange(bool wide);
 
+    std::optional<cs::Comparison> m_comparison;
+    bool m_perToken = false;
+    bool m_perTokenChosen = false; // by the user: kept across comparisons
+    bool m_wide = false;
     QLabel* m_message = nullptr;
-    QChartView* m_view = nullptr;
-    QTableWidget* m_table = nullptr;
+    QLabel* m_findings = nullptr;
+    QLabel* m_notes = nullptr;
+    QWidget* m_unitChoice = nullptr;
+    QButtonGroup* m_units = nullptr;
+    CachedChartView* m_view = nullptr;
+    QTableWidget* m_figures = nullptr;
+    QTableWidget* m_inputs = nullptr;
+    QTableWidget* m_breakdown = nullptr;
+    QWidget* m_content = nullptr;
+    QBoxLayout* m_columns = nullptr;
+    QWidget* m_left = nullptr;
+    QWidget* m_right = nullptr;
 };

@@ -1,52 +1,82 @@
 #include "legendwidget.h"
 
+#include <QEvent>
 #include <QPainter>
+#include <QPalette>
 #include <algorithm>
 
 namespace {
 
-constexpr double kLine = 18;
-constexpr double kSwatch = 12;
-constexpr double kEntryWidth = 150;
 constexpr double kPad = 8;
 
-int columnsFor(double width)
+double lineOf(const LegendStyle& s)
 {
-    return std::max(1, int(width / kEntryWidth));
+    return s.fontPx * 1.5;
+}
+double swatchOf(const LegendStyle& s)
+{
+    return s.fontPx;
+}
+double entryWidthOf(const LegendStyle& s)
+{
+    return s.fontPx * 12.5;
 }
 
-double entriesHeight(const Legend& legend, double width)
+int columnsFor(double width, const LegendStyle& s)
+{
+    return std::max(1, int(width / entryWidthOf(s)));
+}
+
+double entriesHeight(const Legend& legend, double width, const LegendStyle& s)
 {
     if (legend.gradient)
-        return kLine * 2;
-    const int columns = columnsFor(width);
+        return lineOf(s) * 2;
+    const int columns = columnsFor(width, s);
     const int rows = (int(legend.entries.size()) + columns - 1) / columns;
-    return rows * kLine;
+    return rows * lineOf(s);
 }
 
 } // namespace
 
-double legendHeight(const Legend& legend, double width)
+LegendStyle LegendStyle::onDark(double fontPx)
 {
-    return kLine * 1.4 + entriesHeight(legend, width) + 6 + legend.notes.size() * kLine;
+    return {QColor(0xd8, 0xdc, 0xe2), QColor(0xa8, 0xe0, 0x7a), QColor(0xff, 0x9e, 0x9e), fontPx};
 }
 
-void paintLegendIn(QPainter& p, const Legend& legend, const QRectF& box)
+LegendStyle LegendStyle::of(const QPalette& palette, double fontPx)
 {
+    const QColor base = palette.color(QPalette::Base);
+    if (base.lightnessF() < 0.5) {
+        LegendStyle s = onDark(fontPx);
+        s.text = palette.color(QPalette::Text);
+        return s;
+    }
+    return {palette.color(QPalette::Text), QColor(0x2e, 0x7d, 0x12), QColor(0xb3, 0x1b, 0x1b),
+            fontPx};
+}
+
+double legendHeight(const Legend& legend, double width, const LegendStyle& style)
+{
+    const double line = lineOf(style);
+    return line * 1.4 + entriesHeight(legend, width, style) + 6 + legend.notes.size() * line;
+}
+
+void paintLegendIn(QPainter& p, const Legend& legend, const QRectF& box, const LegendStyle& style)
+{
+    const double line = lineOf(style), swatch = swatchOf(style);
     p.save();
     QFont font = p.font();
-    font.setPixelSize(12);
+    font.setPixelSize(int(style.fontPx));
     p.setFont(font);
-    const QColor text(0xd8, 0xdc, 0xe2);
     double y = box.top();
     QFont bold = font;
     bold.setBold(true);
     p.setFont(bold);
-    p.setPen(text);
-    p.drawText(QRectF(box.left(), y, box.width(), kLine), Qt::AlignLeft | Qt::AlignVCenter,
+    p.setPen(style.text);
+    p.drawText(QRectF(box.left(), y, box.width(), line), Qt::AlignLeft | Qt::AlignVCenter,
                p.fontMetrics().elidedText(legend.title, Qt::ElideRight, int(box.width())));
     p.setFont(font);
-    y += kLine * 1.4;
+    y += line * 1.4;
     if (legend.gradient && !legend.entries.empty()) {
         // Stops but the last (the overflow colour) make a continuous bar.
         const size_t stops = legend.entries.size() - 1;
@@ -55,62 +85,61 @@ void paintLegendIn(QPainter& p, const Legend& legend, const QRectF& box)
         for (size_t i = 0; i < stops; ++i)
             gradient.setColorAt(double(i) / std::max<size_t>(1, stops - 1),
                                 legend.entries[i].color);
-        p.fillRect(QRectF(box.left(), y, barWidth, kSwatch), gradient);
+        p.fillRect(QRectF(box.left(), y, barWidth, swatch), gradient);
         for (size_t i = 0; i < stops; ++i) {
             const double x = box.left() + barWidth * double(i) / std::max<size_t>(1, stops - 1);
-            p.drawText(QRectF(x - 40, y + kSwatch, 80, kLine), Qt::AlignCenter,
+            p.drawText(QRectF(x - 3 * line, y + swatch, 6 * line, line), Qt::AlignCenter,
                        legend.entries[i].label);
         }
-        const QRectF over(box.left() + barWidth + 10, y, kSwatch, kSwatch);
+        const QRectF over(box.left() + barWidth + 10, y, swatch, swatch);
         p.fillRect(over, legend.entries.back().color);
-        p.drawText(QRectF(over.right() + 4, y - 3, box.right() - over.right(), kLine),
+        p.drawText(QRectF(over.right() + 4, y - 3, box.right() - over.right(), line),
                    Qt::AlignLeft | Qt::AlignVCenter, legend.entries.back().label);
     } else {
-        const int columns = columnsFor(box.width());
+        const int columns = columnsFor(box.width(), style);
         const double columnWidth = box.width() / columns;
         for (size_t i = 0; i < legend.entries.size(); ++i) {
             const double x = box.left() + columnWidth * double(int(i) % columns);
-            const double ey = y + kLine * double(int(i) / columns);
-            p.fillRect(QRectF(x, ey + 2, kSwatch, kSwatch), legend.entries[i].color);
-            p.drawText(QRectF(x + kSwatch + 4, ey, columnWidth - kSwatch - 6, kLine),
+            const double ey = y + line * double(int(i) / columns);
+            p.fillRect(QRectF(x, ey + (line - swatch) / 2, swatch, swatch),
+                       legend.entries[i].color);
+            p.drawText(QRectF(x + swatch + 4, ey, columnWidth - swatch - 6, line),
                        Qt::AlignLeft | Qt::AlignVCenter,
                        p.fontMetrics().elidedText(legend.entries[i].label, Qt::ElideRight,
-                                                  int(columnWidth - kSwatch - 6)));
+                                                  int(columnWidth - swatch - 6)));
         }
     }
-    y += entriesHeight(legend, box.width()) + 6;
+    y += entriesHeight(legend, box.width(), style) + 6;
     for (const QString& note : legend.notes) {
-        p.setPen(note.contains(QLatin1String("crosses")) ? QColor(0xff, 0x9e, 0x9e)
-                                                         : QColor(0xa8, 0xe0, 0x7a));
-        p.drawText(QRectF(box.left(), y, box.width(), kLine), Qt::AlignLeft | Qt::AlignVCenter,
+        p.setPen(note.contains(QLatin1String("crosses")) ? style.crosses : style.inside);
+        p.drawText(QRectF(box.left(), y, box.width(), line), Qt::AlignLeft | Qt::AlignVCenter,
                    p.fontMetrics().elidedText(note, Qt::ElideRight, int(box.width())));
-        y += kLine;
+        y += line;
     }
     p.restore();
 }
 
-void paintLegend(QPainter& p, const Legend& legend, const QRectF& area)
+bool paintLegend(QPainter& p, const Legend& legend, const QRectF& area, const LegendStyle& style)
 {
-    const double width = std::min(620.0, area.width() * 0.5);
-    const double height = legendHeight(legend, width - 2 * kPad) + 2 * kPad;
-    if (width < 200 || height > area.height() * 0.6)
-        return;
+    const double width = std::min(style.fontPx * 52, area.width() * 0.5);
+    const double height = legendHeight(legend, width - 2 * kPad, style) + 2 * kPad;
+    if (width < style.fontPx * 16 || height > area.height() * 0.6)
+        return false;
     const QRectF box(area.left() + kPad, area.bottom() - height - kPad, width, height);
     p.save();
     p.setPen(QColor(0x3d, 0x44, 0x4e));
-    p.setBrush(QColor(0x1e, 0x22, 0x28));
+    p.setBrush(QColor(0x1e, 0x22, 0x28, 235));
     p.drawRect(box);
     p.restore();
-    paintLegendIn(p, legend, box.adjusted(kPad, kPad, -kPad, -kPad));
+    paintLegendIn(p, legend, box.adjusted(kPad, kPad, -kPad, -kPad), style);
+    return true;
 }
 
 LegendWidget::LegendWidget(QWidget* parent)
     : QWidget(parent)
 {
     setAutoFillBackground(true);
-    QPalette pal = palette();
-    pal.setColor(QPalette::Window, QColor(0x1e, 0x22, 0x28));
-    setPalette(pal);
+    setBackgroundRole(QPalette::Base);
     setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Preferred);
 }
 
@@ -130,17 +159,25 @@ QSize LegendWidget::sizeHint() const
 
 int LegendWidget::heightForWidth(int width) const
 {
-    return int(legendHeight(m_legend, width - 2 * kPad) + 2 * kPad);
+    return int(legendHeight(m_legend, width - 2 * kPad, LegendStyle::of(palette())) + 2 * kPad);
 }
 
 void LegendWidget::paintEvent(QPaintEvent*)
 {
     QPainter p(this);
-    paintLegendIn(p, m_legend, QRectF(rect()).adjusted(kPad, kPad, -kPad, -kPad));
+    paintLegendIn(p, m_legend, QRectF(rect()).adjusted(kPad, kPad, -kPad, -kPad),
+                  LegendStyle::of(palette()));
 }
 
 void LegendWidget::resizeEvent(QResizeEvent* event)
 {
     setMinimumHeight(heightForWidth(width()));
     QWidget::resizeEvent(event);
+}
+
+void LegendWidget::changeEvent(QEvent* event)
+{
+    if (event->type() == QEvent::PaletteChange)
+        update();
+    QWidget::changeEvent(event);
 }

@@ -2,14 +2,18 @@
 
 #include <QAction>
 #include <QComboBox>
+#include <QEvent>
 #include <QLabel>
+#include <QPaintEvent>
+#include <QPainter>
 #include <QSignalBlocker>
 #include <QSlider>
-#include <QStyle>
 #include <algorithm>
 #include <cmath>
 
 #include "activity.h"
+#include "glyphicons.h"
+#include "text.h"
 
 namespace {
 
@@ -28,23 +32,15 @@ PlaybackBar::PlaybackBar(QWidget* parent)
     : QToolBar(tr("Playback"), parent)
 {
     setObjectName(QStringLiteral("playbackBar"));
-    // Fusion paints a toolbar's panel slowly (about 3 ms at full width in the software
-    // rasterizer); a plain panel keeps the bar, repainted every frame, cheap.
-    setStyleSheet(QStringLiteral("QToolBar { border: none; }"));
     m_timer.setInterval(kFrameIntervalMs);
     m_timer.setTimerType(Qt::PreciseTimer);
     connect(&m_timer, &QTimer::timeout, this, &PlaybackBar::tick);
 
-    QStyle* st = style();
-    m_start = addAction(st->standardIcon(QStyle::SP_MediaSkipBackward), tr("To Start"), this,
-                        &PlaybackBar::toStart);
-    m_back = addAction(st->standardIcon(QStyle::SP_MediaSeekBackward), tr("Previous Event"), this,
-                       &PlaybackBar::stepBack);
-    m_play = addAction(st->standardIcon(QStyle::SP_MediaPlay), tr("Play"), this,
-                       &PlaybackBar::togglePlaying);
-    m_forward = addAction(st->standardIcon(QStyle::SP_MediaSeekForward), tr("Next Event"), this,
-                          &PlaybackBar::stepForward);
-    m_loop = addAction(st->standardIcon(QStyle::SP_BrowserReload), tr("Loop"));
+    m_start = addAction(tr("To Start"), this, &PlaybackBar::toStart);
+    m_back = addAction(tr("Previous Event"), this, &PlaybackBar::stepBack);
+    m_play = addAction(tr("Play"), this, &PlaybackBar::togglePlaying);
+    m_forward = addAction(tr("Next Event"), this, &PlaybackBar::stepForward);
+    m_loop = addAction(tr("Loop"));
     m_loop->setCheckable(true);
     m_loop->setChecked(true);
     m_slower = new QAction(tr("Slower"), this);
@@ -61,18 +57,45 @@ PlaybackBar::PlaybackBar(QWidget* parent)
 
     m_timeLabel = new QLabel(this);
     m_timeLabel->setMinimumWidth(
-        fontMetrics().horizontalAdvance(QStringLiteral("0.0000 / 0.0000 s")) + 12);
+        fontMetrics().horizontalAdvance(QStringLiteral("00,000 ms of 00.000 s")) + 12);
     m_timeLabel->setAlignment(Qt::AlignCenter);
     addWidget(m_timeLabel);
 
     m_speedBox = new QComboBox(this);
     m_speedBox->setToolTip(tr("Simulated seconds per second of wall time"));
+    m_speedBox->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     for (double s : speedPresets())
         m_speedBox->addItem(QString(), s);
     connect(m_speedBox, &QComboBox::currentIndexChanged, this, &PlaybackBar::speedPicked);
     addWidget(m_speedBox);
     updateSpeedLabels();
     updateWidgets();
+    updateIcons();
+}
+
+// Fusion paints a toolbar's panel slowly (about 3 ms at full width in the software rasterizer);
+// a plain panel keeps the bar, repainted every frame, cheap. (A style sheet would do the same,
+// but would freeze the bar's palette against a change of theme.)
+void PlaybackBar::paintEvent(QPaintEvent* event)
+{
+    QPainter p(this);
+    p.fillRect(event->rect(), palette().window());
+}
+
+void PlaybackBar::changeEvent(QEvent* event)
+{
+    if (event->type() == QEvent::PaletteChange)
+        updateIcons();
+    QToolBar::changeEvent(event);
+}
+
+void PlaybackBar::updateIcons()
+{
+    m_start->setIcon(glyphIcon(Glyph::ToStart, palette()));
+    m_back->setIcon(glyphIcon(Glyph::StepBack, palette()));
+    m_forward->setIcon(glyphIcon(Glyph::StepForward, palette()));
+    m_loop->setIcon(glyphIcon(Glyph::Loop, palette()));
+    updatePlayAction();
 }
 
 bool PlaybackBar::looping() const
@@ -195,7 +218,7 @@ void PlaybackBar::updateSpeedLabels()
         const double s = m_speedBox->itemData(i).toDouble();
         QString label = QStringLiteral("\u00d7%1").arg(s);
         if (m_stepS > 0)
-            label += tr(": step in %1 s").arg(m_stepS / s, 0, 'f', m_stepS / s < 10 ? 1 : 0);
+            label += tr(" (step in %1 s)").arg(m_stepS / s, 0, 'f', m_stepS / s < 10 ? 1 : 0);
         m_speedBox->setItemText(i, label);
     }
 }
@@ -203,8 +226,7 @@ void PlaybackBar::updateSpeedLabels()
 void PlaybackBar::updatePlayAction()
 {
     m_play->setText(m_playing ? tr("Pause") : tr("Play"));
-    m_play->setIcon(
-        style()->standardIcon(m_playing ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
+    m_play->setIcon(glyphIcon(m_playing ? Glyph::Pause : Glyph::Play, palette()));
 }
 
 void PlaybackBar::updateWidgets()
@@ -214,8 +236,9 @@ void PlaybackBar::updateWidgets()
         m_scrubber->setValue(m_stepS > 0 ? int(std::lround(m_timeS / m_stepS * kScrubberSteps))
                                          : 0);
     }
-    m_timeLabel->setText(
-        QStringLiteral("%1 / %2 s").arg(m_timeS, 0, 'f', 4).arg(m_stepS, 0, 'f', 4));
+    m_timeLabel->setText(tr("%1 of %2")
+                             .arg(QString::fromStdString(cs::inStepTimeText(m_timeS)),
+                                  QString::fromStdString(cs::stepTimeText(m_stepS))));
     {
         const QSignalBlocker block(m_speedBox);
         int index = m_speedBox->findData(m_speed);

@@ -50,7 +50,12 @@ public:
 signals:
     void stateEdited(double timeS, double speed, bool playing);
 
+protected:
+    void changeEvent(QEvent* event) override;
+    void paintEvent(QPaintEvent* event) override;
+
 private:
+    void updateIcons();
     void edit(double timeS, double speed, bool playing);
     void show(double timeS, double speed, bool playing);
     void tick();

@@ -1,8 +1,11 @@
 #include "propertiespanel.h"
 
+#include <QAbstractScrollArea>
+#include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QEvent>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QLabel>
@@ -12,9 +15,38 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
+#include "comparison.h"
 #include "validation.h"
 
 namespace {
+
+constexpr int kLargestTried = 1024; // integer values tried for "values that work"
+constexpr size_t kValuesShown = 12;
+
+// Spin boxes and combo boxes take the wheel only once they have the focus: scrolling the
+// panel over them must scroll it, never edit the model.
+class WheelNeedsFocus : public QObject {
+public:
+    using QObject::QObject;
+    bool eventFilter(QObject* watched, QEvent* event) override
+    {
+        auto* field = static_cast<QWidget*>(watched);
+        if (event->type() != QEvent::Wheel || field->hasFocus())
+            return false;
+        for (QWidget* w = field->parentWidget(); w; w = w->parentWidget())
+            if (auto* area = qobject_cast<QAbstractScrollArea*>(w))
+                return QApplication::sendEvent(area->viewport(), event);
+        event->ignore();
+        return true;
+    }
+};
+
+QString capitalized(QString text)
+{
+    if (!text.isEmpty())
+        text[0] = text[0].toUpper();
+    return text;
+}
 
 enum class Kind { Text, Int, Real, Choice, Bool };
 // What else an edit of a field changes.
@@ -118,6 +150,8 @@ PropertiesPanel::PropertiesPanel(QWidget* parent)
             auto* box = new QGroupBox(group, inner);
             form = new QFormLayout(box);
             form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+            // A narrow dock puts a field under its label rather than clip either.
+            form->setRowWrapPolicy(QFormLayout::WrapLongRows);
             innerLayout->addWidget(box);
         }
         addEditor(int(i), form);
@@ -127,13 +161,23 @@ PropertiesPanel::PropertiesPanel(QWidget* parent)
     scroll->setWidget(inner);
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     m_problem = new QLabel(this);
     m_problem->setWordWrap(true);
-    m_problem->setStyleSheet(QStringLiteral("color: #c0392b; padding: 4px;"));
+    m_problem->setMargin(4);
+    QPalette red = m_problem->palette();
+    red.setColor(QPalette::WindowText, QColor(0xc0, 0x39, 0x2b));
+    m_problem->setPalette(red);
     m_problem->hide();
+    m_notice = new QLabel(this);
+    m_notice->setWordWrap(true);
+    m_notice->setMargin(4);
+    m_notice->setForegroundRole(QPalette::Link);
+    m_notice->hide();
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_problem);
+    layout->addWidget(m_notice);
     layout->addWidget(scroll);
 }
 
@@ -326,6 +370,12 @@ void PropertiesPanel::addEditor(int index, QFormLayout* form)
     }
     editor->setToolTip(f.tip);
     editor->setObjectName(f.label);
+    if (f.kind != Kind::Text && f.kind != Kind::Bool) {
+        static WheelNeedsFocus* const filter = new WheelNeedsFocus(qApp);
+        editor->setFocusPolicy(Qt::StrongFocus);
+        editor->installEventFilter(filter);
+    }
+    editor->setMinimumWidth(std::min(editor->minimumSizeHint().width(), 72));
     form->addRow(f.label, editor);
     m_editors.push_back(editor);
     m_shownText.push_back(editorText(editor));
@@ -342,6 +392,10 @@ QString PropertiesPanel::editorText(const QWidget* editor)
 
 void PropertiesPanel::setValues(const cs::ClusterDesc& cluster, const cs::RunDesc& run)
 {
+    // The notice tells what the edit just made changed; any other change of the document
+    // (undo, another file) makes it stale.
+    if (!(cs::ClusterRun{cluster, run} == m_values))
+        m_notice->hide();
     m_values = {cluster, run};
     m_badField = -1;
     m_problem->hide();
@@ -384,30 +438,103 @@ void PropertiesPanel::commit(int index, const QVariant& value)
     cs::Diagnostics diags;
     cs::validateClusterRun(next.cluster, next.run, diags);
     if (!diags.empty()) {
-        QStringList reasons;
-        for (const cs::Diagnostic& d : diags.items())
-            reasons << QStringLiteral("%1: %2").arg(QString::fromStdString(d.pointer),
-                                                    QString::fromStdString(d.message));
-        m_problem->setText(tr("%1 %2 refused: %3")
-                               .arg(f.label, value.toString(), reasons.join(QLatin1String("; "))));
+        m_problem->setText(refusal(index, value, diags));
         m_problem->show();
+        m_notice->hide();
         m_badField = index;
+        QStringList pointers;
+        for (const cs::Diagnostic& d : diags.items())
+            pointers << QString::fromStdString(d.pointer);
         m_editors[size_t(index)]->setStyleSheet(QStringLiteral("background: #f6d5d1;"));
-        m_editors[size_t(index)]->setToolTip(m_problem->text());
+        m_editors[size_t(index)]->setToolTip(
+            m_problem->text() +
+            tr("\n(in the files: %1)").arg(pointers.join(QStringLiteral(", "))));
         return;
     }
+    // A size that another follows says what it moved, here and in the undo history.
+    const int64_t gpusBefore = m_values.cluster.healthyGpuCount();
+    const int64_t gpusAfter = next.cluster.healthyGpuCount();
+    const int dpBefore = m_values.run.dpFor(gpusBefore), dpAfter = next.run.dpFor(gpusAfter);
+    QStringList followed;
+    if (f.follow != Follow::Nothing && dpBefore != dpAfter)
+        followed << tr("DP %1 -> %2").arg(dpBefore).arg(dpAfter);
+    if (m_values.run.batch.global != next.run.batch.global)
+        followed << tr("global batch %1 -> %2")
+                        .arg(m_values.run.batch.global)
+                        .arg(next.run.batch.global);
     m_badField = -1;
     m_problem->hide();
+    m_notice->setText(followed.isEmpty()
+                          ? QString()
+                          : tr("%1 %2 changed %3 too, so that TP x CP x PP x DP = %4 GPUs.")
+                                .arg(f.label, value.toString(), followed.join(tr(" and ")))
+                                .arg(gpusAfter));
+    m_notice->setVisible(!followed.isEmpty());
     m_editors[size_t(index)]->setToolTip(f.tip);
     m_values = next;
     refresh();
-    emit editRequested(next.cluster, next.run, tr("Set %1 to %2").arg(f.label, value.toString()),
-                       index);
+    QString what = tr("Set %1 to %2").arg(f.label, value.toString());
+    if (!followed.isEmpty())
+        what += QStringLiteral(" (%1)").arg(followed.join(QStringLiteral(", ")));
+    emit editRequested(next.cluster, next.run, what, index);
+}
+
+QString PropertiesPanel::refusal(int index, const QVariant& value,
+                                 const cs::Diagnostics& diags) const
+{
+    const Field& f = m_fields[size_t(index)];
+    QString text = tr("%1 cannot be %2.").arg(f.label, value.toString());
+    for (const cs::Diagnostic& d : diags.items())
+        text += QStringLiteral(" %1: %2.")
+                    .arg(capitalized(QString::fromStdString(cs::inputLabel(d.pointer))),
+                         QString::fromStdString(d.message));
+    if (f.kind == Kind::Int) {
+        const QString values = valuesThatWork(index, value.toInt());
+        text += values.isEmpty()
+                    ? tr(" No value from 1 to %1 works with the rest as it is.").arg(kLargestTried)
+                    : tr(" Values that work: %1.").arg(values);
+    }
+    return text;
+}
+
+QString PropertiesPanel::valuesThatWork(int index, int typed) const
+{
+    const Field& f = m_fields[size_t(index)];
+    std::vector<int> valid;
+    for (int v = 1; v <= kLargestTried; ++v) {
+        cs::ClusterRun candidate = m_values;
+        f.set(candidate, v);
+        if (f.follow != Follow::Nothing)
+            dpFollows(m_values, candidate, f.follow == Follow::DpAndBatch);
+        cs::Diagnostics diags;
+        cs::validateClusterRun(candidate.cluster, candidate.run, diags);
+        if (diags.empty())
+            valid.push_back(v);
+    }
+    if (valid.empty())
+        return {};
+    // Every value of a range: its ends.
+    if (valid.back() - valid.front() + 1 == int(valid.size()))
+        return valid.back() == kLargestTried ? tr("%1 or more").arg(valid.front())
+                                             : tr("%1 to %2").arg(valid.front()).arg(valid.back());
+    std::stable_sort(valid.begin(), valid.end(),
+                     [typed](int a, int b) { return std::abs(a - typed) < std::abs(b - typed); });
+    valid.resize(std::min(valid.size(), kValuesShown));
+    std::sort(valid.begin(), valid.end());
+    QStringList shown;
+    for (int v : valid)
+        shown << QString::number(v);
+    return shown.join(QStringLiteral(", "));
 }
 
 QString PropertiesPanel::problem() const
 {
     return m_problem->isHidden() ? QString() : m_problem->text();
+}
+
+QString PropertiesPanel::notice() const
+{
+    return m_notice->isHidden() ? QString() : m_notice->text();
 }
 
 bool PropertiesPanel::commitPendingEdit()

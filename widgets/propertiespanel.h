@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "description.h"
+#include "diagnostics.h"
 
 class QLabel;
 class QFormLayout;
@@ -21,6 +22,8 @@ public:
     void setValues(const cs::ClusterDesc& cluster, const cs::RunDesc& run);
     // The reason the last edit was refused; empty when it was accepted.
     QString problem() const;
+    // What else the last accepted edit changed ("DP follows: 32 -> 16"); empty when nothing.
+    QString notice() const;
     // Sets a field by its label as a user would (used by tests and scripting); false when no
     // such field exists.
     bool editField(const QString& label, const QVariant& value);
@@ -43,6 +46,10 @@ private:
     void addEditor(int index, QFormLayout* form);
     void commit(int index, const QVariant& value);
     void refresh();
+    QString refusal(int index, const QVariant& value, const cs::Diagnostics& diags) const;
+    // Values of an integer field that the rules accept with everything else as it is, nearest
+    // to `typed` first (at most a dozen), as text; empty for other fields.
+    QString valuesThatWork(int index, int typed) const;
     // What a text editor shows: a value typed there but not yet committed differs from what
     // refresh() put there.
     static QString editorText(const QWidget* editor);
@@ -52,5 +59,6 @@ private:
     std::vector<QString> m_shownText; // per editor, as refresh() left it
     cs::ClusterRun m_values;
     QLabel* m_problem = nullptr;
+    QLabel* m_notice = nullptr;
     int m_badField = -1;
 };

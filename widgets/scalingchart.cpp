@@ -25,6 +25,7 @@ ScalingChart::ScalingChart(QWidget* parent)
 {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
+    m_view->setLeastSize({260, 200});
     layout->addWidget(m_view);
 }
 

@@ -8,7 +8,7 @@
 #include "scaling.h"
 
 class QChart;
-class QChartView;
+class CachedChartView;
 
 class ScalingChart : public QWidget {
     Q_OBJECT
@@ -21,5 +21,5 @@ public:
     QSize sizeHint() const override { return {420, 320}; }
 
 private:
-    QChartView* m_view = nullptr;
+    CachedChartView* m_view = nullptr;
 };

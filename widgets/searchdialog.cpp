@@ -8,11 +8,13 @@
 #include <QLocale>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSpinBox>
 #include <QTableView>
 #include <QVBoxLayout>
 #include <algorithm>
 
 #include "costmodel.h"
+#include "text.h"
 #include "validation.h"
 
 namespace {
@@ -68,7 +70,38 @@ int SearchResultsModel::columnCount(const QModelIndex& parent) const
     return parent.isValid() ? 0 : ColumnCount;
 }
 
-double SearchResultsModel::sortKey(const Row& row, int column)
+void SearchResultsModel::setReference(const cs::Layout& layout, std::optional<double> stepTimeS)
+{
+    beginResetModel();
+    m_reference = layout;
+    m_referenceS = stepTimeS;
+    endResetModel();
+}
+
+// "TP 4 -> 8, PP 8 -> 4": the layout's differences from the run's own, in words.
+QString SearchResultsModel::changes(const cs::Layout& layout) const
+{
+    QStringList parts;
+    const auto changed = [&parts](const QString& name, const QString& was, const QString& is) {
+        if (was != is)
+            parts << QStringLiteral("%1 %2 -> %3").arg(name, was, is);
+    };
+    const cs::Parallelism& a = m_reference.parallelism;
+    const cs::Parallelism& b = layout.parallelism;
+    for (const cs::DimInfo& d : cs::kDims)
+        changed(QString::fromLatin1(d.shortLabel.data(), int(d.shortLabel.size())),
+                QString::number(a.size(d.dim)), QString::number(b.size(d.dim)));
+    changed(QStringLiteral("VP"), QString::number(a.vp), QString::number(b.vp));
+    changed(tr("micro-batch"), QString::number(m_reference.microBatch),
+            QString::number(layout.microBatch));
+    changed(tr("recompute"), QString::fromStdString(cs::toString(a.recompute)),
+            QString::fromStdString(cs::toString(b.recompute)));
+    changed(tr("placement"), QString::fromStdString(cs::placementText(m_reference.placement)),
+            QString::fromStdString(cs::placementText(layout.placement)));
+    return parts.isEmpty() ? tr("the run's own layout") : parts.join(QStringLiteral(", "));
+}
+
+double SearchResultsModel::sortKey(const Row& row, int column) const
 {
     const cs::SearchResult& r = row.result;
     const cs::Parallelism& p = r.layout.parallelism;
@@ -99,6 +132,8 @@ double SearchResultsModel::sortKey(const Row& row, int column)
     }
     case StepTime:
         return r.stepTimeS;
+    case VsCurrent:
+        return m_referenceS ? r.stepTimeS - *m_referenceS : 0;
     case Memory:
         return r.memoryGiBPerGpu;
     case Mfu:
@@ -108,18 +143,28 @@ double SearchResultsModel::sortKey(const Row& row, int column)
     }
 }
 
-QString SearchResultsModel::text(const Row& row, int column)
+QString SearchResultsModel::text(const Row& row, int column) const
 {
     const cs::SearchResult& r = row.result;
     if (column >= BreakdownFirst && column < Memory)
-        return QString::number(sortKey(row, column), 'f', 4);
+        return QString::fromStdString(cs::inStepTimeText(sortKey(row, column)));
     switch (column) {
+    case VsCurrent: {
+        if (!m_referenceS)
+            return QStringLiteral("-");
+        const double d = r.stepTimeS - *m_referenceS;
+        return QStringLiteral("%1%2 (%3%4 %)")
+            .arg(d > 0 ? "+" : "", QString::fromStdString(cs::inStepTimeText(d)), d > 0 ? "+" : "")
+            .arg(d / *m_referenceS * 100, 0, 'f', 1);
+    }
+    case Changes:
+        return changes(r.layout);
     case Recompute:
         return QString::fromStdString(cs::toString(r.layout.parallelism.recompute));
     case Placement:
         return QString::fromStdString(cs::placementText(r.layout.placement));
     case StepTime:
-        return QString::number(r.stepTimeS, 'f', 4);
+        return QString::fromStdString(cs::stepTimeText(r.stepTimeS));
     case Memory:
         return QString::number(r.memoryGiBPerGpu, 'f', 1);
     case Mfu:
@@ -140,7 +185,7 @@ QVariant SearchResultsModel::data(const QModelIndex& index, int role) const
     case Qt::UserRole:
         return sortKey(row, index.column());
     case Qt::TextAlignmentRole:
-        if (index.column() == Recompute || index.column() == Placement)
+        if (index.column() == Recompute || index.column() == Placement || index.column() == Changes)
             return int(Qt::AlignLeft | Qt::AlignVCenter);
         return int(Qt::AlignRight | Qt::AlignVCenter);
     default:
@@ -158,11 +203,13 @@ QVariant SearchResultsModel::headerData(int section, Qt::Orientation orientation
         if (role == Qt::DisplayRole)
             return name;
         if (role == Qt::ToolTipRole)
-            return tr("Seconds of %1 on the step's critical path").arg(name);
+            return tr("Time of %1 on the step's critical path").arg(name);
         return {};
     }
     if (role == Qt::ToolTipRole && section == Placement)
         return tr("How ranks are laid on GPUs, innermost dimension first");
+    if (role == Qt::ToolTipRole && section == VsCurrent)
+        return tr("Step time against the run's own layout: negative is faster");
     if (role != Qt::DisplayRole)
         return {};
     switch (section) {
@@ -185,7 +232,11 @@ QVariant SearchResultsModel::headerData(int section, Qt::Orientation orientation
     case Placement:
         return tr("Placement");
     case StepTime:
-        return tr("Step (s)");
+        return tr("Step");
+    case VsCurrent:
+        return tr("Against current");
+    case Changes:
+        return tr("Changes from current");
     case Memory:
         return tr("GiB/GPU");
     case Mfu:
@@ -200,6 +251,10 @@ void SearchResultsModel::sort(int column, Qt::SortOrder order)
     emit layoutAboutToBeChanged();
     // Stable on the rank, so that equal values keep the step-time order.
     std::stable_sort(m_rows.begin(), m_rows.end(), [&](const Row& a, const Row& b) {
+        if (column == Changes) {
+            const QString ta = changes(a.result.layout), tb = changes(b.result.layout);
+            return order == Qt::AscendingOrder ? ta < tb : ta > tb;
+        }
         const double ka = sortKey(a, column), kb = sortKey(b, column);
         return order == Qt::AscendingOrder ? ka < kb : ka > kb;
     });
@@ -221,7 +276,49 @@ SearchDialog::SearchDialog(const cs::ClusterDesc& cluster, const cs::RunDesc& ru
     m_cancelButton->setObjectName(QStringLiteral("cancelSearch"));
     connect(m_cancelButton, &QPushButton::clicked, this, &SearchDialog::cancelSearch);
 
+    // Constraints: any dimension held at a size, memory kept free.
+    auto* holds = new QHBoxLayout;
+    holds->addWidget(new QLabel(tr("Hold:"), this));
+    const auto holdBox = [this, holds](const QString& name, const QString& tip) {
+        auto* box = new QSpinBox(this);
+        box->setRange(0, 1 << 20);
+        box->setSpecialValueText(tr("any"));
+        box->setToolTip(tip);
+        box->setObjectName(name);
+        holds->addWidget(new QLabel(name, this));
+        holds->addWidget(box);
+        return box;
+    };
+    for (const cs::DimInfo& d : cs::kDims) {
+        if (!cs::usesDim(m_run, d.dim))
+            continue;
+        const QString name = QString::fromLatin1(d.shortLabel.data(), int(d.shortLabel.size()));
+        m_fixed[d.dim] =
+            holdBox(name, tr("Only layouts with this %1 size (any: free)")
+                              .arg(QString::fromLatin1(d.label.data(), int(d.label.size()))));
+    }
+    m_fixedVp = holdBox(QStringLiteral("VP"), tr("Only this many virtual stages (any: free)"));
+    m_fixedMicro = holdBox(tr("Micro-batch"), tr("Only this micro-batch (any: free)"));
+    holds->addSpacing(12);
+    holds->addWidget(new QLabel(tr("Keep free:"), this));
+    m_headroom = new QDoubleSpinBox(this);
+    m_headroom->setRange(0, 1000);
+    m_headroom->setDecimals(1);
+    m_headroom->setSuffix(tr(" GiB per GPU"));
+    m_headroom->setObjectName(QStringLiteral("headroom"));
+    m_headroom->setToolTip(tr("Memory each GPU must keep free: layouts that leave less are left "
+                              "out"));
+    holds->addWidget(m_headroom);
+    m_searchButton = new QPushButton(tr("Search"), this);
+    m_searchButton->setToolTip(tr("Search again with these constraints"));
+    connect(m_searchButton, &QPushButton::clicked, this, &SearchDialog::startSearch);
+    holds->addWidget(m_searchButton);
+    holds->addStretch();
+
     m_model = new SearchResultsModel(this);
+    cs::Layout own{m_run.parallelism, m_run.placement, m_run.batch.micro};
+    own.parallelism.dp = m_run.dpFor(m_cluster.healthyGpuCount());
+    m_model->setReference(own, m_own ? std::optional(m_own->stepTimeS) : std::nullopt);
     m_table = new QTableView(this);
     m_table->setModel(m_model);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -247,6 +344,7 @@ SearchDialog::SearchDialog(const cs::ClusterDesc& cluster, const cs::RunDesc& ru
     progressRow->addWidget(m_progress, 1);
     progressRow->addWidget(m_cancelButton);
     auto* layout = new QVBoxLayout(this);
+    layout->addLayout(holds);
     layout->addWidget(m_status);
     layout->addLayout(progressRow);
     layout->addWidget(m_table, 1);
@@ -268,8 +366,35 @@ void SearchDialog::stopWorker()
         m_worker.join();
 }
 
+void SearchDialog::setConstraints(const cs::SearchConstraints& c)
+{
+    for (cs::Dim d : cs::kAllDims)
+        if (m_fixed[d])
+            m_fixed[d]->setValue(c.fixed[d]);
+    m_fixedVp->setValue(c.fixedVp);
+    m_fixedMicro->setValue(c.fixedMicroBatch);
+    m_headroom->setValue(c.memoryHeadroomGiB);
+}
+
+cs::SearchConstraints SearchDialog::constraints() const
+{
+    cs::SearchConstraints c;
+    for (cs::Dim d : cs::kAllDims)
+        if (m_fixed[d])
+            c.fixed[d] = m_fixed[d]->value();
+    c.fixedVp = m_fixedVp->value();
+    c.fixedMicroBatch = m_fixedMicro->value();
+    c.memoryHeadroomGiB = m_headroom->value();
+    return c;
+}
+
 void SearchDialog::startSearch()
 {
+    stopWorker(); // a search under way gives way to the new one
+    m_cancel = false;
+    m_cancelled = false;
+    m_cancelButton->setEnabled(true);
+    m_progress->setValue(0);
     m_status->setText(tr("Searching every valid TP, CP, PP, VP, micro-batch, recompute and "
                          "placement for %1 on %2 (%3 GPUs)…")
                           .arg(QString::fromStdString(m_run.model.name),
@@ -277,20 +402,34 @@ void SearchDialog::startSearch()
                                withSeparators(m_cluster.gpuCount())));
     cs::SearchOptions options;
     options.keep = kRowsKept;
+    options.constraints = constraints();
     if (m_own && m_own->fitsMemory)
         options.alsoKeepFasterThanS = m_own->stepTimeS;
     options.cancel = &m_cancel;
     // Both callbacks run on the worker; queued onto this dialog, they are dropped if it is
     // gone (its destructor joins the worker first).
-    options.progress = [this](int64_t done, int64_t total) {
+    // A search that a new one replaced may still have its last reports queued: they are
+    // dropped by their generation.
+    const int generation = ++m_generation;
+    options.progress = [this, generation](int64_t done, int64_t total) {
         QMetaObject::invokeMethod(
-            this, [this, done, total] { showProgress(done, total); }, Qt::QueuedConnection);
+            this,
+            [this, generation, done, total] {
+                if (generation == m_generation)
+                    showProgress(done, total);
+            },
+            Qt::QueuedConnection);
     };
-    m_worker = std::thread([this, options] {
+    m_worker = std::thread([this, options, generation] {
         auto outcome =
             std::make_shared<cs::SearchOutcome>(cs::searchParallelism(m_cluster, m_run, options));
         QMetaObject::invokeMethod(
-            this, [this, outcome] { showOutcome(*outcome); }, Qt::QueuedConnection);
+            this,
+            [this, outcome, generation] {
+                if (generation == m_generation)
+                    showOutcome(*outcome);
+            },
+            Qt::QueuedConnection);
     });
 }
 
@@ -329,9 +468,10 @@ void SearchDialog::showOutcome(const cs::SearchOutcome& outcome)
     if (outcome.results.empty())
         summary += tr("No configuration fits in memory.");
     else
-        summary += tr("The fastest %1 are listed: %2 s per step at best. ")
-                       .arg(withSeparators(qint64(outcome.results.size())))
-                       .arg(outcome.results.front().stepTimeS, 0, 'f', 4);
+        summary +=
+            tr("The fastest %1 are listed: %2 per step at best. ")
+                .arg(withSeparators(qint64(outcome.results.size())),
+                     QString::fromStdString(cs::stepTimeText(outcome.results.front().stepTimeS)));
     m_status->setText(summary + ownLayoutSummary(outcome));
     emit searchFinished();
 }
@@ -347,9 +487,8 @@ QString SearchDialog::ownLayoutSummary(const cs::SearchOutcome& outcome) const
     const auto faster =
         std::count_if(outcome.results.begin(), outcome.results.end(),
                       [own](const cs::SearchResult& r) { return r.stepTimeS < own; });
-    return tr("The run's own layout: %1 s per step, rank %2.")
-        .arg(own, 0, 'f', 4)
-        .arg(withSeparators(qint64(faster) + 1));
+    return tr("The run's own layout: %1 per step, rank %2.")
+        .arg(QString::fromStdString(cs::stepTimeText(own)), withSeparators(qint64(faster) + 1));
 }
 
 void SearchDialog::applySelected()

@@ -14,7 +14,9 @@
 #include "description.h"
 #include "search.h"
 
+class QDoubleSpinBox;
 class QLabel;
+class QSpinBox;
 class QProgressBar;
 class QPushButton;
 class QTableView;
@@ -37,6 +39,8 @@ public:
         Recompute,
         Placement,
         StepTime,
+        VsCurrent,      // step time against the run's own layout
+        Changes,        // what differs from the run's own layout, in words
         BreakdownFirst, // the breakdown's parts follow, in Breakdown::parts() order
         Memory = BreakdownFirst + 5 + int(cs::kDimCount),
         Mfu,
@@ -46,6 +50,8 @@ public:
     explicit SearchResultsModel(QObject* parent = nullptr);
 
     void setResults(std::vector<cs::SearchResult> results);
+    // The run's own layout and step time, which the difference columns compare with.
+    void setReference(const cs::Layout& layout, std::optional<double> stepTimeS);
     const cs::SearchResult& resultAt(int row) const;
 
     int rowCount(const QModelIndex& parent = {}) const override;
@@ -59,10 +65,13 @@ private:
         int rank = 0;
         cs::SearchResult result;
     };
-    static double sortKey(const Row& row, int column);
-    static QString text(const Row& row, int column);
+    double sortKey(const Row& row, int column) const;
+    QString text(const Row& row, int column) const;
+    QString changes(const cs::Layout& layout) const;
 
     std::vector<Row> m_rows;
+    cs::Layout m_reference;
+    std::optional<double> m_referenceS;
 };
 
 class SearchDialog : public QDialog {
@@ -77,8 +86,14 @@ public:
     SearchResultsModel* resultsModel() const { return m_model; }
     QTableView* table() const { return m_table; }
 
+    // What the next search holds fixed and keeps free (tests set it as the fields do).
+    void setConstraints(const cs::SearchConstraints& constraints);
+    cs::SearchConstraints constraints() const;
+
 public slots:
     void cancelSearch();
+    // A new search with the constraints as the fields set them.
+    void startSearch();
 
 signals:
     // Apply: the configuration to put into the run (parallelism, placement, micro-batch).
@@ -86,7 +101,6 @@ signals:
     void searchFinished();
 
 private:
-    void startSearch();
     void showProgress(qint64 done, qint64 total);
     void showOutcome(const cs::SearchOutcome& outcome);
     void applySelected();
@@ -98,11 +112,17 @@ private:
     std::optional<cs::Evaluation> m_own; // the run's own layout, when valid on the cluster
     std::atomic<bool> m_cancel{false};
     std::thread m_worker;
+    int m_generation = 0; // of the search under way; read on the GUI thread only
     bool m_cancelled = false;
 
     QLabel* m_status = nullptr;
     QProgressBar* m_progress = nullptr;
     QPushButton* m_cancelButton = nullptr;
+    QPushButton* m_searchButton = nullptr;
+    cs::PerDim<QSpinBox*> m_fixed{};
+    QSpinBox* m_fixedVp = nullptr;
+    QSpinBox* m_fixedMicro = nullptr;
+    QDoubleSpinBox* m_headroom = nullptr;
     QPushButton* m_applyButton = nullptr;
     QTableView* m_table = nullptr;
     SearchResultsModel* m_model = nullptr;

@@ -1,6 +1,7 @@
 #include "timelinemapping.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include "activity.h"
@@ -76,14 +77,183 @@ int TimelineGeometry::rowAt(double y) const
 {
     if (y < top || rowHeight <= 0)
         return -1;
-    const int row = int(std::floor((y - top) / rowHeight));
+    const int row = int(std::floor((y - top + scroll) / rowHeight));
     return row < rows ? row : -1;
 }
 
 double TimelineGeometry::fractionInRow(double y) const
 {
-    const double f = (y - top) / rowHeight;
+    const double f = (y - top + scroll) / rowHeight;
     return f - std::floor(f);
+}
+
+namespace {
+
+constexpr uint32_t kEventKindCount = uint32_t(cs::enumValues<cs::EventKind>().size());
+
+std::string lowered(std::string_view word)
+{
+    std::string out(word);
+    for (char& c : out)
+        c = char(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+}
+
+std::optional<uint32_t> kindBit(const std::string& word)
+{
+    for (cs::EventKind k : cs::enumValues<cs::EventKind>())
+        if (word == cs::toString(k) || word == lowered(cs::labelOf(k)))
+            return uint32_t(k);
+    if (word == "wait" || word == "waiting" || word == "idle")
+        return uint32_t(cs::EventKind::Bubble);
+    if (word == "send" || word == "sends")
+        return kEventKindCount + uint32_t(cs::Dim::PP);
+    for (const cs::DimInfo& d : cs::kDims)
+        if (word == d.key)
+            return kEventKindCount + uint32_t(d.dim);
+    return std::nullopt;
+}
+
+std::optional<int> numberIn(std::string_view text)
+{
+    if (text.empty() || text.size() > 9)
+        return std::nullopt;
+    int n = 0;
+    for (char c : text) {
+        if (c < '0' || c > '9')
+            return std::nullopt;
+        n = n * 10 + (c - '0');
+    }
+    return n;
+}
+
+bool contains(const std::vector<int>& values, int v)
+{
+    return std::find(values.begin(), values.end(), v) != values.end();
+}
+
+} // namespace
+
+std::optional<EventFilter> EventFilter::parse(std::string_view text, std::string* problem)
+{
+    std::vector<std::string> words;
+    std::string word;
+    for (char c : text) {
+        if (std::isspace(static_cast<unsigned char>(c)) || c == ',') {
+            if (!word.empty())
+                words.push_back(lowered(word));
+            word.clear();
+        } else {
+            word += c;
+        }
+    }
+    if (!word.empty())
+        words.push_back(lowered(word));
+
+    EventFilter f;
+    for (size_t i = 0; i < words.size(); ++i) {
+        const std::string& w = words[i];
+        // "stage 3", "stage3", "s3"; "mb 4", "micro-batch 4"; "chunk 1"
+        const auto numbered = [&](std::initializer_list<std::string_view> names,
+                                  std::vector<int>& into) {
+            for (std::string_view name : names) {
+                if (w.rfind(name, 0) != 0)
+                    continue;
+                std::optional<int> n = numberIn(std::string_view(w).substr(name.size()));
+                if (!n && w.size() == name.size() && i + 1 < words.size() &&
+                    (n = numberIn(words[i + 1])))
+                    ++i;
+                if (n) {
+                    into.push_back(*n);
+                    return true;
+                }
+            }
+            return false;
+        };
+        if (const auto bit = kindBit(w))
+            f.m_kinds |= 1u << *bit;
+        else if (w == "exposed")
+            f.m_exposed = true;
+        else if (w == "hidden")
+            f.m_hidden = true;
+        else if (w == "critical")
+            f.m_critical = true;
+        else if (numbered({"stage", "s"}, f.m_stages) ||
+                 numbered({"micro-batch", "microbatch", "mb"}, f.m_microBatches) ||
+                 numbered({"chunk"}, f.m_chunks)) {
+        } else {
+            if (problem)
+                *problem = "\"" + w +
+                           "\" is not a kind, dimension or stage: try forward, backward, "
+                           "bubble, tp, dp, stage 3, mb 2, chunk 1, exposed or critical";
+            return std::nullopt;
+        }
+    }
+    return f;
+}
+
+bool EventFilter::empty() const
+{
+    return m_kinds == 0 && m_stages.empty() && m_microBatches.empty() && m_chunks.empty() &&
+           !m_exposed && !m_hidden && !m_critical;
+}
+
+bool EventFilter::matches(const cs::Event& e) const
+{
+    const uint32_t bit = e.isComm() ? kEventKindCount + uint32_t(e.dim) : uint32_t(e.kind);
+    const bool comm = m_kinds & (1u << uint32_t(cs::EventKind::Comm));
+    if (m_kinds != 0 && !(m_kinds & (1u << bit)) && !(comm && e.isComm()))
+        return false;
+    if (!m_stages.empty() && !contains(m_stages, e.stage))
+        return false;
+    if (!m_microBatches.empty() && !contains(m_microBatches, e.microBatch))
+        return false;
+    if (!m_chunks.empty() && !contains(m_chunks, e.chunk))
+        return false;
+    if (m_exposed && !(e.isComm() && e.exposed))
+        return false;
+    if (m_hidden && !(e.isComm() && !e.exposed))
+        return false;
+    return !m_critical || e.critical;
+}
+
+std::vector<TimelineOp> timelineOps(const std::vector<cs::Event>& events)
+{
+    std::vector<TimelineOp> ops;
+    for (int i = 0; i < int(events.size()); ++i) {
+        const cs::Event& e = events[size_t(i)];
+        // Bubbles precede their op and a pipeline send runs on the sending stage.
+        if (e.op < 0 || e.kind == cs::EventKind::Bubble || (e.isComm() && e.dim == cs::Dim::PP))
+            continue;
+        if (size_t(e.op) >= ops.size())
+            ops.resize(size_t(e.op) + 1);
+        TimelineOp& op = ops[size_t(e.op)];
+        if (op.stage < 0) {
+            op = {e.stage, e.start, e.end, e.dependsOn, i};
+            continue;
+        }
+        op.start = std::min(op.start, e.start);
+        op.end = std::max(op.end, e.end);
+        if (!e.isComm() && e.kind != cs::EventKind::Recompute)
+            op.event = i;
+    }
+    return ops;
+}
+
+std::vector<std::pair<int, int>> dependencyArrows(const std::vector<TimelineOp>& ops,
+                                                  const cs::Event& selected)
+{
+    std::vector<std::pair<int, int>> arrows;
+    const int op = selected.op;
+    if (op < 0 || size_t(op) >= ops.size() || ops[size_t(op)].stage < 0)
+        return arrows;
+    const int from = ops[size_t(op)].dependsOn;
+    if (from >= 0 && size_t(from) < ops.size() && ops[size_t(from)].stage >= 0)
+        arrows.push_back({from, op});
+    for (int j = 0; j < int(ops.size()); ++j)
+        if (ops[size_t(j)].dependsOn == op && ops[size_t(j)].stage >= 0)
+            arrows.push_back({op, j});
+    return arrows;
 }
 
 TimelineLanes::TimelineLanes(const std::vector<cs::Event>& events, int stages)
@@ -126,6 +296,16 @@ TimelineLanes::TimelineLanes(const std::vector<cs::Event>& events, int stages)
         for (const TimelineItem& it : l.items)
             l.longestS = std::max(l.longestS, it.end - it.start);
     }
+}
+
+const TimelineLane& TimelineLanes::mainLane(int stage) const
+{
+    return m_lanes[size_t(laneIndex(stage, kMainLane))];
+}
+
+bool TimelineLanes::inMainLane(double fraction)
+{
+    return fraction >= kSendBottom && fraction < kCommTop;
 }
 
 int TimelineLanes::laneIndex(int row, int sub) const

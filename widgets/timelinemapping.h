@@ -2,6 +2,10 @@
 // The arithmetic of the step timeline, free of Qt so that it is tested on its own: time <-> x
 // under zoom and pan, which row and lane a y falls in, and which event a point hits.
 
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -40,15 +44,17 @@ private:
 // Vertical layout: one row per pipeline stage, then the fabric row for data-parallel traffic.
 // A stage row has a thin lane on top for PP sends, the main lane for compute, bubble and
 // optimizer, and a thin lane below for TP, CP and DP traffic; the fabric row has one sub-lane
-// per stage.
+// per stage. Rows that do not fit scroll under the header: `scroll` pixels are above `top`.
 struct TimelineGeometry {
     double top = 0;
     double rowHeight = 20;
     int rows = 1;
+    double scroll = 0;
 
-    double rowTop(int row) const { return top + row * rowHeight; }
+    double rowTop(int row) const { return top + row * rowHeight - scroll; }
     int rowAt(double y) const; // -1 outside
     double fractionInRow(double y) const;
+    double contentHeight() const { return rows * rowHeight; }
 };
 
 struct TimelineItem {
@@ -65,6 +71,44 @@ struct TimelineLane {
     double longestS = 0;
 };
 
+// Which events a search on the timeline matches. Words name kinds ("forward", "backward",
+// "recompute", "optimizer", "bubble" or "wait", "comm"), dimensions ("tp" ... "ep", "send"),
+// stages ("stage 3", "s3"), micro-batches ("mb 4", "micro-batch 4"), chunks ("chunk 1") and
+// states ("exposed", "hidden", "critical"). Words of one sort widen the match ("forward
+// backward"); different sorts narrow it ("backward stage 3").
+class EventFilter {
+public:
+    // Nothing, with the problem, for a word it does not know.
+    static std::optional<EventFilter> parse(std::string_view text, std::string* problem);
+    bool empty() const;
+    bool matches(const cs::Event& e) const;
+
+private:
+    uint32_t m_kinds = 0; // bits: EventKind values, then kEventKindCount + Dim for traffic
+    std::vector<int> m_stages;
+    std::vector<int> m_microBatches;
+    std::vector<int> m_chunks;
+    bool m_exposed = false;
+    bool m_hidden = false;
+    bool m_critical = false;
+};
+
+// A pipeline op's extent on the timeline, from the events that carry its index.
+struct TimelineOp {
+    int stage = -1;
+    double start = 0;
+    double end = 0;
+    int dependsOn = -1;
+    int event = -1; // its compute event, for descriptions
+};
+// Indexed by op (cs::Event::op); ops without events stay at stage -1.
+std::vector<TimelineOp> timelineOps(const std::vector<cs::Event>& events);
+
+// The dependencies of a selected event's op: the op it takes its input from, and the ops that
+// take theirs from it, as (from op, to op) pairs.
+std::vector<std::pair<int, int>> dependencyArrows(const std::vector<TimelineOp>& ops,
+                                                  const cs::Event& selected);
+
 class TimelineLanes {
 public:
     TimelineLanes() = default;
@@ -80,6 +124,10 @@ public:
     // The event drawn at a point: its row, the fraction of the row's height, its time, with a
     // tolerance in seconds for thin boxes; -1 for none.
     int eventAt(int row, double fraction, double t, double toleranceS) const;
+    // The lane that holds a stage's compute, bubbles and optimizer.
+    const TimelineLane& mainLane(int stage) const;
+    // Whether a fraction of a stage row's height is its main lane.
+    static bool inMainLane(double fraction);
 
 private:
     int laneIndex(int row, int sub) const;

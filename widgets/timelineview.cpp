@@ -1,8 +1,11 @@
 #include "timelineview.h"
 
 #include <QHelpEvent>
+#include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QPainterPath>
+#include <QScrollBar>
 #include <QToolTip>
 #include <QWheelEvent>
 #include <algorithm>
@@ -11,59 +14,75 @@
 
 #include "activity.h"
 #include "activitycolors.h"
+#include "text.h"
 
 namespace {
 
 constexpr int kLabelWidth = 84;
-constexpr int kHeaderHeight = 18;
+constexpr int kTickHeight = 18;   // the time ruler
+constexpr int kMarkerHeight = 16; // under it: the cursor's time and a measured range
+constexpr int kHeaderHeight = kTickHeight + kMarkerHeight;
 constexpr int kRightMargin = 6;
-constexpr double kMinRowHeight = 10;
+constexpr double kMinRowHeight = 16;
 constexpr double kMaxRowHeight = 34;
 constexpr double kTickSpacingPx = 90;
+constexpr int kDragThresholdPx = 3;
 // Box styles: one per kind of event, and one per dimension for communication.
 constexpr int kEventKinds = int(cs::enumValues<cs::EventKind>().size());
 constexpr int kStyles = kEventKinds + int(cs::kDimCount);
+constexpr QRgb kCursor = 0xffd0243f;
+constexpr QRgb kMeasure = 0xff2f80ed;
 
 int styleOf(const cs::Event& e)
 {
     return e.isComm() ? kEventKinds + int(e.dim) : int(e.kind);
 }
-constexpr QRgb kPlotBackground = 0xfffcfcfd;
-constexpr QRgb kLabelBackground = 0xffeef0f3;
-constexpr QRgb kGridLine = 0xffdfe2e7;
-constexpr QRgb kText = 0xff30343a;
-constexpr QRgb kCursor = 0xffb3122e;
 
 // Boxes are batched by colour: the event's kind, whether it is hidden communication, and
-// whether it is dimmed off the critical path.
+// whether it is dimmed (off the critical path, or not matching the filter).
 int colorKey(const cs::Event& e, bool dimmed)
 {
     const bool hidden = !e.exposed && e.isComm();
     return styleOf(e) * 4 + (hidden ? 1 : 0) + (dimmed ? 2 : 0);
 }
 
-QColor blend(const QColor& a, QRgb b, double towardsB)
+QColor blend(const QColor& a, const QColor& b, double towardsB)
 {
-    const QColor c = QColor::fromRgb(b);
     auto mix = [&](double x, double y) { return float(x + (y - x) * towardsB); };
-    return QColor::fromRgbF(mix(a.redF(), c.redF()), mix(a.greenF(), c.greenF()),
-                            mix(a.blueF(), c.blueF()));
+    return QColor::fromRgbF(mix(a.redF(), b.redF()), mix(a.greenF(), b.greenF()),
+                            mix(a.blueF(), b.blueF()));
 }
 
-std::array<QColor, kStyles * 4> boxPalette()
+// The colours of the chart follow the widget's palette (light or dark theme).
+struct Colors {
+    QColor plot;
+    QColor labels;
+    QColor grid;
+    QColor text;
+    std::array<QColor, kStyles * 4> boxes;
+};
+
+Colors colorsFor(const QPalette& palette)
 {
-    std::array<QColor, kStyles * 4> palette;
+    Colors c;
+    c.plot = palette.color(QPalette::Base);
+    c.text = palette.color(QPalette::Text);
+    c.labels = blend(palette.color(QPalette::Window), c.text, 0.04);
+    c.grid = blend(c.plot, c.text, 0.16);
     for (int k = 0; k < kStyles; ++k) {
         cs::Event representative;
         representative.kind = k < kEventKinds ? cs::EventKind(k) : cs::EventKind::Comm;
         representative.dim = k < kEventKinds ? cs::Dim::TP : cs::Dim(k - kEventKinds);
-        const QColor base = eventColor(representative);
-        palette[size_t(k * 4)] = base;
-        palette[size_t(k * 4 + 1)] = blend(base, kPlotBackground, 0.55);
-        palette[size_t(k * 4 + 2)] = blend(base, kPlotBackground, 0.75);
-        palette[size_t(k * 4 + 3)] = blend(base, kPlotBackground, 0.85);
+        // A waiting stage is a shade of the background, whatever the theme.
+        const QColor base = representative.kind == cs::EventKind::Bubble
+                                ? blend(c.plot, c.text, 0.22)
+                                : eventColor(representative);
+        c.boxes[size_t(k * 4)] = base;
+        c.boxes[size_t(k * 4 + 1)] = blend(base, c.plot, 0.55);
+        c.boxes[size_t(k * 4 + 2)] = blend(base, c.plot, 0.75);
+        c.boxes[size_t(k * 4 + 3)] = blend(base, c.plot, 0.85);
     }
-    return palette;
+    return c;
 }
 
 // 1, 2 or 5 times a power of ten, at least `raw`.
@@ -76,25 +95,26 @@ double niceStep(double raw)
     return 10 * p;
 }
 
-QString formatTime(double t, double resolution)
+// A time within the step, in milliseconds, with as many decimals as the tick spacing needs.
+QString tickText(double t, double resolution)
 {
-    if (resolution >= 0.1)
-        return QStringLiteral("%1 s").arg(t, 0, 'f', 1);
-    if (resolution >= 0.001) {
-        const int decimals = resolution >= 0.01 ? 2 : 3;
-        return QStringLiteral("%1 s").arg(t, 0, 'f', decimals);
-    }
-    const int decimals = resolution >= 1e-5 ? 2 : 3;
-    return QStringLiteral("%1 ms").arg(t * 1e3, 0, 'f', decimals);
+    const double ms = t * 1e3;
+    const int decimals =
+        resolution >= 1e-3 ? 0 : std::min(3, int(std::ceil(-std::log10(resolution * 1e3))));
+    if (decimals == 0)
+        return QString::fromStdString(cs::withThousands(int64_t(std::llround(ms)))) +
+               QStringLiteral(" ms");
+    return QStringLiteral("%1 ms").arg(ms, 0, 'f', decimals);
 }
 
-QString formatDuration(double s)
+QString inStep(double s)
 {
-    if (s >= 1)
-        return QStringLiteral("%1 s").arg(s, 0, 'f', 3);
-    if (s >= 1e-3)
-        return QStringLiteral("%1 ms").arg(s * 1e3, 0, 'f', 2);
-    return QStringLiteral("%1 us").arg(s * 1e6, 0, 'f', 1);
+    return QString::fromStdString(cs::inStepTimeText(s));
+}
+
+QString words(std::string_view text)
+{
+    return QString::fromUtf8(text.data(), int(text.size()));
 }
 
 // Boxes narrower than a pixel in a row are drawn as one sliver, in the colour of the longest.
@@ -106,26 +126,56 @@ struct Sliver {
     bool open() const { return x1 > x0; }
 };
 
+void drawArrow(QPainter& p, QPointF from, QPointF to)
+{
+    QPainterPath path(from);
+    const double dx = std::max(12.0, std::abs(to.x() - from.x()) / 2);
+    path.cubicTo(from + QPointF(dx, 0), to - QPointF(dx, 0), to);
+    p.setBrush(Qt::NoBrush);
+    p.drawPath(path);
+    const QPointF tip = to;
+    p.setBrush(p.pen().color());
+    p.drawPolygon(QPolygonF{tip, tip + QPointF(-7, -4), tip + QPointF(-7, 4)});
+}
+
 } // namespace
 
 TimelineView::TimelineView(QWidget* parent)
     : QWidget(parent)
+    , m_scroll(new QScrollBar(Qt::Vertical, this))
 {
     setAttribute(Qt::WA_OpaquePaintEvent);
+    setMouseTracking(true);
+    setFocusPolicy(Qt::ClickFocus);
+    m_scroll->hide();
+    connect(m_scroll, &QScrollBar::valueChanged, this, [this](int value) {
+        m_geometry.scroll = value;
+        invalidate();
+    });
     layoutRows();
 }
 
 void TimelineView::setSchedule(std::vector<cs::Event> events, int stages, double stepTimeS)
 {
+    const bool wasWhole = m_events.empty() || (m_mapping.startS <= 0 &&
+                                               m_mapping.spanS >= m_mapping.totalS * (1 - 1e-9));
     m_events = std::move(events);
+    m_ops = timelineOps(m_events);
     m_lanes = TimelineLanes(m_events, stages);
     double total = stepTimeS;
     for (const cs::Event& e : m_events)
         total = std::max(total, e.end);
-    m_mapping = TimelineMapping::fit(total, kLabelWidth, width() - kLabelWidth - kRightMargin);
+    if (wasWhole) {
+        m_mapping = TimelineMapping::fit(total, kLabelWidth, m_mapping.width);
+    } else {
+        TimelineMapping kept = m_mapping;
+        kept.totalS = total;
+        m_mapping = kept.resized(m_mapping.left, m_mapping.width);
+    }
+    m_selected = -1;
+    matchFilter();
     layoutRows();
-    m_cacheValid = false;
-    update();
+    invalidate();
 }
 
 void TimelineView::setTime(double timeS, bool follow)
@@ -147,8 +197,7 @@ void TimelineView::setCriticalPathShown(bool shown)
     if (shown == m_critical)
         return;
     m_critical = shown;
-    m_cacheValid = false;
-    update();
+    invalidate();
 }
 
 void TimelineView::showWholeStep()
@@ -156,12 +205,68 @@ void TimelineView::showWholeStep()
     setMapping(TimelineMapping::fit(m_mapping.totalS, m_mapping.left, m_mapping.width));
 }
 
+bool TimelineView::setFilter(const QString& text, QString* problem)
+{
+    std::string why;
+    std::optional<EventFilter> filter = EventFilter::parse(text.toStdString(), &why);
+    if (!filter) {
+        if (problem)
+            *problem = QString::fromStdString(why);
+        return false;
+    }
+    if (filter->empty())
+        m_filter.reset();
+    else
+        m_filter = std::move(filter);
+    matchFilter();
+    invalidate();
+    return true;
+}
+
+void TimelineView::matchFilter()
+{
+    m_matches = 0;
+    m_matchesFilter.clear();
+    if (!m_filter)
+        return;
+    m_matchesFilter.resize(m_events.size());
+    for (size_t i = 0; i < m_events.size(); ++i) {
+        m_matchesFilter[i] = m_filter->matches(m_events[i]) ? 1 : 0;
+        m_matches += m_matchesFilter[i];
+    }
+}
+
+void TimelineView::selectEvent(int event)
+{
+    m_selected = event >= 0 && event < int(m_events.size()) ? event : -1;
+    update();
+}
+
+std::vector<std::pair<int, int>> TimelineView::selectedDependencies() const
+{
+    if (m_selected < 0)
+        return {};
+    return dependencyArrows(m_ops, m_events[size_t(m_selected)]);
+}
+
+void TimelineView::setMeasuredRange(std::optional<std::pair<double, double>> range)
+{
+    m_measured = range;
+    update();
+}
+
 void TimelineView::setMapping(const TimelineMapping& mapping)
 {
     if (mapping.startS == m_mapping.startS && mapping.spanS == m_mapping.spanS &&
-        mapping.width == m_mapping.width && mapping.left == m_mapping.left)
+        mapping.width == m_mapping.width && mapping.left == m_mapping.left &&
+        mapping.totalS == m_mapping.totalS)
         return;
     m_mapping = mapping;
+    invalidate();
+}
+
+void TimelineView::invalidate()
+{
     m_cacheValid = false;
     update();
 }
@@ -169,11 +274,24 @@ void TimelineView::setMapping(const TimelineMapping& mapping)
 void TimelineView::layoutRows()
 {
     const int rows = m_lanes.rows();
-    const double available = height() - kHeaderHeight - 2;
+    const double available = std::max(1, height() - kHeaderHeight - 2);
     m_geometry.top = kHeaderHeight;
     m_geometry.rows = rows;
     m_geometry.rowHeight = std::clamp(available / rows, kMinRowHeight, kMaxRowHeight);
-    m_mapping = m_mapping.resized(kLabelWidth, width() - kLabelWidth - kRightMargin);
+    const int overflow = int(std::ceil(m_geometry.contentHeight() - available));
+    const int scrollWidth = overflow > 0 ? m_scroll->sizeHint().width() : 0;
+    m_scroll->setVisible(overflow > 0);
+    if (overflow > 0) {
+        m_scroll->setGeometry(width() - scrollWidth, kHeaderHeight, scrollWidth,
+                              height() - kHeaderHeight);
+        m_scroll->setRange(0, overflow);
+        m_scroll->setPageStep(int(available));
+        m_scroll->setSingleStep(int(m_geometry.rowHeight));
+    } else {
+        m_scroll->setValue(0);
+    }
+    m_geometry.scroll = overflow > 0 ? m_scroll->value() : 0;
+    m_mapping = m_mapping.resized(kLabelWidth, width() - kLabelWidth - kRightMargin - scrollWidth);
 }
 
 void TimelineView::resizeEvent(QResizeEvent*)
@@ -182,10 +300,39 @@ void TimelineView::resizeEvent(QResizeEvent*)
     m_cacheValid = false;
 }
 
+void TimelineView::changeEvent(QEvent* e)
+{
+    if (e->type() == QEvent::PaletteChange || e->type() == QEvent::FontChange)
+        invalidate();
+    QWidget::changeEvent(e);
+}
+
+QRect TimelineView::plotRect() const
+{
+    return QRect(kLabelWidth, kHeaderHeight, int(m_mapping.width) + kRightMargin,
+                 height() - kHeaderHeight);
+}
+
 QRect TimelineView::cursorArea(double timeS) const
 {
     const int x = int(std::lround(m_mapping.xOf(timeS)));
     return QRect(x - 60, 0, 120, height());
+}
+
+double TimelineView::laneCenterY(int stage) const
+{
+    return m_geometry.rowTop(stage) + 0.5 * m_geometry.rowHeight;
+}
+
+bool TimelineView::dimmed(const cs::Event& e) const
+{
+    if (m_critical && !e.critical)
+        return true;
+    if (!m_matchesFilter.empty()) {
+        const size_t i = size_t(&e - m_events.data());
+        return m_matchesFilter[i] == 0;
+    }
+    return false;
 }
 
 void TimelineView::ensureCache()
@@ -196,63 +343,87 @@ void TimelineView::ensureCache()
         return;
     m_cache = QImage(pixels, QImage::Format_ARGB32_Premultiplied);
     m_cache.setDevicePixelRatio(dpr);
-    m_cache.fill(kPlotBackground);
+    m_cache.fill(palette().color(QPalette::Base));
     QPainter p(&m_cache);
     p.setRenderHint(QPainter::Antialiasing, false);
+    p.save();
+    p.setClipRect(plotRect());
     drawGrid(p);
     drawLanes(p);
+    p.restore();
+    drawLabels(p);
     m_cacheValid = true;
 }
 
 void TimelineView::drawGrid(QPainter& p) const
 {
+    const Colors colors = colorsFor(palette());
     const int plotBottom = int(m_geometry.rowTop(m_geometry.rows));
-    p.fillRect(QRect(0, 0, kLabelWidth, height()), QColor::fromRgb(kLabelBackground));
-    p.fillRect(QRect(0, 0, width(), kHeaderHeight), QColor::fromRgb(kLabelBackground));
-
-    // Time ticks
     const double step = niceStep(kTickSpacingPx * m_mapping.secondsPerPixel());
-    p.setPen(QColor::fromRgb(kGridLine));
-    QFont small = font();
-    small.setPointSizeF(small.pointSizeF() * 0.85);
-    p.setFont(small);
-    std::vector<std::pair<int, double>> ticks;
+    p.setPen(colors.grid);
     for (double t = std::ceil(m_mapping.startS / step) * step; t <= m_mapping.endS() + 1e-12;
          t += step) {
         const int x = int(std::lround(m_mapping.xOf(t)));
-        ticks.push_back({x, t});
-        p.drawLine(x, kHeaderHeight - 4, x, plotBottom);
+        p.drawLine(x, kHeaderHeight, x, plotBottom);
     }
-    p.setPen(QColor::fromRgb(kText));
-    for (const auto& [x, t] : ticks)
-        p.drawText(QRect(x + 3, 0, int(kTickSpacingPx), kHeaderHeight - 2),
-                   Qt::AlignLeft | Qt::AlignVCenter, formatTime(t, step));
+    for (int row = 0; row < m_geometry.rows; ++row) {
+        const int y = int(m_geometry.rowTop(row) + m_geometry.rowHeight) - 1;
+        p.drawLine(kLabelWidth, y, width(), y);
+    }
+}
 
-    // Row labels and separators
+// The row labels and the time ruler, over rows scrolled under them.
+void TimelineView::drawLabels(QPainter& p) const
+{
+    const Colors colors = colorsFor(palette());
+    p.fillRect(QRect(0, 0, kLabelWidth, height()), colors.labels);
+    p.fillRect(QRect(0, 0, width(), kHeaderHeight), colors.labels);
+    p.setPen(colors.grid);
+    p.drawLine(0, kHeaderHeight - 1, width(), kHeaderHeight - 1);
+
+    QFont small = font();
+    small.setPointSizeF(small.pointSizeF() * 0.85);
+    p.setFont(small);
+    const double step = niceStep(kTickSpacingPx * m_mapping.secondsPerPixel());
+    for (double t = std::ceil(m_mapping.startS / step) * step; t <= m_mapping.endS() + 1e-12;
+         t += step) {
+        const int x = int(std::lround(m_mapping.xOf(t)));
+        p.setPen(colors.grid);
+        p.drawLine(x, kTickHeight - 5, x, kTickHeight);
+        p.setPen(colors.text);
+        p.drawText(QRect(x + 3, 0, int(kTickSpacingPx), kTickHeight - 2),
+                   Qt::AlignLeft | Qt::AlignVCenter, tickText(t, step));
+    }
+    p.setFont(font());
+
+    p.save();
+    p.setClipRect(QRect(0, kHeaderHeight, kLabelWidth, height() - kHeaderHeight));
     for (int row = 0; row < m_geometry.rows; ++row) {
         const int y = int(m_geometry.rowTop(row));
         const int h = int(m_geometry.rowHeight);
         const QString label =
             row == m_lanes.fabricRow() ? tr("DP / fabric") : tr("stage %1").arg(row);
-        p.setPen(QColor::fromRgb(kText));
+        p.setPen(colors.text);
         p.drawText(QRect(6, y, kLabelWidth - 8, h), Qt::AlignLeft | Qt::AlignVCenter, label);
-        p.setPen(QColor::fromRgb(kGridLine));
-        p.drawLine(kLabelWidth, y + h - 1, width(), y + h - 1);
+        p.setPen(colors.grid);
+        p.drawLine(0, y + h - 1, kLabelWidth, y + h - 1);
     }
-    p.setFont(font());
+    p.restore();
 }
 
 void TimelineView::drawLanes(QPainter& p) const
 {
-    static const auto palette = boxPalette();
+    const Colors colors = colorsFor(palette());
     const auto& events = m_events;
-    std::vector<std::vector<QRect>> buckets(palette.size());
+    std::vector<std::vector<QRect>> buckets(colors.boxes.size());
     std::vector<QRect> critical;
     std::vector<std::pair<QRect, int>> labels; // micro-batch numbers in wide boxes
     const double xMin = m_mapping.left, xMax = m_mapping.left + m_mapping.width;
 
     for (const TimelineLane& lane : m_lanes.lanes()) {
         const double rowTop = m_geometry.rowTop(lane.row);
+        if (rowTop + m_geometry.rowHeight < kHeaderHeight || rowTop > height())
+            continue;
         const int y0 = int(std::lround(rowTop + lane.from * m_geometry.rowHeight));
         const int y1 =
             std::max(y0 + 1, int(std::lround(rowTop + lane.to * m_geometry.rowHeight)) - 1);
@@ -272,7 +443,7 @@ void TimelineView::drawLanes(QPainter& p) const
             const double x1 = std::min(xMax, m_mapping.xOf(item.end));
             if (x1 <= x0)
                 continue;
-            const int key = colorKey(e, m_critical && !e.critical);
+            const int key = colorKey(e, dimmed(e));
             if (x1 - x0 < 1) {
                 const int px = int(x0);
                 if (!sliver.open() || px > sliver.x1) {
@@ -304,12 +475,12 @@ void TimelineView::drawLanes(QPainter& p) const
     for (size_t key = 0; key < buckets.size(); ++key) {
         if (buckets[key].empty())
             continue;
-        p.setBrush(palette[key]);
+        p.setBrush(colors.boxes[key]);
         p.drawRects(buckets[key].data(), int(buckets[key].size()));
     }
     if (!critical.empty()) {
         p.setBrush(Qt::NoBrush);
-        p.setPen(QPen(QColor::fromRgb(kText), 0));
+        p.setPen(QPen(colors.text, 0));
         p.drawRects(critical.data(), int(critical.size()));
     }
     if (!labels.empty()) {
@@ -323,18 +494,70 @@ void TimelineView::drawLanes(QPainter& p) const
     }
 }
 
+void TimelineView::drawMeasured(QPainter& p) const
+{
+    if (!m_measured)
+        return;
+    const auto [t0, t1] = *m_measured;
+    const double x0 = std::max(m_mapping.left, m_mapping.xOf(t0));
+    const double x1 = std::min(m_mapping.left + m_mapping.width, m_mapping.xOf(t1));
+    QColor band = QColor::fromRgb(kMeasure);
+    band.setAlpha(48);
+    if (x1 > x0)
+        p.fillRect(QRectF(x0, kHeaderHeight, x1 - x0, height() - kHeaderHeight), band);
+    p.setPen(QPen(QColor::fromRgb(kMeasure), 1));
+    for (double x : {m_mapping.xOf(t0), m_mapping.xOf(t1)})
+        if (x >= m_mapping.left && x <= m_mapping.left + m_mapping.width)
+            p.drawLine(QPointF(x, kTickHeight), QPointF(x, height()));
+    const QString label = tr("%1 (%2 to %3)").arg(inStep(t1 - t0), inStep(t0), inStep(t1));
+    const int w = fontMetrics().horizontalAdvance(label) + 10;
+    const double middle = std::clamp((x0 + x1) / 2, m_mapping.left + w / 2.0,
+                                     m_mapping.left + m_mapping.width - w / 2.0);
+    const QRectF box(middle - w / 2.0, kTickHeight, w, kMarkerHeight - 1);
+    p.fillRect(box, QColor::fromRgb(kMeasure));
+    p.setPen(Qt::white);
+    p.drawText(box, Qt::AlignCenter, label);
+}
+
+void TimelineView::drawSelection(QPainter& p) const
+{
+    if (m_selected < 0)
+        return;
+    const cs::Event& e = m_events[size_t(m_selected)];
+    p.save();
+    p.setClipRect(plotRect());
+    p.setRenderHint(QPainter::Antialiasing, true);
+    const QColor ink = palette().color(QPalette::Highlight);
+    p.setPen(QPen(ink, 2));
+    p.setBrush(Qt::NoBrush);
+    if (e.stage >= 0) {
+        const double x0 = m_mapping.xOf(e.start), x1 = m_mapping.xOf(e.end);
+        const double y = m_geometry.rowTop(e.stage);
+        p.drawRect(QRectF(x0 - 1, y + 1, std::max(2.0, x1 - x0) + 2, m_geometry.rowHeight - 3));
+    }
+    p.setPen(QPen(ink, 1.6));
+    for (const auto& [from, to] : selectedDependencies()) {
+        const TimelineOp& a = m_ops[size_t(from)];
+        const TimelineOp& b = m_ops[size_t(to)];
+        drawArrow(p, QPointF(m_mapping.xOf(a.end), laneCenterY(a.stage)),
+                  QPointF(m_mapping.xOf(b.start), laneCenterY(b.stage)));
+    }
+    p.restore();
+}
+
 void TimelineView::drawCursor(QPainter& p) const
 {
     const double x = m_mapping.xOf(m_cursorS);
     if (x < m_mapping.left - 1 || x > m_mapping.left + m_mapping.width + 1)
         return;
     const int ix = int(std::lround(x));
-    const int bottom = int(m_geometry.rowTop(m_geometry.rows));
-    p.fillRect(QRect(ix - 1, kHeaderHeight, 2, bottom - kHeaderHeight), QColor::fromRgb(kCursor));
-    const QString label = formatTime(m_cursorS, m_mapping.secondsPerPixel() * 10);
+    const int bottom = std::min(height(), int(m_geometry.rowTop(m_geometry.rows)));
+    p.fillRect(QRect(ix - 1, kTickHeight, 2, bottom - kTickHeight), QColor::fromRgb(kCursor));
+    // The cursor's time sits under the ruler, so that it never hides a tick.
+    const QString label = inStep(m_cursorS);
     const int w = fontMetrics().horizontalAdvance(label) + 8;
     const int left = ix + w + 2 > width() ? ix - w - 1 : ix + 1;
-    const QRect box(left, 1, w, kHeaderHeight - 2);
+    const QRect box(left, kTickHeight, w, kMarkerHeight - 1);
     p.fillRect(box, QColor::fromRgb(kCursor));
     p.setPen(Qt::white);
     p.drawText(box, Qt::AlignCenter, label);
@@ -347,6 +570,8 @@ void TimelineView::paintEvent(QPaintEvent* e)
     const QRect r = e->rect();
     const qreal dpr = m_cache.devicePixelRatio();
     p.drawImage(r, m_cache, QRectF(r.topLeft() * dpr, QSizeF(r.size()) * dpr).toRect());
+    drawSelection(p);
+    drawMeasured(p);
     drawCursor(p);
 }
 
@@ -360,6 +585,17 @@ int TimelineView::eventAt(QPointF pos) const
                            tolerance);
 }
 
+QString TimelineView::describeOp(int op) const
+{
+    if (op < 0 || size_t(op) >= m_ops.size() || m_ops[size_t(op)].event < 0)
+        return tr("another op");
+    const cs::Event& e = m_events[size_t(m_ops[size_t(op)].event)];
+    QString text = tr("the %1 of micro-batch %2").arg(words(cs::labelOf(e.kind))).arg(e.microBatch);
+    if (e.chunk >= 0)
+        text += tr(", chunk %1").arg(e.chunk);
+    return text + tr(" on stage %1").arg(e.stage);
+}
+
 QString TimelineView::describeEvent(int event) const
 {
     const auto& events = m_events;
@@ -368,33 +604,80 @@ QString TimelineView::describeEvent(int event) const
     const cs::Event& e = events[size_t(event)];
     QStringList lines;
     const std::string_view name = e.isComm() ? cs::dimInfo(e.dim).label : cs::labelOf(e.kind);
-    QString what = QString::fromUtf8(name.data(), int(name.size()));
+    QString what = words(name);
     what += e.stage >= 0 ? tr(", stage %1").arg(e.stage) : tr(", all stages");
     if (e.microBatch >= 0)
         what += tr(", micro-batch %1").arg(e.microBatch);
-    if (e.chunk >= 0)
+    if (e.chunk >= 0 && e.kind != cs::EventKind::Bubble)
         what += tr(", chunk %1").arg(e.chunk);
     lines << what;
-    lines << tr("%1 to %2 (%3)")
-                 .arg(formatTime(e.start, 1e-3), formatTime(e.end, 1e-3),
-                      formatDuration(e.end - e.start));
+    lines << tr("%1 to %2 (%3)").arg(inStep(e.start), inStep(e.end), inStep(e.end - e.start));
+    if (e.kind == cs::EventKind::Bubble) {
+        QString reason = words(cs::labelOf(e.wait));
+        reason[0] = reason[0].toUpper();
+        if (e.wait == cs::WaitReason::PipelineInput)
+            reason += tr(": %1").arg(describeOp(e.dependsOn));
+        else if (e.wait == cs::WaitReason::GradientReduction && e.waitStage >= 0)
+            reason += e.waitStage == e.stage ? tr(": its own, the last to end")
+                                             : tr(": stage %1's, the last to end").arg(e.waitStage);
+        else if (e.wait == cs::WaitReason::Contention)
+            reason += tr(";\nspread over the step in fact, the model adds it before the optimizer");
+        lines << reason;
+    }
     if (e.isComm())
         lines << tr("over %1, %2")
-                     .arg(QString::fromUtf8(cs::labelOf(e.link).data(),
-                                            int(cs::labelOf(e.link).size())),
+                     .arg(words(cs::labelOf(e.link)),
                           e.exposed ? tr("exposed") : tr("hidden under compute"));
+    if (e.isComm() && e.dim == cs::Dim::PP && e.op >= 0)
+        lines << tr("to %1").arg(describeOp(e.op));
+    if (!e.isComm() && e.kind != cs::EventKind::Bubble && e.dependsOn >= 0)
+        lines << tr("takes its input from %1").arg(describeOp(e.dependsOn));
     if (e.critical)
         lines << tr("on the critical path");
     return lines.join(QLatin1Char('\n'));
+}
+
+QString TimelineView::describeGap(int stage, double t) const
+{
+    const TimelineLane& lane = m_lanes.mainLane(stage);
+    double before = 0, after = m_mapping.totalS;
+    for (const TimelineItem& item : lane.items) {
+        if (item.end <= t)
+            before = std::max(before, item.end);
+        else if (item.start > t)
+            after = std::min(after, item.start);
+    }
+    return tr("stage %1 idle, %2 to %3 (%4): nothing is scheduled on it")
+        .arg(stage)
+        .arg(inStep(before), inStep(after), inStep(after - before));
+}
+
+QString TimelineView::describeAt(QPointF pos) const
+{
+    const int hit = eventAt(pos);
+    if (hit >= 0)
+        return describeEvent(hit);
+    const int row = m_geometry.rowAt(pos.y());
+    if (row < 0 || row >= m_lanes.stages() || pos.x() < m_mapping.left ||
+        pos.x() > m_mapping.left + m_mapping.width ||
+        !TimelineLanes::inMainLane(m_geometry.fractionInRow(pos.y())))
+        return {};
+    // A stage waiting on its exposed collectives shows them in the lane below its compute.
+    const double t = m_mapping.timeOf(pos.x());
+    const int below = m_lanes.eventAt(row, 0.9, t, 2 * m_mapping.secondsPerPixel());
+    if (below >= 0)
+        return tr("waiting on its exposed communication (the lane below):\n") +
+               describeEvent(below);
+    return describeGap(row, t);
 }
 
 bool TimelineView::event(QEvent* e)
 {
     if (e->type() == QEvent::ToolTip) {
         auto* help = static_cast<QHelpEvent*>(e);
-        const int hit = eventAt(help->pos());
-        if (hit >= 0)
-            QToolTip::showText(help->globalPos(), describeEvent(hit), this);
+        const QString text = describeAt(help->pos());
+        if (!text.isEmpty())
+            QToolTip::showText(help->globalPos(), text, this);
         else
             QToolTip::hideText();
         return true;
@@ -408,6 +691,8 @@ void TimelineView::wheelEvent(QWheelEvent* e)
     if (delta.x() != 0 || (e->modifiers() & Qt::ShiftModifier)) {
         const int d = delta.x() != 0 ? delta.x() : delta.y();
         setMapping(m_mapping.pannedBy(d / 2.0));
+    } else if (e->modifiers() & Qt::ControlModifier && m_scroll->isVisible()) {
+        m_scroll->setValue(m_scroll->value() - delta.y() / 4);
     } else {
         const double x =
             std::clamp(e->position().x(), m_mapping.left, m_mapping.left + m_mapping.width);
@@ -416,41 +701,74 @@ void TimelineView::wheelEvent(QWheelEvent* e)
     e->accept();
 }
 
+void TimelineView::keyPressEvent(QKeyEvent* e)
+{
+    if (e->key() == Qt::Key_Escape && (m_measured || m_selected >= 0)) {
+        m_measured.reset();
+        m_selected = -1;
+        update();
+        return;
+    }
+    QWidget::keyPressEvent(e);
+}
+
 void TimelineView::mousePressEvent(QMouseEvent* e)
 {
-    if (e->button() != Qt::LeftButton)
+    if (e->button() != Qt::LeftButton && e->button() != Qt::MiddleButton)
         return QWidget::mousePressEvent(e);
-    m_pressed = true;
-    m_dragging = false;
+    m_drag = Drag::Pending;
+    m_panning = e->button() == Qt::MiddleButton || (e->modifiers() & Qt::ShiftModifier) ||
+                e->position().y() < kHeaderHeight;
     m_pressPos = e->position();
     m_lastDragX = e->position().x();
 }
 
 void TimelineView::mouseMoveEvent(QMouseEvent* e)
 {
-    if (!m_pressed)
+    if (m_drag == Drag::None) {
+        emit hovered(describeAt(e->position())
+                         .section(QLatin1Char('\n'), 0, 1)
+                         .replace(QLatin1Char('\n'), QLatin1String(": ")));
         return;
-    if (!m_dragging && (e->position() - m_pressPos).manhattanLength() > 3) {
-        m_dragging = true;
-        setCursor(Qt::ClosedHandCursor);
     }
-    if (m_dragging) {
+    if (m_drag == Drag::Pending &&
+        (e->position() - m_pressPos).manhattanLength() > kDragThresholdPx) {
+        m_drag = m_panning ? Drag::Pan : Drag::Measure;
+        setCursor(m_panning ? Qt::ClosedHandCursor : Qt::SizeHorCursor);
+    }
+    if (m_drag == Drag::Pan) {
         setMapping(m_mapping.pannedBy(e->position().x() - m_lastDragX));
         m_lastDragX = e->position().x();
+    } else if (m_drag == Drag::Measure) {
+        const auto timeAt = [this](double x) {
+            return std::clamp(m_mapping.timeOf(x), 0.0, m_mapping.totalS);
+        };
+        const double a = timeAt(m_pressPos.x()), b = timeAt(e->position().x());
+        m_measured = std::pair{std::min(a, b), std::max(a, b)};
+        emit hovered(tr("Measured %1").arg(inStep(m_measured->second - m_measured->first)));
+        update();
     }
 }
 
 void TimelineView::mouseReleaseEvent(QMouseEvent* e)
 {
-    if (!m_pressed || e->button() != Qt::LeftButton)
+    if (m_drag == Drag::None)
         return;
-    m_pressed = false;
-    if (m_dragging) {
-        m_dragging = false;
+    const Drag drag = m_drag;
+    m_drag = Drag::None;
+    if (drag != Drag::Pending) {
         unsetCursor();
         return;
     }
-    if (e->position().x() < m_mapping.left)
+    if (e->button() != Qt::LeftButton || e->position().x() < m_mapping.left)
         return;
+    m_measured.reset();
+    selectEvent(eventAt(e->position()));
     emit timeClicked(std::clamp(m_mapping.timeOf(e->position().x()), 0.0, m_mapping.totalS));
+}
+
+void TimelineView::leaveEvent(QEvent* e)
+{
+    emit hovered(QString());
+    QWidget::leaveEvent(e);
 }

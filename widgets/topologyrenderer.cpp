@@ -11,18 +11,13 @@
 
 namespace {
 
-const QColor kRackFill(0x23, 0x27, 0x2e);
-const QColor kRackOutline(0x3d, 0x44, 0x4e);
-const QColor kDomainOutline(0x76, 0xb9, 0x00); // NVLink domain
-const QColor kTrayFill(0x2e, 0x34, 0x3d);
-const QColor kNvSwitchFill(0x41, 0x5e, 0x1c);
-const QColor kNvLinkLine(0x3f, 0x63, 0x1a);
-const QColor kLabel(0xc8, 0xcd, 0xd4);
-const QColor kHover(0xff, 0xff, 0xff);
-const std::array<QColor, 4> kTierFill{QColor(), QColor(0x4a, 0x90, 0xc2), QColor(0x8e, 0x6b, 0xc4),
-                                      QColor(0xc4, 0x6b, 0x9b)};
-const std::array<QColor, 4> kTierLine{QColor(), QColor(0x2f, 0x5a, 0x78), QColor(0x4f, 0x3f, 0x72),
-                                      QColor(0x6e, 0x3f, 0x59)};
+QColor dimmedOver(QRgb color, const QColor& bg)
+{
+    const QColor c(color);
+    // A quarter of the colour over the background: still readable, clearly not selected.
+    return QColor((c.red() + 3 * bg.red()) / 4, (c.green() + 3 * bg.green()) / 4,
+                  (c.blue() + 3 * bg.blue()) / 4);
+}
 
 int tierOf(cs::LinkClass cls)
 {
@@ -82,9 +77,54 @@ TopologyRenderer::TopologyRenderer(const TopologyLayout& layout, const cs::Place
     m_colors.index.assign(layout.topology().gpus().size(), 0);
 }
 
+const TopologyInk& TopologyInk::dark()
+{
+    static const TopologyInk ink{
+        QColor(0x16, 0x19, 0x1d),
+        QColor(0x23, 0x27, 0x2e),
+        QColor(0x3d, 0x44, 0x4e),
+        QColor(0x76, 0xb9, 0x00),
+        QColor(0x2e, 0x34, 0x3d),
+        QColor(0x41, 0x5e, 0x1c),
+        QColor(0x3f, 0x63, 0x1a),
+        QColor(0xc8, 0xcd, 0xd4),
+        QColor(0xff, 0xff, 0xff),
+        {QColor(), QColor(0x4a, 0x90, 0xc2), QColor(0x8e, 0x6b, 0xc4), QColor(0xc4, 0x6b, 0x9b)},
+        {QColor(), QColor(0x2f, 0x5a, 0x78), QColor(0x4f, 0x3f, 0x72), QColor(0x6e, 0x3f, 0x59)}};
+    return ink;
+}
+
+const TopologyInk& TopologyInk::light()
+{
+    static const TopologyInk ink{
+        QColor(0xee, 0xf0, 0xf3),
+        QColor(0xfb, 0xfc, 0xfd),
+        QColor(0xb4, 0xba, 0xc3),
+        QColor(0x5a, 0x9a, 0x00),
+        QColor(0xe4, 0xe8, 0xed),
+        QColor(0xa9, 0xcf, 0x7a),
+        QColor(0x9c, 0xc7, 0x6a),
+        QColor(0x3a, 0x3f, 0x47),
+        QColor(0x00, 0x00, 0x00),
+        {QColor(), QColor(0x4a, 0x90, 0xc2), QColor(0x8e, 0x6b, 0xc4), QColor(0xc4, 0x6b, 0x9b)},
+        {QColor(), QColor(0x93, 0xb9, 0xd6), QColor(0xb7, 0xa6, 0xda), QColor(0xd8, 0xa6, 0xc3)}};
+    return ink;
+}
+
 QColor TopologyRenderer::background()
 {
-    return QColor(0x16, 0x19, 0x1d);
+    return TopologyInk::dark().background;
+}
+
+void TopologyRenderer::setInk(const TopologyInk& ink)
+{
+    if (m_ink == &ink)
+        return;
+    m_ink = &ink;
+    // Everything drawn is in the old ink: the next frame draws anew.
+    m_staticValid = false;
+    m_frameValid = false;
+    m_exact = QImage();
 }
 
 QColor TopologyRenderer::selectionColor(cs::Dim dim)
@@ -95,11 +135,7 @@ QColor TopologyRenderer::selectionColor(cs::Dim dim)
 
 QColor TopologyRenderer::dimmed(QRgb color)
 {
-    const QColor c(color);
-    const QColor bg = background();
-    // A quarter of the colour over the background: still readable, clearly not selected.
-    return QColor((c.red() + 3 * bg.red()) / 4, (c.green() + 3 * bg.green()) / 4,
-                  (c.blue() + 3 * bg.blue()) / 4);
+    return dimmedOver(color, background());
 }
 
 void TopologyRenderer::setGpuColors(GpuColors colors)
@@ -252,7 +288,7 @@ void TopologyRenderer::drawScaledPreview(QPainter& p, const ViewTransform& view)
     const double ratio = view.scale / m_exactView.scale;
     const QPointF middle(view.viewport.width() / 2, view.viewport.height() / 2);
     const QPointF shift = middle - middle * ratio + (m_exactView.center - view.center) * view.scale;
-    p.fillRect(QRectF(QPointF(0, 0), view.viewport), background());
+    p.fillRect(QRectF(QPointF(0, 0), view.viewport), m_ink->background);
     p.setTransform(QTransform(ratio, 0, 0, ratio, shift.x(), shift.y()));
     p.drawImage(QPointF(0, 0), m_exact);
     p.resetTransform();
@@ -288,7 +324,7 @@ void TopologyRenderer::findVisibleGpus(const ViewTransform& view, qreal dpr)
 void TopologyRenderer::drawStatic(QPainter& p, const ViewTransform& view, const LevelOfDetail& lod,
                                   const QRectF& cull) const
 {
-    p.fillRect(view.toScreen(cull), background());
+    p.fillRect(view.toScreen(cull), m_ink->background);
     p.setRenderHint(QPainter::Antialiasing, false);
     // Labels and wide lines reach a little beyond what they belong to.
     const QRectF reach =
@@ -317,7 +353,7 @@ void TopologyRenderer::drawLinks(QPainter& p, const ViewTransform& view, const L
                             QLineF(view.toScreen(b.line.p1()), view.toScreen(b.line.p2())), width);
         }
         for (size_t tier = 1; tier <= 3; ++tier) {
-            p.setPen(QPen(kTierLine[tier], 0));
+            p.setPen(QPen(m_ink->tierLine[tier], 0));
             p.drawLines(lines[tier].data(), int(lines[tier].size()));
         }
         return;
@@ -340,7 +376,7 @@ void TopologyRenderer::drawLinks(QPainter& p, const ViewTransform& view, const L
             lineVisible(m_layout.linkLine(int(i)), visible))
             add(int(i));
     for (size_t tier = 0; tier <= 3; ++tier) {
-        p.setPen(QPen(tier == 0 ? kNvLinkLine : kTierLine[tier], 0));
+        p.setPen(QPen(tier == 0 ? m_ink->nvLinkLine : m_ink->tierLine[tier], 0));
         p.drawLines(lines[tier].data(), int(lines[tier].size()));
     }
     if (!lod.linkLabels)
@@ -348,7 +384,7 @@ void TopologyRenderer::drawLinks(QPainter& p, const ViewTransform& view, const L
     // One label per visible rack says what its NVLink and NIC links carry.
     const cs::ClusterDesc& c = topo.cluster();
     p.setFont(pixelFont(std::min(14.0, view.scale * 0.3)));
-    p.setPen(kLabel);
+    p.setPen(m_ink->label);
     for (size_t r = 0; r < topo.racks().size(); ++r) {
         const QRectF rack = view.toScreen(m_layout.rackRect(int(r)));
         if (!m_layout.rackRect(int(r)).intersects(visible))
@@ -385,21 +421,21 @@ void TopologyRenderer::drawRacks(QPainter& p, const ViewTransform& view, const L
         if (sw.intersects(visible))
             nvSwitches.push_back(cellOnScreen(view.toScreen(sw)));
     }
-    p.setPen(QPen(rackDomain ? kDomainOutline : kRackOutline, 0));
-    p.setBrush(kRackFill);
+    p.setPen(QPen(rackDomain ? m_ink->domainOutline : m_ink->rackOutline, 0));
+    p.setBrush(m_ink->rackFill);
     p.drawRects(racks.data(), int(racks.size()));
     // A node-wide NVLink domain is its tray: outlined as the domain.
-    p.setPen(rackDomain ? QPen(Qt::NoPen) : QPen(kDomainOutline, 0));
-    p.setBrush(kTrayFill);
+    p.setPen(rackDomain ? QPen(Qt::NoPen) : QPen(m_ink->domainOutline, 0));
+    p.setBrush(m_ink->trayFill);
     if (lod.trayOutlines || !rackDomain)
         p.drawRects(trays.data(), int(trays.size()));
     p.setPen(Qt::NoPen);
-    p.setBrush(kNvSwitchFill);
+    p.setBrush(m_ink->nvSwitchFill);
     p.drawRects(nvSwitches.data(), int(nvSwitches.size()));
 
     if (!lod.rackLabels)
         return;
-    p.setPen(kLabel);
+    p.setPen(m_ink->label);
     p.setFont(pixelFont(std::min(16.0, view.scale * 1.6)));
     for (size_t r = 0; r < topo.racks().size(); ++r) {
         const QRectF rack = view.toScreen(m_layout.rackRect(int(r)));
@@ -433,14 +469,14 @@ void TopologyRenderer::drawSwitches(QPainter& p, const ViewTransform& view,
     }
     p.setPen(Qt::NoPen);
     for (size_t t = 1; t <= 3; ++t) {
-        p.setBrush(kTierFill[t]);
+        p.setBrush(m_ink->tierFill[t]);
         p.drawRects(byTier[t].data(), int(byTier[t].size()));
     }
     // Each tier row is named above its left end.
     static const char* const kTierNames[] = {"", "leaf", "spine", "core"};
     const cs::ClusterDesc& c = topo.cluster();
     const bool rails = c.scaleOut.topology.kind == cs::FabricKind::RailOptimized;
-    p.setPen(kLabel);
+    p.setPen(m_ink->label);
     p.setFont(pixelFont(std::clamp(view.scale * 1.2, 9.0, 15.0)));
     for (size_t t = 1; t <= 3; ++t) {
         if (rows[t].isEmpty())
@@ -460,7 +496,9 @@ void TopologyRenderer::drawSwitches(QPainter& p, const ViewTransform& view,
         const double bottom = row.top() - (lod.switchLabels ? 20 : 2);
         const QRectF box(row.left(), bottom - p.fontMetrics().height(),
                          p.fontMetrics().horizontalAdvance(text) + 8, p.fontMetrics().height());
-        p.fillRect(box, QColor(background().red(), background().green(), background().blue(), 210));
+        QColor backing = m_ink->background;
+        backing.setAlpha(210);
+        p.fillRect(box, backing);
         p.drawText(box.adjusted(4, 0, 0, 0), Qt::AlignLeft | Qt::AlignVCenter, text);
     }
     if (!lod.switchLabels)
@@ -484,7 +522,7 @@ void TopologyRenderer::fillGpuCells()
     std::vector<uint32_t> ink(colors * 2); // the palette, then its dimmed twin
     for (size_t i = 0; i < colors; ++i) {
         ink[i] = m_colors.palette[i] | 0xff000000u;
-        ink[colors + i] = dimmed(m_colors.palette[i]).rgb();
+        ink[colors + i] = dimmedOver(m_colors.palette[i], m_ink->background).rgb();
     }
     const bool dimOthers = m_selection.rank >= 0;
     uchar* bits = m_frame.bits();
@@ -588,7 +626,7 @@ void TopologyRenderer::drawGpuLabels(QPainter& p, std::vector<QRectF>& touched) 
         const int g = m_visibleGpus[line.cell];
         const QRgb rgb = m_colors.colorOf(g);
         const bool dim = m_selection.rank >= 0 && !m_isMember[size_t(g)];
-        const QColor cell = dim ? dimmed(rgb) : QColor(rgb);
+        const QColor cell = dim ? dimmedOver(rgb, m_ink->background) : QColor(rgb);
         p.setPen(cell.lightnessF() > 0.55 ? Qt::black : Qt::white);
         p.drawStaticText(line.position, line.text);
         if (line.spills)
@@ -619,7 +657,7 @@ void TopologyRenderer::drawHover(QPainter& p, const ViewTransform& view,
                              ? m_layout.linkLine(m_hover.index)
                              : m_layout.bundles()[size_t(m_hover.index)].line;
         const QLineF screen(view.toScreen(l.p1()), view.toScreen(l.p2()));
-        p.setPen(QPen(kHover, 0));
+        p.setPen(QPen(m_ink->hover, 0));
         drawThickLine(p, screen, 3);
         touched.push_back(QRectF(screen.p1(), screen.p2()).normalized());
         return;
@@ -628,7 +666,7 @@ void TopologyRenderer::drawHover(QPainter& p, const ViewTransform& view,
         return;
     }
     const QRectF screen = view.toScreen(world);
-    p.setPen(QPen(kHover, 0));
+    p.setPen(QPen(m_ink->hover, 0));
     p.setBrush(Qt::NoBrush);
     p.drawRect(screen.adjusted(-1, -1, 0, 0));
     touched.push_back(screen);

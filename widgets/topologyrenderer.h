@@ -22,6 +22,24 @@ namespace cs {
 class Placement;
 }
 
+// The colours of everything but the GPU cells: a dark hall, or a light one for the light theme.
+struct TopologyInk {
+    QColor background;
+    QColor rackFill;
+    QColor rackOutline;
+    QColor domainOutline; // an NVLink domain
+    QColor trayFill;
+    QColor nvSwitchFill;
+    QColor nvLinkLine;
+    QColor label;
+    QColor hover;
+    std::array<QColor, 4> tierFill; // by switch tier, 1 to 3
+    std::array<QColor, 4> tierLine;
+
+    static const TopologyInk& dark();
+    static const TopologyInk& light();
+};
+
 class TopologyRenderer {
 public:
     TopologyRenderer(const TopologyLayout& layout, const cs::Placement& placement);
@@ -38,7 +56,11 @@ public:
     void setScalingPreview(bool allowed) { m_previewAllowed = allowed; }
 
     void paint(QPainter& painter, const ViewTransform& view);
+    // Dark unless told otherwise (images and figures keep the dark hall).
+    void setInk(const TopologyInk& ink);
+    const TopologyInk& ink() const { return *m_ink; }
 
+    // The dark hall's background, and a colour dimmed over it.
     static QColor background();
     static QColor selectionColor(cs::Dim dim);
     static QColor dimmed(QRgb color);
@@ -70,6 +92,7 @@ private:
 
     const TopologyLayout& m_layout;
     const cs::Placement& m_placement;
+    const TopologyInk* m_ink = &TopologyInk::dark();
     GpuColors m_colors;
     GroupSelection m_selection;
     std::vector<uint8_t> m_isMember; // per GPU, while a selection is shown

@@ -1,6 +1,7 @@
 #include "topologyscene.h"
 
 #include <QObject>
+#include <algorithm>
 
 #include "activitylinks.h"
 #include "costmodel.h"
@@ -62,89 +63,138 @@ Legend TopologyScene::legend() const
     return legendFor(m_colorBy, m_layout.topology(), m_placement, m_evaluation);
 }
 
+QString TopologyScene::describeGpu(int gpu) const
+{
+    const cs::Topology& topo = m_layout.topology();
+    const cs::ClusterDesc& c = topo.cluster();
+    const cs::Gpu& g = topo.gpus()[size_t(gpu)];
+    const cs::Node& node = topo.nodes()[size_t(g.node)];
+    QStringList lines;
+    lines << QObject::tr("GPU %1 (%2): rack %3, tray %4 of %5, GPU %6 of the tray")
+                 .arg(gpu)
+                 .arg(QString::fromStdString(c.gpu.name))
+                 .arg(g.rack)
+                 .arg(node.indexInRack)
+                 .arg(c.nodesPerRack)
+                 .arg(g.local);
+    lines << QObject::tr("NVLink domain %1; its NIC (rail %2) goes to leaf switch %3")
+                 .arg(g.domain)
+                 .arg(g.local)
+                 .arg(topo.switches()[size_t(g.leaf)].index);
+    const int rank = m_placement.rankOfGpu(gpu);
+    if (rank < 0) {
+        lines << QObject::tr("holds no rank (idle or out of service)");
+        return lines.join(QLatin1Char('\n'));
+    }
+    const cs::RankCoord rc = m_placement.coord(rank);
+    QStringList coords;
+    for (const cs::DimInfo& d : cs::kDims)
+        if (d.placed || m_placement.size(d.dim) > 1)
+            coords << QStringLiteral("%1 %2")
+                          .arg(QString::fromLatin1(d.shortLabel.data(), int(d.shortLabel.size())))
+                          .arg(rc[d.dim]);
+    lines << QObject::tr("rank %1: %2").arg(rank).arg(coords.join(QStringLiteral(", ")));
+    for (const cs::DimInfo& d : cs::kDims) {
+        const int size = m_placement.size(d.dim);
+        if (size <= 1)
+            continue;
+        std::vector<int> domains;
+        for (int member : m_placement.groupMembers(rank, d.dim))
+            domains.push_back(topo.gpus()[size_t(m_placement.gpuOfRank(member))].domain);
+        std::sort(domains.begin(), domains.end());
+        const auto span = std::unique(domains.begin(), domains.end()) - domains.begin();
+        lines << QObject::tr("%1 group %2 of %3 ranks: %4")
+                     .arg(QString::fromLatin1(d.shortLabel.data(), int(d.shortLabel.size())))
+                     .arg(m_placement.groupIndex(rank, d.dim))
+                     .arg(size)
+                     .arg(span == 1 ? QObject::tr("inside its NVLink domain")
+                                    : QObject::tr("crosses the fabric (%1 domains)").arg(span));
+    }
+    return lines.join(QLatin1Char('\n'));
+}
+
 QString TopologyScene::describe(const Hit& hit) const
 {
     const cs::Topology& topo = m_layout.topology();
     const cs::ClusterDesc& c = topo.cluster();
+    QString text;
     switch (hit.kind) {
-    case HitKind::Gpu: {
-        const cs::Gpu& g = topo.gpus()[size_t(hit.index)];
-        const QString where = QObject::tr("GPU %1: rack %2, node %3, GPU %4 in node\n")
-                                  .arg(hit.index)
-                                  .arg(g.rack)
-                                  .arg(g.node)
-                                  .arg(g.local);
-        const QString fabric = QObject::tr("NVLink domain %1, leaf L%2")
-                                   .arg(g.domain)
-                                   .arg(topo.switches()[size_t(g.leaf)].index);
-        const int rank = m_placement.rankOfGpu(hit.index);
-        if (rank < 0)
-            return where + QObject::tr("holds no rank\n") + fabric;
-        const cs::RankCoord rc = m_placement.coord(rank);
-        QStringList coords;
-        for (const cs::DimInfo& d : cs::kDims)
-            if (d.placed || m_placement.size(d.dim) > 1)
-                coords << QStringLiteral("%1 %2")
-                              .arg(QString::fromLatin1(d.key.data(), int(d.key.size())))
-                              .arg(rc[d.dim]);
-        return where +
-               QObject::tr("rank %1: %2\n").arg(rank).arg(coords.join(QStringLiteral("  "))) +
-               fabric;
-    }
+    case HitKind::Gpu:
+        text = describeGpu(hit.index);
+        break;
     case HitKind::NvSwitch: {
         const cs::NvSwitch& s = topo.nvSwitches()[size_t(hit.index)];
-        return QObject::
-            tr("NVSwitch %1 of NVLink domain %2 (rack %3)\n%4: %5 GB/s per GPU, both directions")
+        text =
+            QObject::tr(
+                "NVSwitch %1 of NVLink domain %2 (rack %3)\n%4: %5 GB/s per GPU, both directions")
                 .arg(s.indexInDomain)
                 .arg(s.domain)
                 .arg(s.rack)
                 .arg(QString::fromStdString(c.scaleUp.name))
                 .arg(c.scaleUp.GBpsPerGpu);
+        break;
     }
     case HitKind::Rack: {
         const cs::Rack& r = topo.racks()[size_t(hit.index)];
-        return QObject::tr("Rack %1 (row %2, column %3): %4 nodes x %5 %6\nGPUs %7 to %8")
-            .arg(hit.index)
-            .arg(r.row)
-            .arg(r.column)
-            .arg(c.nodesPerRack)
-            .arg(c.gpusPerNode)
-            .arg(QString::fromStdString(c.gpu.name))
-            .arg(r.firstGpu)
-            .arg(r.firstGpu + c.nodesPerRack * c.gpusPerNode - 1);
+        const int last = r.firstGpu + c.nodesPerRack * c.gpusPerNode - 1;
+        text = QObject::tr("Rack %1 (row %2, column %3): %4 trays x %5 %6\nGPUs %7 to %8")
+                   .arg(hit.index)
+                   .arg(r.row)
+                   .arg(r.column)
+                   .arg(c.nodesPerRack)
+                   .arg(c.gpusPerNode)
+                   .arg(QString::fromStdString(c.gpu.name))
+                   .arg(r.firstGpu)
+                   .arg(last);
+        const int first = m_placement.rankOfGpu(r.firstGpu), end = m_placement.rankOfGpu(last);
+        if (first >= 0 && end >= 0)
+            text += QObject::tr("; ranks %1 to %2").arg(first).arg(end);
+        break;
     }
     case HitKind::Switch: {
         const cs::Switch& s = topo.switches()[size_t(hit.index)];
         static const char* const names[] = {"", "Leaf", "Spine", "Core"};
-        QString text = QObject::tr("%1 switch %2 (tier %3)")
-                           .arg(names[std::clamp(s.tier, 1, 3)])
-                           .arg(s.index)
-                           .arg(s.tier);
+        text = QObject::tr("%1 switch %2 (tier %3 of the scale-out fabric, %4)")
+                   .arg(names[std::clamp(s.tier, 1, 3)])
+                   .arg(s.index)
+                   .arg(s.tier)
+                   .arg(QString::fromStdString(c.scaleOut.name));
         if (s.rail >= 0)
-            text += QObject::tr("\nrail %1, node group %2").arg(s.rail).arg(s.group);
-        return text;
+            text += QObject::tr("\nrail %1: the NICs of GPU %1 of every tray in node group %2")
+                        .arg(s.rail)
+                        .arg(s.group);
+        break;
     }
     case HitKind::Link: {
         const cs::Link& l = topo.links()[size_t(hit.index)];
-        return QObject::tr("%1 link: %2 cable(s), %3 GB/s per direction, %4 us")
-            .arg(QString::fromLatin1(cs::labelOf(l.cls).data(), int(cs::labelOf(l.cls).size())))
-            .arg(l.cables)
-            .arg(l.GBps)
-            .arg(l.latencyUs);
+        text =
+            QObject::tr("%1 link: %2 cable(s), %3 GB/s per direction, %4 us")
+                .arg(QString::fromLatin1(cs::labelOf(l.cls).data(), int(cs::labelOf(l.cls).size())))
+                .arg(l.cables)
+                .arg(l.GBps)
+                .arg(l.latencyUs);
+        break;
     }
     case HitKind::Bundle: {
         const LinkBundle& b = m_layout.bundles()[size_t(hit.index)];
         const QString from = b.rack >= 0 ? QObject::tr("rack %1").arg(b.rack)
                                          : QObject::tr("%1 switch(es)").arg(b.lowerSwitches.size());
-        return QObject::tr("%1 bundle from %2 to %3 switch(es): %4 links, %5 GB/s per direction")
-            .arg(QString::fromLatin1(cs::labelOf(b.cls).data(), int(cs::labelOf(b.cls).size())))
-            .arg(from)
-            .arg(b.upperSwitches.size())
-            .arg(b.links)
-            .arg(b.GBps);
-    }
-    case HitKind::None:
+        text =
+            QObject::tr("%1 bundle from %2 to %3 switch(es): %4 links, %5 GB/s per direction")
+                .arg(QString::fromLatin1(cs::labelOf(b.cls).data(), int(cs::labelOf(b.cls).size())))
+                .arg(from)
+                .arg(b.upperSwitches.size())
+                .arg(b.links)
+                .arg(b.GBps);
         break;
     }
-    return {};
+    case HitKind::None:
+        return {};
+    }
+    if (m_load) {
+        const QString load = m_load(hit);
+        if (!load.isEmpty())
+            text += QLatin1Char('\n') + load;
+    }
+    return text;
 }

@@ -4,6 +4,7 @@
 
 #include <QSizeF>
 #include <QString>
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -42,10 +43,18 @@ public:
     const cs::Evaluation& evaluation() const { return m_evaluation; }
     const cs::ColorMode& colorBy() const { return m_colorBy; }
     Legend legend() const;
-    QString describe(const Hit& hit) const; // tooltip text
+    // Tooltip text: what is under the pointer, its groups, and its load when one is known.
+    QString describe(const Hit& hit) const;
+    // Lines on the load of what a hit names (a link, bundle, switch or GPU) in the step. Empty
+    // until a model of the fabric's loads provides them: the Links view plugs in here.
+    using LoadDescriber = std::function<QString(const Hit&)>;
+    void setLoadDescriber(LoadDescriber describer) { m_load = std::move(describer); }
 
 private:
+    QString describeGpu(int gpu) const;
+
     const cs::Placement& m_placement;
+    LoadDescriber m_load;
     const cs::Evaluation& m_evaluation;
     TopologyLayout m_layout;
     TopologyRenderer m_renderer;

@@ -10,6 +10,7 @@
 #include <cmath>
 
 #include "description.h"
+#include "legendwidget.h"
 #include "topologyscene.h"
 
 namespace {
@@ -49,10 +50,51 @@ void TopologyView::setModel(const cs::Topology& topology, const cs::Placement& p
     // One layout per cluster whatever the window's shape: a bookmark's centre is a world
     // position, and must show the same racks in a window, full screen and in --render.
     m_scene = std::make_unique<TopologyScene>(topology, placement, evaluation);
+    applyInk();
     m_paintedScale = 0;
     m_hover = {};
     m_scene->applyView(m_getView());
     update();
+}
+
+void TopologyView::setOverlayLegend(double fontPx)
+{
+    m_overlayLegendPx = fontPx;
+    update();
+}
+
+int TopologyView::legendStrip() const
+{
+    if (m_overlayLegendPx <= 0 || !m_scene)
+        return 0;
+    const double needed = legendHeight(m_scene->legend(), width() - 32, legendStyle()) + 16;
+    return needed <= height() * 0.4 ? int(std::ceil(needed)) : 0;
+}
+
+const TopologyInk& TopologyView::ink() const
+{
+    return palette().color(QPalette::Window).lightnessF() < 0.5 ? TopologyInk::dark()
+                                                                : TopologyInk::light();
+}
+
+LegendStyle TopologyView::legendStyle() const
+{
+    return ink().background.lightnessF() < 0.5 ? LegendStyle::onDark(m_overlayLegendPx)
+                                               : LegendStyle::of(palette(), m_overlayLegendPx);
+}
+
+void TopologyView::applyInk()
+{
+    if (m_scene)
+        m_scene->renderer().setInk(ink());
+    update();
+}
+
+void TopologyView::changeEvent(QEvent* event)
+{
+    if (event->type() == QEvent::PaletteChange)
+        applyInk();
+    QWidget::changeEvent(event);
 }
 
 void TopologyView::clearModel()
@@ -70,7 +112,7 @@ void TopologyView::viewStateChanged()
 
 ViewTransform TopologyView::currentTransform() const
 {
-    return m_scene->transform(m_getView(), QSizeF(size()));
+    return m_scene->transform(m_getView(), QSizeF(width(), height() - legendStrip()));
 }
 
 Hit TopologyView::hitAt(QPointF widgetPos) const
@@ -139,7 +181,7 @@ void TopologyView::paintEvent(QPaintEvent*)
 {
     QPainter painter(this);
     if (!m_scene) {
-        painter.fillRect(rect(), TopologyRenderer::background());
+        painter.fillRect(rect(), ink().background);
         return;
     }
     // Zooming (wheel, keys, a bookmark's transition) draws scaled previews of the last exact
@@ -153,6 +195,11 @@ void TopologyView::paintEvent(QPaintEvent*)
     m_scene->renderer().setHover(m_hover);
     m_scene->renderer().paint(painter, transform);
     m_scene->paintOverlay(painter, transform);
+    if (const int strip = legendStrip(); strip > 0) {
+        const QRectF area(0, height() - strip, width(), strip);
+        painter.fillRect(area, ink().background);
+        paintLegendIn(painter, m_scene->legend(), area.adjusted(16, 8, -16, -8), legendStyle());
+    }
 }
 
 void TopologyView::wheelEvent(QWheelEvent* event)
@@ -186,6 +233,8 @@ void TopologyView::mouseMoveEvent(QMouseEvent* event)
     if (hit != m_hover) {
         m_hover = hit;
         update();
+        const QString text = m_scene ? m_scene->describe(hit) : QString();
+        emit hovered(text.section(QLatin1Char('\n'), 0, 0));
     }
 }
 
@@ -231,6 +280,7 @@ void TopologyView::leaveEvent(QEvent* event)
 {
     m_hover = {};
     update();
+    emit hovered(QString());
     QWidget::leaveEvent(event);
 }
 

@@ -9,9 +9,11 @@
 #include <functional>
 #include <memory>
 
+#include "legendwidget.h"
 #include "topologylayout.h"
 
 class TopologyScene;
+struct TopologyInk;
 namespace cs {
 class Topology;
 class Placement;
@@ -33,8 +35,17 @@ public:
                   const cs::Evaluation& evaluation);
     void clearModel();
     TopologyScene* scene() const { return m_scene.get(); }
+    // The legend in a strip along the view's bottom, in type of this pixel size (0: none), for
+    // presenting with the docks hidden. The hall keeps the rest: a bookmark shows the same
+    // racks, smaller.
+    void setOverlayLegend(double fontPx);
+    double overlayLegend() const { return m_overlayLegendPx; }
     ViewTransform currentTransform() const;
     Hit hitAt(QPointF widgetPos) const;
+
+signals:
+    // What the pointer is over, in one line; empty when it leaves or is over nothing.
+    void hovered(const QString& what);
 
 public slots:
     void viewStateChanged();
@@ -50,6 +61,7 @@ protected:
     void mouseReleaseEvent(QMouseEvent* event) override;
     void keyPressEvent(QKeyEvent* event) override;
     void leaveEvent(QEvent* event) override;
+    void changeEvent(QEvent* event) override;
     bool event(QEvent* event) override;
 
 private:
@@ -57,6 +69,11 @@ private:
     void zoomAt(QPointF anchor, double factor);
     void panBy(QPointF pixels);
     void select(const Hit& hit);
+    int legendStrip() const; // pixels along the bottom kept for the legend
+    // The hall follows the theme: dark on a dark palette, light on a light one.
+    const TopologyInk& ink() const;
+    LegendStyle legendStyle() const;
+    void applyInk();
 
     ViewGetter m_getView;
     ViewSetter m_setView;
@@ -67,4 +84,5 @@ private:
     Hit m_hover;
     double m_paintedScale = 0; // 0 before the first paint
     QTimer m_zoomSettled;      // the exact layer is drawn once zooming rests
+    double m_overlayLegendPx = 0;
 };

@@ -17,10 +17,15 @@ struct Command {
 const std::vector<Command>& commands()
 {
     static const std::vector<Command> table{
-        {kCheckSpec, runCheck},       {kDescribeSpec, runDescribe},
-        {kEvaluateSpec, runEvaluate}, {kValidateRunsSpec, runValidateRuns},
-        {kSearchSpec, runSearch},     {kImportSpec, runImport},
-        {kTraceSpec, runTrace},       {kCalibrateSpec, runCalibrate},
+        {kCheckSpec, runCheck},
+        {kDescribeSpec, runDescribe},
+        {kEvaluateSpec, runEvaluate},
+        {kCompareSpec, runCompare},
+        {kValidateRunsSpec, runValidateRuns},
+        {kSearchSpec, runSearch},
+        {kImportSpec, runImport},
+        {kTraceSpec, runTrace},
+        {kCalibrateSpec, runCalibrate},
     };
     return table;
 }

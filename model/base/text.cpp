@@ -36,6 +36,29 @@ std::string fixed(double v, int decimals)
     return buffer;
 }
 
+std::string stepTimeText(double seconds)
+{
+    return fixed(seconds, 3) + " s";
+}
+
+std::string inStepTimeText(double seconds)
+{
+    const double ms = seconds * 1e3;
+    const double size = std::fabs(ms);
+    if (size >= 100)
+        return withThousands(int64_t(std::llround(ms))) + " ms";
+    return fixed(ms, size >= 10 ? 1 : size >= 1 ? 2 : 3) + " ms";
+}
+
+std::string trainingTimeText(double seconds)
+{
+    if (seconds >= 2 * 86400)
+        return fixed(seconds / 86400, 1) + " days";
+    if (seconds >= 3600)
+        return fixed(seconds / 3600, 1) + " h";
+    return fixed(seconds / 60, 1) + " min";
+}
+
 std::string printable(std::string_view text, size_t limit)
 {
     std::string out;

@@ -14,6 +14,12 @@ std::string withThousands(int64_t n);
 std::string numberText(double x);
 // 1.27123, 3 -> "1.271"
 std::string fixed(double v, int decimals);
+// Durations in the one set of units every view uses: a step's length in seconds ("1.210 s"),
+// anything within a step in milliseconds ("8.2 ms", "1,102 ms", "0.046 ms"), and training in
+// minutes, hours or days ("7.1 min", "9.9 h", "3.2 days").
+std::string stepTimeText(double seconds);
+std::string inStepTimeText(double seconds);
+std::string trainingTimeText(double seconds);
 // Text from a file made safe to print on a terminal: control characters escaped (\n, \t,
 // \x1b ...), and at most `limit` characters kept, the cut marked with "...".
 std::string printable(std::string_view text, size_t limit = 80);

@@ -55,6 +55,28 @@ constexpr auto enumTexts(EventKind)
                                                {EventKind::Bubble, "bubble", "bubble"}}};
 }
 
+// What an idle stage (a Bubble event) waits for, so that every gap on a timeline has a name.
+enum class WaitReason : uint8_t {
+    None,
+    PipelineInput,     // its next op's input from another stage (Event::dependsOn)
+    Parameters,        // its chunk's parameters, gathered over data parallelism
+    GradientReduction, // the slowest stage's gradient reduction, which the optimizer waits for
+    Contention,        // compute slowed by the collectives under it, counted as compute, added
+                       // before the optimizer
+};
+constexpr auto enumTexts(WaitReason)
+{
+    return std::array<EnumText<WaitReason>, 5>{
+        {{WaitReason::None, "none", "idle"},
+         {WaitReason::PipelineInput, "pipeline_input", "waiting for its input from another stage"},
+         {WaitReason::Parameters, "parameters",
+          "waiting for its parameters (data-parallel gather)"},
+         {WaitReason::GradientReduction, "gradient_reduction",
+          "waiting for the last gradient reduction (DP) before the optimizer"},
+         {WaitReason::Contention, "contention",
+          "compute slowed by the communication running under it (counted as compute)"}}};
+}
+
 struct Event {
     double start = 0; // seconds from the start of the step
     double end = 0;
@@ -66,6 +88,10 @@ struct Event {
     LinkClass link = LinkClass::NVLink; // the farthest link tier a communication event uses
     bool exposed = true;                // false: hidden under compute
     bool critical = false;              // on the critical path
+    WaitReason wait = WaitReason::None; // for Bubble events
+    int op = -1;        // the pipeline op (schedule index) this event is part of or precedes
+    int dependsOn = -1; // the op whose output that op takes as its input, if any
+    int waitStage = -1; // for GradientReduction: the stage whose reduction ends last
 
     bool isComm() const { return kind == EventKind::Comm; }
 };

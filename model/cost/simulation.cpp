@@ -148,7 +148,7 @@ double readCriticalStage(const Workload& w, const PipelineSchedule& sched, int c
 }
 
 void pushSegment(std::vector<Event>& events, double& t, double seconds, EventKind kind, Dim dim,
-                 const PipelineOp& op, LinkClass link)
+                 const PipelineOp& op, int opIndex, LinkClass link)
 {
     if (seconds <= 0)
         return;
@@ -161,23 +161,40 @@ void pushSegment(std::vector<Event>& events, double& t, double seconds, EventKin
     e.kind = kind;
     e.dim = dim;
     e.link = link;
+    e.op = opIndex;
+    e.dependsOn = op.dependency;
     events.push_back(e);
     t = e.end;
 }
 
 // An op as its segments: recompute, compute, then the exposed collectives it waits for.
-void opEvents(const Workload& w, const PipelineOp& op, const Parts& parts,
+void opEvents(const Workload& w, const PipelineOp& op, int opIndex, const Parts& parts,
               std::vector<Event>& events)
 {
     double t = op.start;
-    pushSegment(events, t, parts.recompute, EventKind::Recompute, Dim::TP, op, LinkClass::NVLink);
+    pushSegment(events, t, parts.recompute, EventKind::Recompute, Dim::TP, op, opIndex,
+                LinkClass::NVLink);
     pushSegment(events, t, parts.compute, op.backward ? EventKind::Backward : EventKind::Forward,
-                Dim::TP, op, LinkClass::NVLink);
+                Dim::TP, op, opIndex, LinkClass::NVLink);
     for (Dim d : kAllDims)
-        pushSegment(events, t, parts.comm[d], EventKind::Comm, d, op, w.linkOf(d));
+        pushSegment(events, t, parts.comm[d], EventKind::Comm, d, op, opIndex, w.linkOf(d));
 }
 
-Event sendEvent(const Workload& w, const PipelineSchedule& sched, const PipelineOp& op)
+WaitReason waitOf(OpBound bound)
+{
+    switch (bound) {
+    case OpBound::Dependency:
+        return WaitReason::PipelineInput;
+    case OpBound::ChunkReady:
+        return WaitReason::Parameters;
+    case OpBound::StepStart:
+    case OpBound::Stage:
+        break;
+    }
+    return WaitReason::None;
+}
+
+Event sendEvent(const Workload& w, const PipelineSchedule& sched, const PipelineOp& op, int opIndex)
 {
     const PipelineOp& from = sched.ops[size_t(op.dependency)];
     Event send;
@@ -190,6 +207,8 @@ Event sendEvent(const Workload& w, const PipelineSchedule& sched, const Pipeline
     send.dim = Dim::PP;
     send.link = w.hopScaleOut(from.stage, op.stage) ? w.links.fabricClass : LinkClass::NVLink;
     send.exposed = op.bound == OpBound::Dependency;
+    send.op = opIndex;
+    send.dependsOn = op.dependency;
     return send;
 }
 
@@ -199,7 +218,8 @@ void scheduleEvents(const Workload& w, const PipelineSchedule& sched, const Stag
                     int critical, std::vector<Event>& events)
 {
     std::vector<double> stageCursor(size_t(w.p), 0);
-    for (const PipelineOp& op : sched.ops) {
+    for (size_t opIndex = 0; opIndex < sched.ops.size(); ++opIndex) {
+        const PipelineOp& op = sched.ops[opIndex];
         const size_t i = w.op(op.stage, op.chunk);
         double& free = stageCursor[size_t(op.stage)];
         if (op.start > free) {
@@ -209,13 +229,16 @@ void scheduleEvents(const Workload& w, const PipelineSchedule& sched, const Stag
             gap.stage = op.stage;
             gap.kind = EventKind::Bubble;
             gap.critical = op.stage == critical;
+            gap.wait = waitOf(op.bound);
+            gap.op = int(opIndex);
+            gap.dependsOn = op.dependency;
             events.push_back(gap);
         }
         free = op.end;
         const size_t first = events.size();
-        opEvents(w, op, op.backward ? w.backward[i] : w.forward[i], events);
+        opEvents(w, op, int(opIndex), op.backward ? w.backward[i] : w.forward[i], events);
         if (op.transferS > 0)
-            events.push_back(sendEvent(w, sched, op));
+            events.push_back(sendEvent(w, sched, op, int(opIndex)));
         for (size_t j = first; j < events.size(); ++j)
             events[j].critical =
                 op.stage == critical && !(events[j].isComm() && events[j].dim == Dim::PP);
@@ -223,6 +246,33 @@ void scheduleEvents(const Workload& w, const PipelineSchedule& sched, const Stag
     for (Event& ev : events) {
         if (ev.isComm() && ev.dim == Dim::DP)
             ev.exposed = ev.end > ends.computeEnd[size_t(ev.stage)] || ev.start < 1e-15;
+    }
+}
+
+// Between a stage's last op and the optimizer: the wait for the slowest stage's gradient
+// reduction, then the compute slowed by collectives under it, which the step adds there. The
+// events only name the time the step already has; they change no timing.
+void tailEvents(const StageEnds& ends, const DataParallel& dp, double stepComputeEnd,
+                std::vector<Event>& events)
+{
+    for (size_t s = 0; s < ends.computeEnd.size(); ++s) {
+        Event wait;
+        wait.stage = int(s);
+        wait.kind = EventKind::Bubble;
+        wait.critical = int(s) == dp.critical;
+        wait.start = ends.computeEnd[s];
+        wait.end = dp.computeEnd;
+        wait.wait = WaitReason::GradientReduction;
+        wait.waitStage = dp.critical;
+        if (wait.end > wait.start)
+            events.push_back(wait);
+        Event slowed = wait;
+        slowed.start = std::max(ends.computeEnd[s], dp.computeEnd);
+        slowed.end = stepComputeEnd;
+        slowed.wait = WaitReason::Contention;
+        slowed.waitStage = -1;
+        if (slowed.end > slowed.start)
+            events.push_back(slowed);
     }
 }
 
@@ -253,6 +303,7 @@ Evaluation simulateStep(const Workload& w)
     fillCommTotals(w, dp.critical, ppTotal, dp.total[size_t(dp.critical)], ppScaleOut, e);
 
     scheduleEvents(w, sched, ends, dp.critical, e.events);
+    tailEvents(ends, dp, stepComputeEnd, e.events);
     Event opt;
     opt.start = stepComputeEnd;
     opt.end = stepComputeEnd + bd.optimizer;

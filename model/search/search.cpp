@@ -196,6 +196,14 @@ private:
     std::vector<Ranked> m_items;
 };
 
+std::vector<Layout> allowedLayouts(const ClusterDesc& cluster, const RunDesc& run,
+                                   const SearchConstraints& constraints)
+{
+    std::vector<Layout> layouts = enumerateLayouts(cluster, run);
+    std::erase_if(layouts, [&](const Layout& l) { return !constraints.allows(l); });
+    return layouts;
+}
+
 // Ordinals leave room for every placement at every recompute setting of a layout.
 constexpr uint64_t kOrdinalsPerRecompute = 24;
 constexpr uint64_t kOrdinalsPerLayout = 128;
@@ -272,7 +280,7 @@ public:
         : m_cluster(cluster)
         , m_freeNetwork(withFreeNetwork(cluster))
         , m_options(options)
-        , m_layouts(enumerateLayouts(cluster, run))
+        , m_layouts(allowedLayouts(cluster, run, options.constraints))
         , m_families(familiesOf(m_layouts))
         , m_workers(size_t(threadCount()),
                     Worker{probeRun(run), Shortlist(options.keep, options.alsoKeepFasterThanS)})
@@ -412,7 +420,7 @@ private:
                 w.probe.parallelism.recompute = Recompute::of(kRecomputeLightestFirst[r]);
                 const Evaluation e = estimate(m_freeNetwork, w.probe, evalOptions());
                 ++w.estimated;
-                if (e.fitsMemory) {
+                if (m_options.constraints.fits(e.memoryGiBPerGpu, m_cluster.gpu.hbmGiB)) {
                     bounds[index] = Bounded{index, r, placements, e.stepTimeS};
                     break;
                 }
@@ -451,6 +459,20 @@ private:
 };
 
 } // namespace
+
+bool SearchConstraints::allows(const Layout& layout) const
+{
+    for (Dim d : kAllDims)
+        if (fixed[d] > 0 && layout.parallelism.size(d) != fixed[d])
+            return false;
+    return (fixedVp <= 0 || layout.parallelism.vp == fixedVp) &&
+           (fixedMicroBatch <= 0 || layout.microBatch == fixedMicroBatch);
+}
+
+bool SearchConstraints::fits(double memoryGiBPerGpu, double hbmGiB) const
+{
+    return memoryGiBPerGpu + memoryHeadroomGiB <= hbmGiB;
+}
 
 RunDesc withLayout(const RunDesc& run, const Layout& layout)
 {

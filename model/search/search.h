@@ -50,8 +50,20 @@ struct SearchResult {
     double mfu = 0;
 };
 
+// What a search may not change, and the memory it must leave free.
+struct SearchConstraints {
+    PerDim<int> fixed; // a dimension held at this size; 0: free
+    int fixedVp = 0;   // 0: free
+    int fixedMicroBatch = 0;
+    double memoryHeadroomGiB = 0; // a configuration fits when its memory + this <= HBM
+
+    bool allows(const Layout& layout) const;
+    bool fits(double memoryGiBPerGpu, double hbmGiB) const;
+};
+
 struct SearchOptions {
     int threads = 0; // 0: every hardware thread
+    SearchConstraints constraints;
     // The fastest this many are returned; 0: every configuration that fits, each evaluated
     // (slow on large clusters: an evaluation simulates the step).
     size_t keep = 1000;

@@ -120,3 +120,36 @@ TEST_CASE("closing the search dialog while it searches is safe")
     loop.exec();
     SUCCEED("no update reached the destroyed dialog");
 }
+
+TEST_CASE("constraints hold a dimension and keep memory free; a column compares with the run's "
+          "own layout")
+{
+    const Inputs in = loadRun("ndv5-h100-128-gpt3-175b.run.json");
+    SearchDialog dialog(in.cluster, in.run);
+    REQUIRE(waitForSearch(dialog));
+    cs::SearchConstraints c;
+    c.fixed[cs::Dim::PP] = 8;
+    c.memoryHeadroomGiB = 10;
+    dialog.setConstraints(c);
+    CHECK(dialog.constraints().fixed[cs::Dim::PP] == 8);
+    dialog.startSearch();
+    REQUIRE(waitForSearch(dialog));
+    SearchResultsModel& model = *dialog.resultsModel();
+    REQUIRE(model.rowCount() > 0);
+    const cs::Evaluation own = cs::evaluate(in.cluster, in.run);
+    for (int row = 0; row < model.rowCount(); ++row) {
+        const cs::SearchResult& r = model.resultAt(row);
+        CHECK(r.layout.parallelism.pp == 8);
+        CHECK(r.memoryGiBPerGpu + 10 <= in.cluster.gpu.hbmGiB);
+        CHECK(model.index(row, SearchResultsModel::VsCurrent).data(Qt::UserRole).toDouble() ==
+              Approx(r.stepTimeS - own.stepTimeS));
+    }
+    // The run's own layout is among them and says so.
+    bool ownFound = false;
+    for (int row = 0; row < model.rowCount(); ++row)
+        ownFound |= model.index(row, SearchResultsModel::Changes).data().toString() ==
+                    "the run's own layout";
+    CHECK(ownFound);
+    const QString changes = model.index(0, SearchResultsModel::Changes).data().toString();
+    CHECK((changes == "the run's own layout" || changes.contains("->")));
+}

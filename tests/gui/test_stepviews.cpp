@@ -5,6 +5,7 @@
 #include <QChart>
 #include <QDockWidget>
 #include <QHorizontalStackedBarSeries>
+#include <QLabel>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
@@ -22,6 +23,7 @@
 #include "scaling.h"
 #include "scalingchart.h"
 #include "stepviews.h"
+#include "text.h"
 #include "timelinemapping.h"
 #include "timelineview.h"
 
@@ -228,11 +230,11 @@ TEST_CASE("the breakdown chart shows the breakdown, and the measurement beside i
 
     auto* comm = barsOf(chart.communicationChart());
     REQUIRE(comm->count() == 2);
-    for (cs::Dim d : cs::kAllDims) {
+    for (cs::Dim d : cs::kAllDims) { // within a step: milliseconds
         INFO(cs::toString(d));
-        CHECK(comm->barSets()[0]->at(int(d)) == Approx(eval.commExposedS[d]));
+        CHECK(comm->barSets()[0]->at(int(d)) == Approx(eval.commExposedS[d] * 1e3));
         CHECK(comm->barSets()[0]->at(int(d)) + comm->barSets()[1]->at(int(d)) ==
-              Approx(eval.commTotalS[d]));
+              Approx(eval.commTotalS[d] * 1e3));
     }
 
     chart.setEvaluation(eval, std::nullopt);
@@ -263,34 +265,65 @@ TEST_CASE("a run compared with itself differs in nothing")
 {
     Document doc;
     loadInto(doc, "fairwater-gb200-128.csession");
-    const cs::Evaluation& eval = doc.evaluation();
-    for (const CompareRow& row : compareRows(eval, eval)) {
-        INFO(row.name);
-        CHECK(row.difference() == 0);
-        CHECK(row.relative() == 0);
+    const cs::ClusterRun run{doc.cluster(), doc.run()};
+    const cs::Comparison c = cs::compareRuns(run, doc.evaluation(), run, doc.evaluation());
+    CHECK(c.differences.empty());
+    for (const cs::BreakdownRow& row : c.breakdown) {
+        INFO(row.key);
+        CHECK(row.delta() == 0);
     }
     ComparePanel panel;
-    panel.setRuns(eval, "a", eval, "a");
-    QTableWidget* table = panel.table();
-    REQUIRE(table->rowCount() == int(compareRows(eval, eval).size()));
-    for (int r = 0; r < table->rowCount(); ++r)
-        CHECK(table->item(r, 3)->text().toDouble() == 0);
+    panel.setComparison(c);
+    CHECK_FALSE(panel.perToken()); // the same GPU count: seconds per step
+    QTableWidget* inputs = panel.inputsTable();
+    REQUIRE(inputs->rowCount() == 1);
+    CHECK(inputs->item(0, 0)->text().startsWith("none"));
+    QTableWidget* breakdown = panel.breakdownTable();
+    REQUIRE(breakdown->rowCount() == int(c.breakdown.size()) + 1); // and the step
+    for (int r = 0; r < breakdown->rowCount(); ++r)
+        CHECK(breakdown->item(r, 3)->text().toDouble() == 0);
     auto* bars = barsOf(panel.chart());
     for (const QBarSet* set : bars->barSets())
         CHECK(set->at(0) == set->at(1));
 }
 
-TEST_CASE("a compare of different runs shows their differences")
+TEST_CASE("a compare of different runs shows every differing input and the breakdown delta")
 {
     Document doc;
     loadInto(doc, "fairwater-gb200-128.csession");
     cs::RunDesc slower = doc.run();
     slower.parallelism.vp = 1;
-    const cs::Evaluation other = cs::evaluate(doc.cluster(), slower);
-    const auto rows = compareRows(doc.evaluation(), other);
-    REQUIRE(rows.front().name == "step time");
-    CHECK(rows.front().difference() == Approx(other.stepTimeS - doc.evaluation().stepTimeS));
-    CHECK(rows.front().difference() != 0);
+    const cs::ClusterRun a{doc.cluster(), doc.run()}, b{doc.cluster(), slower};
+    const cs::Comparison c =
+        cs::compareRuns(a, doc.evaluation(), b, cs::evaluate(b.cluster, b.run));
+    ComparePanel panel;
+    panel.resize(420, 800);
+    panel.show();
+    panel.setComparison(c);
+    QTableWidget* inputs = panel.inputsTable();
+    REQUIRE(inputs->rowCount() == 1);
+    CHECK(inputs->item(0, 0)->text() == "VP (virtual stages)");
+    CHECK(inputs->item(0, 0)->toolTip() == "/run/parallelism/vp");
+    CHECK(inputs->item(0, 1)->text() == "8");
+    CHECK(inputs->item(0, 2)->text() == "1");
+    // The step row's B - A is the step-time difference, in milliseconds.
+    QTableWidget* breakdown = panel.breakdownTable();
+    const int step = breakdown->rowCount() - 1;
+    CHECK(breakdown->item(step, 0)->text() == "step");
+    const double deltaMs = (c.evalB.stepTimeS - c.evalA.stepTimeS) * 1e3;
+    CHECK(breakdown->item(step, 3)->text() ==
+          QString::fromStdString((deltaMs > 0 ? "+" : "") + cs::inStepTimeText(deltaMs / 1e3)));
+    CHECK_FALSE(panel.findingsLabel()->text().isEmpty());
+    // The notes of both runs are shown.
+    CHECK(panel.notesLabel()->text().contains("MLPerf"));
+
+    // Narrow, the parts stack; wide, the explanation sits beside the tables.
+    CHECK_FALSE(panel.isWide());
+    panel.resize(1200, 800);
+    CHECK(panel.isWide());
+    // Different GPU counts compare per token; the user's choice is kept.
+    panel.setPerToken(true);
+    CHECK(panel.chart()->axes(Qt::Horizontal).front()->titleText() == "GPU-ms per token");
 }
 
 TEST_CASE("the playback bar plays, pauses, steps by event and loops")

@@ -347,3 +347,34 @@ TEST_CASE("search on the command line: ranked JSON, the run's own rank, exit cod
     CHECK(cli::run({"search", "--help"}, {help, err}) == cli::kExitOk);
     CHECK(help.str().find("--top N") != std::string::npos);
 }
+
+TEST_CASE("constraints hold dimensions and keep memory free", "[search]")
+{
+    const LoadedFile h100 = loadSample("ndv5-h100-128-gpt3-175b.run.json");
+    const ClusterDesc& cluster = *h100.cluster;
+    SearchOptions free;
+    free.keep = 200;
+    const SearchOutcome unconstrained = searchParallelism(cluster, *h100.run, free);
+
+    SearchOptions held = free;
+    held.constraints.fixed[Dim::TP] = 8;
+    held.constraints.fixedMicroBatch = 1;
+    const SearchOutcome outcome = searchParallelism(cluster, *h100.run, held);
+    REQUIRE_FALSE(outcome.results.empty());
+    for (const SearchResult& r : outcome.results) {
+        CHECK(r.layout.parallelism.tp == 8);
+        CHECK(r.layout.microBatch == 1);
+    }
+    CHECK(outcome.layouts < unconstrained.layouts);
+
+    SearchOptions headroom = free;
+    headroom.constraints.memoryHeadroomGiB = 30;
+    const SearchOutcome roomy = searchParallelism(cluster, *h100.run, headroom);
+    REQUIRE_FALSE(roomy.results.empty());
+    for (const SearchResult& r : roomy.results)
+        CHECK(r.memoryGiBPerGpu + 30 <= cluster.gpu.hbmGiB);
+    CHECK(roomy.fitting < unconstrained.fitting);
+    // Some configuration the free search found needs more than 50 GiB: the headroom left it out.
+    CHECK(std::any_of(unconstrained.results.begin(), unconstrained.results.end(),
+                      [&](const SearchResult& r) { return r.memoryGiBPerGpu > 50; }));
+}

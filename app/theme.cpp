@@ -1,0 +1,56 @@
+#include "theme.h"
+
+#include <QApplication>
+#include <QPalette>
+#include <QStyle>
+#include <QStyleFactory>
+
+namespace {
+
+QPalette darkPalette(QPalette p)
+{
+    const QColor text(220, 223, 228);
+    for (QPalette::ColorGroup group : {QPalette::Active, QPalette::Inactive}) {
+        p.setColor(group, QPalette::Window, QColor(37, 40, 45));
+        p.setColor(group, QPalette::WindowText, text);
+        p.setColor(group, QPalette::Base, QColor(28, 30, 34));
+        p.setColor(group, QPalette::AlternateBase, QColor(45, 48, 54));
+        p.setColor(group, QPalette::Text, text);
+        p.setColor(group, QPalette::Button, QColor(45, 48, 54));
+        p.setColor(group, QPalette::ButtonText, text);
+        p.setColor(group, QPalette::BrightText, Qt::white);
+        p.setColor(group, QPalette::Highlight, QColor(64, 128, 200));
+        p.setColor(group, QPalette::HighlightedText, Qt::white);
+        p.setColor(group, QPalette::ToolTipBase, QColor(45, 48, 54));
+        p.setColor(group, QPalette::ToolTipText, text);
+        p.setColor(group, QPalette::PlaceholderText, QColor(140, 144, 150));
+        p.setColor(group, QPalette::Link, QColor(110, 170, 240));
+        p.setColor(group, QPalette::Light, QColor(70, 74, 80));
+        p.setColor(group, QPalette::Midlight, QColor(55, 58, 64));
+        p.setColor(group, QPalette::Mid, QColor(45, 48, 54));
+        p.setColor(group, QPalette::Dark, QColor(20, 22, 25));
+        p.setColor(group, QPalette::Shadow, QColor(10, 10, 12));
+    }
+    const QColor disabled(120, 124, 130);
+    p.setColor(QPalette::Disabled, QPalette::Window, QColor(37, 40, 45));
+    p.setColor(QPalette::Disabled, QPalette::Base, QColor(32, 34, 38));
+    p.setColor(QPalette::Disabled, QPalette::Button, QColor(40, 43, 48));
+    for (QPalette::ColorRole role : {QPalette::WindowText, QPalette::Text, QPalette::ButtonText})
+        p.setColor(QPalette::Disabled, role, disabled);
+    return p;
+}
+
+} // namespace
+
+void applyTheme(bool dark)
+{
+    QStyle* fusion = QStyleFactory::create(QStringLiteral("Fusion"));
+    const QPalette standard = fusion->standardPalette();
+    qApp->setStyle(fusion);
+    qApp->setPalette(dark ? darkPalette(standard) : standard);
+}
+
+bool isDark(const QPalette& palette)
+{
+    return palette.color(QPalette::Window).lightnessF() < 0.5;
+}

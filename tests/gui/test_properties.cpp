@@ -1,0 +1,104 @@
+// The Properties panel as a user meets it: the wheel scrolls the panel and edits a field only
+// once it has the focus; refusals name the field, the rule and what would work; a size that
+// another follows says so.
+
+#include <catch2/catch.hpp>
+
+#include <QApplication>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QSpinBox>
+#include <QWheelEvent>
+
+#include "guitestutil.h"
+#include "loader.h"
+#include "propertiespanel.h"
+
+namespace {
+
+cs::ClusterRun h200()
+{
+    cs::Diagnostics diags;
+    auto loaded = cs::loadFile(sampleFile("ndv5-h200-64-gpt3-175b.run.json").toStdString(), diags);
+    REQUIRE(loaded);
+    return {*loaded->cluster, *loaded->run};
+}
+
+void wheelOver(QWidget* widget, int notches)
+{
+    const QPointF at(widget->width() / 2.0, widget->height() / 2.0);
+    QWheelEvent wheel(at, widget->mapToGlobal(at), QPoint(), QPoint(0, 120 * notches), Qt::NoButton,
+                      Qt::NoModifier, Qt::NoScrollPhase, false);
+    QApplication::sendEvent(widget, &wheel);
+}
+
+} // namespace
+
+TEST_CASE("the wheel over a field scrolls the panel and edits only a focused field", "[properties]")
+{
+    PropertiesPanel panel;
+    const cs::ClusterRun values = h200();
+    panel.setValues(values.cluster, values.run);
+    panel.resize(320, 300); // short: the panel scrolls
+    panel.show();
+    QApplication::setActiveWindow(&panel);
+    int edits = 0;
+    QObject::connect(&panel, &PropertiesPanel::editRequested, [&] { ++edits; });
+    auto* racks = panel.findChild<QSpinBox*>(QStringLiteral("Racks"));
+    REQUIRE(racks);
+    auto* scroll = panel.findChild<QScrollArea*>();
+    REQUIRE(scroll);
+    QApplication::processEvents();
+    REQUIRE(scroll->verticalScrollBar()->maximum() > 0);
+
+    REQUIRE_FALSE(racks->hasFocus());
+    scroll->verticalScrollBar()->setValue(0);
+    wheelOver(racks, -1);
+    CHECK(racks->value() == values.cluster.racks);
+    CHECK(edits == 0);
+    CHECK(scroll->verticalScrollBar()->value() > 0); // the panel scrolled instead
+    CHECK(racks->focusPolicy() == Qt::StrongFocus);  // the wheel does not take the focus
+
+    racks->setFocus(Qt::MouseFocusReason);
+    REQUIRE(racks->hasFocus());
+    wheelOver(racks, 1);
+    CHECK(racks->value() == values.cluster.racks + 1);
+    CHECK(edits == 1);
+}
+
+TEST_CASE("a refused value names the field, the rule and values that work", "[properties]")
+{
+    PropertiesPanel panel;
+    const cs::ClusterRun values = h200();
+    panel.setValues(values.cluster, values.run);
+    int edits = 0;
+    QObject::connect(&panel, &PropertiesPanel::editRequested, [&] { ++edits; });
+    REQUIRE(panel.editField(QStringLiteral("Micro-batch"), 3));
+    CHECK(panel.problem().toStdString() ==
+          "Micro-batch cannot be 3. Global batch: global batch 2048 must be divisible by dp x "
+          "micro = 16 x 3 = 48. Values that work: 1, 2, 4, 8, 16, 32, 64, 128.");
+    CHECK(edits == 0);
+}
+
+TEST_CASE("a change of TP that changes DP says so", "[properties]")
+{
+    PropertiesPanel panel;
+    const cs::ClusterRun values = h200();
+    panel.setValues(values.cluster, values.run);
+    QString what;
+    cs::RunDesc edited;
+    QObject::connect(&panel, &PropertiesPanel::editRequested,
+                     [&](const cs::ClusterDesc&, const cs::RunDesc& run, const QString& text) {
+                         what = text;
+                         edited = run;
+                     });
+    REQUIRE(panel.editField(QStringLiteral("TP"), 8));
+    CHECK(edited.parallelism.tp == 8);
+    CHECK(edited.parallelism.dp == 8);
+    CHECK(what == "Set TP to 8 (DP 16 -> 8)");
+    CHECK(panel.notice() == "TP 8 changed DP 16 -> 8 too, so that TP x CP x PP x DP = 512 GPUs.");
+    panel.setValues(values.cluster, edited); // the document shows the edit: the notice stays
+    CHECK_FALSE(panel.notice().isEmpty());
+    panel.setValues(values.cluster, values.run); // undone: it goes
+    CHECK(panel.notice().isEmpty());
+}

@@ -1,0 +1,225 @@
+// The main window as a whole: themes, the default layout, help pages, the status bar.
+
+#include <catch2/catch.hpp>
+
+#include <QAction>
+#include <QApplication>
+#include <QChart>
+#include <QDockWidget>
+#include <QEventLoop>
+#include <QLabel>
+#include <QMouseEvent>
+#include <QStatusBar>
+#include <QStyle>
+#include <QStyleFactory>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QToolBar>
+#include <QUndoStack>
+
+#include "breakdownchart.h"
+#include "document.h"
+#include "guitestutil.h"
+#include "helppages.h"
+#include "mainwindow.h"
+#include "playbackbar.h"
+#include "searchdialog.h"
+#include "theme.h"
+#include "timelineview.h"
+#include "topologyrenderer.h"
+#include "topologyscene.h"
+#include "topologyview.h"
+#include "windowlayout.h"
+
+namespace {
+
+struct Fixture {
+    QTemporaryDir dir;
+    MainWindow window{dir.path()};
+    Fixture()
+    {
+        window.setQuiet(true);
+        REQUIRE(window.openFile(sampleFile("fairwater-gb200-128.csession")));
+    }
+    ~Fixture() { applyTheme(false); }
+};
+
+double lightness(const QImage& image, QPoint at)
+{
+    return QColor(image.pixel(at)).lightnessF();
+}
+
+// What the timeline paints in its plot area, below the ruler and right of the labels.
+double timelinePlotLightness(TimelineView* timeline)
+{
+    const QImage image = timeline->grab().toImage();
+    return lightness(image, QPoint(image.width() - 3, image.height() - 3));
+}
+
+double playIconLightness(PlaybackBar* bar)
+{
+    const QImage icon = bar->playAction()->icon().pixmap(64, 64).toImage();
+    return lightness(icon, QPoint(30, 32)); // inside the triangle
+}
+
+} // namespace
+
+TEST_CASE("the dark theme reaches every painted view, and the light one comes back", "[theme]")
+{
+    Fixture f;
+    f.window.resize(1400, 900);
+    f.window.show();
+    QApplication::processEvents();
+    auto* timeline = f.window.findChild<TimelineView*>();
+    auto* bar = f.window.findChild<PlaybackBar*>();
+    auto* breakdown = f.window.findChild<BreakdownChart*>();
+    REQUIRE(timeline);
+    REQUIRE(bar);
+    REQUIRE(breakdown);
+    const QPalette light = QStyleFactory::create(QStringLiteral("Fusion"))->standardPalette();
+
+    f.window.setDarkTheme(true);
+    QApplication::processEvents();
+    CHECK(isDark(qApp->palette()));
+    CHECK(timelinePlotLightness(timeline) < 0.3);
+    CHECK(breakdown->stepChart()->backgroundBrush().color().lightnessF() < 0.3);
+    breakdown->grab(); // painting styles the chart's axes
+    for (QAbstractAxis* axis : breakdown->stepChart()->axes())
+        CHECK(axis->labelsBrush().color().lightnessF() > 0.6);
+    CHECK(playIconLightness(bar) > 0.6); // light glyphs on dark buttons
+    TopologyRenderer& hall = f.window.topologyView()->scene()->renderer();
+    CHECK(hall.ink().background.lightnessF() < 0.3);
+    CHECK(f.window.topologyView()->grab().toImage().pixelColor(2, 2).lightnessF() < 0.3);
+
+    f.window.setDarkTheme(false);
+    QApplication::processEvents();
+    CHECK_FALSE(isDark(qApp->palette()));
+    for (QPalette::ColorRole role : {QPalette::Window, QPalette::Base, QPalette::Text,
+                                     QPalette::Button, QPalette::ButtonText, QPalette::Highlight})
+        CHECK(qApp->palette().color(role) == light.color(role));
+    CHECK(timelinePlotLightness(timeline) > 0.8);
+    CHECK(breakdown->stepChart()->backgroundBrush().color().lightnessF() > 0.8);
+    breakdown->grab();
+    for (QAbstractAxis* axis : breakdown->stepChart()->axes())
+        CHECK(axis->labelsBrush().color().lightnessF() < 0.4);
+    CHECK(playIconLightness(bar) < 0.4);
+    CHECK(hall.ink().background.lightnessF() > 0.8);
+    CHECK(f.window.topologyView()->grab().toImage().pixelColor(2, 2).lightnessF() > 0.8);
+}
+
+TEST_CASE("the first window fits the screen it opens on", "[layout]")
+{
+    for (const QSize screen : {QSize(1280, 720), QSize(1920, 1080), QSize(3840, 2160)}) {
+        INFO(screen.width() << "x" << screen.height());
+        const QSize size = defaultWindowSize(screen);
+        CHECK(size.width() <= screen.width());
+        CHECK(size.height() <= screen.height());
+        CHECK(size.width() >= screen.width() * 0.8);
+    }
+}
+
+TEST_CASE("Reset Layout brings every dock back, docked and shown", "[layout]")
+{
+    for (const QSize size : {QSize(1228, 676), QSize(1650, 950)}) {
+        Fixture f;
+        f.window.resize(size);
+        f.window.show();
+        QApplication::processEvents();
+        auto* timeline = f.window.findChild<QDockWidget*>(QStringLiteral("timelineDock"));
+        auto* properties = f.window.findChild<QDockWidget*>(QStringLiteral("properties"));
+        REQUIRE(timeline);
+        REQUIRE(properties);
+        timeline->setFloating(true);
+        properties->hide();
+        f.window.addDockWidget(Qt::RightDockWidgetArea, properties);
+        auto* reset = f.window.findChild<QAction*>(QStringLiteral("resetLayout"));
+        REQUIRE(reset);
+        reset->trigger();
+        QApplication::processEvents();
+        CHECK_FALSE(timeline->isFloating());
+        CHECK(f.window.dockWidgetArea(timeline) == Qt::BottomDockWidgetArea);
+        CHECK(properties->isVisible());
+        CHECK(f.window.dockWidgetArea(properties) == Qt::LeftDockWidgetArea);
+        // The arrangement fits the window it was made for.
+        CHECK(f.window.minimumSizeHint().width() <= size.width());
+        CHECK(f.window.minimumSizeHint().height() <= size.height());
+        for (QDockWidget* dock : f.window.findChildren<QDockWidget*>())
+            CHECK_FALSE(dock->isFloating());
+    }
+}
+
+TEST_CASE("the shortcuts sheet lists every shortcut of the window", "[help]")
+{
+    Fixture f;
+    const QString sheet = shortcutsHtml(&f.window);
+    int listed = 0;
+    for (const QAction* a : f.window.findChildren<QAction*>()) {
+        if (a->shortcuts().isEmpty() || a->text().isEmpty())
+            continue;
+        INFO(a->text().toStdString());
+        CHECK(sheet.contains(a->shortcut().toString(QKeySequence::NativeText).toHtmlEscaped()));
+        ++listed;
+    }
+    CHECK(listed > 15);
+    auto* help = f.window.findChild<QAction*>(QStringLiteral("shortcutsHelp"));
+    REQUIRE(help);
+    CHECK(help->shortcut() == QKeySequence(QKeySequence::HelpContents));
+    CHECK(firstStepsHtml().contains("Compare"));
+}
+
+TEST_CASE("the status bar says the step and what the pointer is over", "[window]")
+{
+    Fixture f;
+    auto* figure = f.window.findChild<QLabel*>(QStringLiteral("stepFigure"));
+    REQUIRE(figure);
+    CHECK(figure->text().startsWith("Step 1.210 s predicted, measured 1.271 s"));
+
+    f.window.resize(1600, 900);
+    f.window.show();
+    QApplication::processEvents();
+    TopologyView* view = f.window.topologyView();
+    const QPointF gpu =
+        view->currentTransform().toScreen(view->scene()->layout().gpuRect(4097).center());
+    QMouseEvent move(QEvent::MouseMove, gpu, view->mapToGlobal(gpu), Qt::NoButton, Qt::NoButton,
+                     Qt::NoModifier);
+    QApplication::sendEvent(view, &move);
+    CHECK(f.window.statusBar()->currentMessage().startsWith("GPU 4097 (GB200): rack 64"));
+    // Its tooltip says its groups: which stay on NVLink and which cross the fabric.
+    const QString tip = view->scene()->describe(view->hitAt(gpu));
+    CHECK(tip.contains("TP group"));
+    CHECK(tip.contains("DP group 1 of 128 ranks: crosses the fabric (128 domains)"));
+}
+
+TEST_CASE("a run opens under its file name", "[window]")
+{
+    Fixture f;
+    REQUIRE(f.window.openFile(sampleFile("ndv5-h200-64-gpt3-175b.run.json")));
+    CHECK(f.window.windowTitle().startsWith("ndv5-h200-64-gpt3-175b.run.json"));
+    CHECK(f.window.document()->filePath().isEmpty()); // saving asks where
+}
+
+TEST_CASE("a layout applied from the search is one undo step with the table's step time",
+          "[window][search]")
+{
+    QTemporaryDir dir;
+    MainWindow window(dir.path());
+    window.setQuiet(true);
+    REQUIRE(window.openFile(sampleFile("ndv5-h100-128-gpt3-175b.run.json")));
+    auto* search = window.findChild<QAction*>(QStringLiteral("searchParallelism"));
+    REQUIRE(search);
+    search->trigger();
+    auto* dialog = window.findChild<SearchDialog*>();
+    REQUIRE(dialog);
+    QEventLoop loop;
+    QObject::connect(dialog, &SearchDialog::searchFinished, &loop, &QEventLoop::quit);
+    if (dialog->isSearching())
+        loop.exec();
+    REQUIRE(dialog->resultsModel()->rowCount() > 2);
+    const cs::SearchResult chosen = dialog->resultsModel()->resultAt(2);
+    const int undoSteps = window.document()->undoStack()->count();
+    dialog->table()->selectRow(2);
+    emit dialog->table()->doubleClicked(dialog->resultsModel()->index(2, 0));
+    CHECK(window.document()->undoStack()->count() == undoSteps + 1);
+    CHECK(window.document()->evaluation().stepTimeS == chosen.stepTimeS);
+    CHECK(window.document()->run().parallelism.pp == chosen.layout.parallelism.pp);
+}

@@ -1,0 +1,207 @@
+// Two runs compared (model/report) and `clusterscope-cli compare`.
+
+#include <sstream>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "clicommands.h"
+#include "comparison.h"
+#include "evaluationjson.h"
+#include "samplefiles.h"
+
+namespace {
+
+cs::ClusterRun sampleRun(const std::string& run)
+{
+    const cs::LoadedFile f = loadSample(run);
+    REQUIRE(f.cluster);
+    REQUIRE(f.run);
+    return {*f.cluster, *f.run};
+}
+
+cs::ClusterRun h100()
+{
+    return sampleRun("ndv5-h100-128-gpt3-175b.run.json");
+}
+
+cs::ClusterRun h200()
+{
+    return sampleRun("ndv5-h200-64-gpt3-175b.run.json");
+}
+
+const cs::InputDifference* differenceAt(const cs::Comparison& c, const std::string& path)
+{
+    for (const cs::InputDifference& d : c.differences)
+        if (d.path == path)
+            return &d;
+    return nullptr;
+}
+
+} // namespace
+
+TEST_CASE("compared figures are normalized per GPU and per token", "[compare]")
+{
+    const cs::Comparison c = cs::compareRuns(h100(), h200());
+    const cs::Evaluation a = cs::evaluate(c.a.cluster, c.a.run);
+    const cs::Evaluation b = cs::evaluate(c.b.cluster, c.b.run);
+    REQUIRE(c.evalA.stepTimeS == a.stepTimeS); // the one evaluation, not another
+    REQUIRE(c.evalB.stepTimeS == b.stepTimeS);
+    CHECK(a.gpusUsed == 1024);
+    CHECK(b.gpusUsed == 512);
+
+    const cs::Figure* perGpu = c.figure("tokens_per_s_per_gpu");
+    REQUIRE(perGpu);
+    CHECK(perGpu->normalized);
+    CHECK(perGpu->a == Approx(a.tokensPerS / 1024));
+    CHECK(perGpu->b == Approx(b.tokensPerS / 512));
+    REQUIRE(perGpu->ratio());
+    CHECK(*perGpu->ratio() == Approx(perGpu->b / perGpu->a));
+    // Tokens per step are the same batch: GPU time per token is step x GPUs / tokens.
+    const double tokens = 2048.0 * 2048.0;
+    const cs::Figure* perToken = c.figure("gpu_s_per_token");
+    REQUIRE(perToken);
+    CHECK(perToken->a == Approx(a.stepTimeS * 1024 / tokens));
+    CHECK(perToken->b == Approx(b.stepTimeS * 512 / tokens));
+    CHECK(c.figure("tokens_per_gpu_hour")->b == Approx(perGpu->b * 3600));
+    // The H200 run is slower per step on half the GPUs, and faster per GPU.
+    CHECK(c.figure("step_time_s")->b > c.figure("step_time_s")->a);
+    CHECK(*perGpu->ratio() > 1.1);
+    CHECK(*perGpu->ratio() < 1.4);
+}
+
+TEST_CASE("every input that differs is listed, with its JSON pointer and label", "[compare]")
+{
+    const cs::Comparison c = cs::compareRuns(h100(), h200());
+    const auto expect = [&](const std::string& path, const nlohmann::json& a,
+                            const nlohmann::json& b, const std::string& label) {
+        INFO(path);
+        const cs::InputDifference* d = differenceAt(c, path);
+        REQUIRE(d);
+        CHECK(d->a == a);
+        CHECK(d->b == b);
+        CHECK(d->label == label);
+    };
+    // The GPUs are named in the files: their catalog figures are what differs.
+    expect("/cluster/gpu/name", "H100", "H200", "GPU");
+    expect("/cluster/gpu/hbm_gib", 80, 141, "HBM per GPU (GiB)");
+    expect("/cluster/gpu/hbm_TBps", 3.35, 4.8, "HBM bandwidth (TB/s)");
+    expect("/cluster/racks", 32, 16, "racks");
+    expect("/run/batch/micro", 1, 2, "micro-batch");
+    expect("/run/parallelism/vp", 12, 6, "VP (virtual stages)");
+    expect("/run/parallelism/dp", 32, 16, "DP"); // given in both files
+    // Equal fields, names, notes and paths are not differences.
+    CHECK_FALSE(differenceAt(c, "/cluster/gpu/peak_tflops/fp8"));
+    CHECK_FALSE(differenceAt(c, "/run/parallelism/tp"));
+    CHECK_FALSE(differenceAt(c, "/run/name"));
+    CHECK_FALSE(differenceAt(c, "/cluster/notes"));
+    CHECK_FALSE(differenceAt(c, "/run/cluster"));
+    CHECK(c.differences.front().path == "/cluster/gpu/name");
+
+    // Any field of either description counts, including one only one side has.
+    cs::ClusterRun x = h100(), y = h100();
+    y.cluster.scaleOut.topology.routing = cs::Routing::Ecmp;
+    y.run.parallelism.dp = 0; // derived: still 32, no difference
+    y.run.trainingSteps = 100;
+    const auto differences = cs::inputDifferences(x, y);
+    REQUIRE(differences.size() == 2);
+    CHECK(differences[0].path == "/cluster/scale_out/topology/routing");
+    CHECK(differences[0].a.is_null());
+    CHECK(differences[0].b == "ecmp");
+    CHECK(differences[1].path == "/run/training/steps");
+    CHECK(cs::inputDifferences(x, x).empty());
+}
+
+TEST_CASE("the breakdown deltas add up to the step-time difference", "[compare]")
+{
+    for (const auto& [a, b] : {std::pair{h100(), h200()},
+                               std::pair{sampleRun("fairwater-gb200-112-llama405b.run.json"),
+                                         sampleRun("fairwater-gb200-128-llama405b.run.json")}}) {
+        const cs::Comparison c = cs::compareRuns(a, b);
+        double delta = 0, deltaPerToken = 0, sumA = 0;
+        for (const cs::BreakdownRow& r : c.breakdown) {
+            delta += r.delta();
+            deltaPerToken += r.deltaPerToken();
+            sumA += r.a;
+        }
+        CHECK(sumA == Approx(c.evalA.stepTimeS));
+        CHECK(delta == Approx(c.evalB.stepTimeS - c.evalA.stepTimeS).margin(1e-12));
+        CHECK(deltaPerToken == Approx(c.figure("gpu_s_per_token")->difference()).margin(1e-15));
+        const nlohmann::json j = cs::comparisonJson(c);
+        double jsonDelta = 0;
+        for (const auto& [key, value] : j.at("breakdown_delta").items())
+            jsonDelta += value.get<double>();
+        CHECK(jsonDelta ==
+              Approx(j["b"]["step_time_s"].get<double>() - j["a"]["step_time_s"].get<double>())
+                  .margin(1e-12));
+    }
+}
+
+TEST_CASE("the H200's gain comes from the layout its memory allows", "[compare]")
+{
+    const cs::Comparison c = cs::compareRuns(h100(), h200());
+    REQUIRE(c.whatIfs.size() == 2);
+    const cs::WhatIf& gpuOnly = c.whatIfs[0];
+    const cs::WhatIf& layoutOnH100 = c.whatIfs[1];
+    REQUIRE(gpuOnly.valid);
+    REQUIRE(layoutOnH100.valid);
+    const double a = c.figure("tokens_per_s_per_gpu")->a;
+    // The H100's layout gains from the H200's faster HBM (weights read per micro-batch, the
+    // optimizer), the H200's own layout more than as much again ...
+    CHECK(gpuOnly.tokensPerSPerGpu > a);
+    CHECK(c.figure("tokens_per_s_per_gpu")->b / gpuOnly.tokensPerSPerGpu > 1.05);
+    // ... and the H200's layout does not fit in the H100's 80 GiB.
+    CHECK_FALSE(layoutOnH100.fitsMemory);
+    CHECK(layoutOnH100.memoryGiBPerGpu > 80);
+    // Micro-batch 2 is the choice worth most, one input at a time.
+    const cs::WhatIf* micro = nullptr;
+    for (const cs::WhatIf& w : c.oneAtATime)
+        if (w.path == "/run/batch/micro")
+            micro = &w;
+    REQUIRE(micro);
+    REQUIRE(micro->valid);
+    CHECK(c.figure("tokens_per_s_per_gpu")->b / micro->tokensPerSPerGpu > 1.1);
+    bool saysMemory = false;
+    for (const std::string& f : c.findings)
+        saysMemory |= f.find("does not fit the 80 GiB of the H100; the H200's 141 GiB allow it") !=
+                      std::string::npos;
+    CHECK(saysMemory);
+}
+
+TEST_CASE("compare on the command line", "[compare][cli]")
+{
+    const std::vector<std::string> args{
+        samplePath("ndv5-h100-128.cluster.json"), samplePath("ndv5-h100-128-gpt3-175b.run.json"),
+        samplePath("ndv5-h200-64.cluster.json"), samplePath("ndv5-h200-64-gpt3-175b.run.json")};
+    std::ostringstream out, err;
+    std::vector<std::string> withJson = args;
+    withJson.push_back("--json");
+    REQUIRE(cs::cli::runCompare(withJson, {out, err}) == cs::cli::kExitOk);
+    const nlohmann::json j = nlohmann::json::parse(out.str());
+    const cs::ClusterRun a = h100();
+    CHECK(j.at("a") == cs::evaluationJson(cs::evaluate(a.cluster, a.run), a.run));
+    const auto& perGpu = j.at("normalized").at("tokens_per_s_per_gpu");
+    REQUIRE(perGpu.size() == 2);
+    CHECK(j.at("normalized").at("ratio").get<double>() ==
+          Approx(perGpu[1].get<double>() / perGpu[0].get<double>()));
+    bool hbm = false;
+    for (const auto& d : j.at("differences")) {
+        CHECK(d.contains("path"));
+        CHECK(d.contains("a"));
+        CHECK(d.contains("b"));
+        hbm |= d["path"] == "/cluster/gpu/hbm_gib";
+    }
+    CHECK(hbm);
+    CHECK(j.at("breakdown_delta").contains("compute"));
+
+    std::ostringstream text, err2;
+    REQUIRE(cs::cli::runCompare(args, {text, err2}) == cs::cli::kExitOk);
+    CHECK_THAT(text.str(), Catch::Contains("tokens per second per GPU"));
+    CHECK_THAT(text.str(), Catch::Contains("HBM per GPU (GiB)"));
+    CHECK_THAT(text.str(), Catch::Contains("notes: 64 ND H200 v5 VMs"));
+
+    std::ostringstream out3, err3;
+    CHECK(cs::cli::runCompare({args[0], args[1]}, {out3, err3}) == cs::cli::kExitUsage);
+    CHECK(cs::cli::runCompare({args[0], args[1], args[2], args[2]}, {out3, err3}) ==
+          cs::cli::kExitBadInput);
+}
