@@ -17,9 +17,13 @@ struct Command {
 const std::vector<Command>& commands()
 {
     static const std::vector<Command> table{
-        {kCheckSpec, runCheck},       {kDescribeSpec, runDescribe},
-        {kEvaluateSpec, runEvaluate}, {kValidateRunsSpec, runValidateRuns},
-        {kSearchSpec, runSearch},     {kImportSpec, runImport},
+        {kCheckSpec, runCheck},
+        {kDescribeSpec, runDescribe},
+        {kEvaluateSpec, runEvaluate},
+        {kLinksSpec, runLinks},
+        {kValidateRunsSpec, runValidateRuns},
+        {kSearchSpec, runSearch},
+        {kImportSpec, runImport},
         {kTraceSpec, runTrace},
     };
     return table;

@@ -30,6 +30,7 @@ extern const CommandSpec kValidateRunsSpec;
 extern const CommandSpec kTraceSpec;
 extern const CommandSpec kSearchSpec;
 extern const CommandSpec kImportSpec;
+extern const CommandSpec kLinksSpec;
 
 int runCheck(const Args& args, Io io);
 int runDescribe(const Args& args, Io io);
@@ -38,5 +39,6 @@ int runValidateRuns(const Args& args, Io io);
 int runTrace(const Args& args, Io io);
 int runSearch(const Args& args, Io io);
 int runImport(const Args& args, Io io);
+int runLinks(const Args& args, Io io);
 
 } // namespace cs::cli

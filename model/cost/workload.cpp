@@ -202,17 +202,26 @@ void resolveSizes(const ClusterDesc& cluster, const RunDesc& run, const Calibrat
                                                               : 0.5 + 1.0 / 16;
 }
 
-void resolveLinks(const ClusterDesc& cluster, const Calibration& cal, Workload& w)
+// The fabric's oversubscription, routing and failures enter through the contention factors of
+// the run's routed flows (placeDimensions, pipelineSends), not here.
+void resolveLinks(const ClusterDesc& cluster, const RunDesc& run, const Calibration& cal,
+                  Workload& w)
 {
     const FabricTopology& topology = cluster.scaleOut.topology;
-    const double fabricGBps = cluster.nicGBpsPerDirection() * cal.scaleOutEfficiency /
-                              std::max(1.0, topology.oversubscriptionAt(0));
     w.links.nvlink = {cluster.nvlinkGBpsPerDirection() * cal.nvlinkEfficiency,
                       cluster.scaleUp.latencyUs};
-    w.links.fabric = {fabricGBps, cluster.scaleOut.latencyUs};
+    w.links.fabric = {cluster.nicGBpsPerDirection() * cal.scaleOutEfficiency,
+                      cluster.scaleOut.latencyUs};
     w.links.spanClass = topology.tiers >= 3   ? LinkClass::ScaleOut3
                         : topology.tiers == 2 ? LinkClass::ScaleOut2
                                               : LinkClass::ScaleOut1;
+    if (fabricCanContend(cluster))
+        w.links.factors = cachedFabricFactors(cluster, run);
+}
+
+LinkSpeed slowedBy(LinkSpeed link, double factor)
+{
+    return {link.GBps * factor, link.latencyUs};
 }
 
 // Aligned layouts (every power-of-two case without failures) are solved in closed form, so
@@ -270,16 +279,24 @@ void placeDimensions(const ClusterDesc& cluster, const RunDesc& run, Workload& w
     std::optional<Placement> placement;
     if (w.gpus != cluster.gpuCount() || !alignedOnDomains(sizes, strides, domain))
         placement = placeRun(run, cluster);
-    auto dimComm = [&](GroupShape shape) {
+    if (run.parallelism.ep > 1 && !placement)
+        placement = placeRun(run, cluster); // expert groups fold over a stage's ranks
+    const FabricFactors* factors = w.links.factors.get();
+    auto dimComm = [&](Dim dim, GroupShape shape) {
         DimComm dc;
         dc.shape = shape;
-        dc.group = {shape.perDomain, shape.domains, w.links.nvlink, w.links.fabric};
+        dc.group = {shape.perDomain, shape.domains,
+                    slowedBy(w.links.nvlink, factors ? factors->nvlink[dim] : 1.0),
+                    slowedBy(w.links.fabric, factors ? factors->fabric[dim] : 1.0)};
         dc.scaleOut = shape.crossesDomains();
         return dc;
     };
     const Placement* p = placement ? &*placement : nullptr;
     for (Dim dim : {Dim::TP, Dim::CP, Dim::DP})
-        w.dims[dim] = dimComm(shapeOf(dim, sizes[dim], strides[dim], domain, p));
+        w.dims[dim] = dimComm(dim, shapeOf(dim, sizes[dim], strides[dim], domain, p));
+    if (p && p->size(Dim::EP) > 1)
+        w.dims[Dim::EP] =
+            dimComm(Dim::EP, shapeOf(Dim::EP, p->size(Dim::EP), p->stride(Dim::EP), domain, p));
     GroupShape grad = w.dims[Dim::DP].shape;
     if (w.c > 1) {
         if (w.dims[Dim::CP].scaleOut)
@@ -287,7 +304,7 @@ void placeDimensions(const ClusterDesc& cluster, const RunDesc& run, Workload& w
         else
             grad.perDomain *= w.c;
     }
-    w.dims[Dim::DP] = dimComm(grad);
+    w.dims[Dim::DP] = dimComm(Dim::DP, grad);
     // PP hops are placed one by one (pipelineSends).
     const int ppStride = strides[Dim::PP];
     w.sendScaleOut.assign(size_t(w.p), false);
@@ -382,16 +399,23 @@ void fillOps(const RunDesc& run, const LayerCosts& lc, const Ends& ends, Workloa
     }
 }
 
-// PP: each hop carries one micro-batch's activations (sequence-sharded under SP).
+// PP: each hop carries one micro-batch's activations (sequence-sharded under SP), at the
+// contention factor of that hop's sends with every hop sending.
 void pipelineSends(const RunDesc& run, Workload& w)
 {
     const double tokens = double(run.batch.micro) * run.model.seqLen / w.c;
-    const double ppBytes =
+    w.sendBytes =
         kActivationBytes * tokens * run.model.hidden / (run.parallelism.sequenceParallel ? w.t : 1);
     w.send.assign(size_t(w.p), 0);
-    for (int s = 0; s < w.p && w.p > 1; ++s)
+    const FabricFactors* factors = w.links.factors.get();
+    for (int s = 0; s < w.p && w.p > 1; ++s) {
+        const bool out = w.sendScaleOut[size_t(s)];
+        double factor = 1;
+        if (factors)
+            factor = (out ? factors->hopFabric : factors->hopNvlink)[size_t(s)];
         w.send[size_t(s)] =
-            pointToPoint(ppBytes, w.sendScaleOut[size_t(s)] ? w.links.fabric : w.links.nvlink);
+            pointToPoint(w.sendBytes, slowedBy(out ? w.links.fabric : w.links.nvlink, factor));
+    }
 }
 
 void optimizerAndMemory(const RunDesc& run, const LayerCosts& lc, const Ends& ends, const Rates& r,
@@ -492,7 +516,7 @@ Workload buildWorkload(const ClusterDesc& cluster, const RunDesc& run, const Cal
 {
     Workload w;
     resolveSizes(cluster, run, cal, w);
-    resolveLinks(cluster, cal, w);
+    resolveLinks(cluster, run, cal, w);
     placeDimensions(cluster, run, w);
     const Rates r = resolveRates(cluster, run, cal, w);
     const LayerCosts lc = layerCosts(run, w, r, cal);

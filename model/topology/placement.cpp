@@ -129,7 +129,8 @@ DimensionPlacement Placement::measure(Dim d) const
         return p;
     std::vector<int> members;
     for (int r = 0; r < m_world; ++r) {
-        if (coord(r)[d] != 0)
+        const int digit = d == Dim::EP ? coord(r)[d] : (r / m_strides[d]) % m_sizes[d];
+        if (digit != 0)
             continue; // not the first member of its group
         members = groupMembers(r, d);
         // Members are increasing ranks on increasing GPUs, so domains change monotonically.
