@@ -85,12 +85,12 @@ bool fabricCanContend(const ClusterDesc& c)
     const FabricTopology& f = c.scaleOut.topology;
     if (!c.failures.switches.empty() || !c.failures.links.empty())
         return true;
-    const FabricShape s = fabricShape(c);
-    if (s.tiers == 1)
-        return s.leaves > 1;
+    const int tiers = std::clamp(f.tiers, 1, 3);
+    if (tiers == 1)
+        return fabricShape(c).leaves > 1;
     if (f.routing == Routing::Ecmp)
         return true;
-    for (int b = 0; b + 1 < s.tiers; ++b)
+    for (int b = 0; b + 1 < tiers; ++b)
         if (f.oversubscriptionAt(b) > 1)
             return true;
     return false;

@@ -1,6 +1,7 @@
 #include "traffic.h"
 
 #include <algorithm>
+#include <map>
 
 namespace cs {
 
@@ -139,6 +140,50 @@ std::vector<Flow> groupFlows(const Topology& t, const Placement& p, int rank, Di
     std::vector<Flow> flows;
     flowsOfGroup(t, p, collectiveGroup(p, rank, d), d, interleaved, flows);
     return flows;
+}
+
+std::vector<GroupLink> groupLinks(const Router& router, const Placement& p, int rank, Dim d,
+                                  bool interleaved)
+{
+    std::map<int, double> shares;
+    std::vector<Hop> hops;
+    for (const Flow& f : groupFlows(router.topology(), p, rank, d, interleaved)) {
+        hops.clear();
+        if (!router.route(f.src, f.dst, hops))
+            continue;
+        for (const Hop& h : hops)
+            shares[h.link] += h.share;
+    }
+    std::vector<GroupLink> links;
+    links.reserve(shares.size());
+    for (const auto& [link, share] : shares)
+        links.push_back({link, share});
+    return links;
+}
+
+std::vector<int> groupsOnLink(const Router& router, const Placement& p, int link, Dim d,
+                              bool interleaved)
+{
+    std::vector<int> groups;
+    if (collectiveGroup(p, 0, d).size() < 2)
+        return groups;
+    std::vector<Flow> flows;
+    std::vector<Hop> hops;
+    for (int r = 0; r < p.worldSize(); ++r) {
+        if (!leadsGroup(p, r, d))
+            continue;
+        flows.clear();
+        flowsOfGroup(router.topology(), p, collectiveGroup(p, r, d), d, interleaved, flows);
+        const bool crosses = std::any_of(flows.begin(), flows.end(), [&](const Flow& f) {
+            hops.clear();
+            return router.route(f.src, f.dst, hops) &&
+                   std::any_of(hops.begin(), hops.end(),
+                               [&](const Hop& h) { return h.link == link; });
+        });
+        if (crosses)
+            groups.push_back(r);
+    }
+    return groups;
 }
 
 } // namespace cs

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "placement.h"
+#include "routing.h"
 #include "topology.h"
 
 namespace cs {
@@ -52,5 +53,21 @@ bool leadsGroup(const Placement& placement, int rank, Dim d);
 
 // Whether every group of dimension d stays inside one NVLink domain (for dp: with cp's).
 bool staysInDomains(const Placement& placement, Dim d);
+
+// A link a group's traffic crosses, and the share of the group's flows it carries (a flow
+// spread over four spines puts a quarter on each of their uplinks).
+struct GroupLink {
+    int link = 0;
+    double flows = 0;
+};
+
+// The routed paths of the traffic of `rank`'s group in dimension d (its pipeline for pp),
+// every link once, in link order. Flows with no path left are skipped.
+std::vector<GroupLink> groupLinks(const Router& router, const Placement& placement, int rank, Dim d,
+                                  bool interleaved);
+
+// The groups of dimension d (each by its first rank) whose traffic crosses `link`.
+std::vector<int> groupsOnLink(const Router& router, const Placement& placement, int link, Dim d,
+                              bool interleaved);
 
 } // namespace cs

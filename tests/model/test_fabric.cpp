@@ -487,3 +487,63 @@ TEST_CASE("cached factors are those of the placement, from any thread", "[fabric
         }
     }
 }
+
+TEST_CASE("a group's routed links, and the groups on a link", "[fabric]")
+{
+    const ClusterDesc c = hgxCluster(16);
+    const RunDesc run = hgxRun(c, kDpAcrossLeaves);
+    const Topology t(c);
+    const Router router(t);
+    const Placement p = placeRun(run, c);
+    // Rank 0's data-parallel group: GPU 0 of nodes 0, 4, 8 and 12, a ring over four leaves.
+    const std::vector<GroupLink> links = groupLinks(router, p, 0, Dim::DP, false);
+    int nics = 0;
+    double uplinkShare = 0;
+    for (const GroupLink& l : links) {
+        const LinkClass cls = t.links()[size_t(l.link)].cls;
+        nics += cls == LinkClass::ScaleOut1;
+        uplinkShare += cls == LinkClass::ScaleOut2 ? l.flows : 0;
+        CHECK(cls != LinkClass::NVLink);
+    }
+    CHECK(nics == 4);
+    CHECK(uplinkShare == Approx(4 * 2)); // four flows, each up one leaf and down another
+    // The leaf-spine links the group uses carry no other data-parallel group but those of
+    // GPU 0's rail that share its leaves: the four pipeline stages of tp rank 0.
+    const int uplink = [&] {
+        for (const GroupLink& l : links)
+            if (t.links()[size_t(l.link)].cls == LinkClass::ScaleOut2)
+                return l.link;
+        return -1;
+    }();
+    REQUIRE(uplink >= 0);
+    const std::vector<int> groups = groupsOnLink(router, p, uplink, Dim::DP, false);
+    CHECK(std::find(groups.begin(), groups.end(), 0) != groups.end());
+    CHECK(groups.size() == 4);
+    CHECK(groupsOnLink(router, p, uplink, Dim::TP, false).empty());
+}
+
+TEST_CASE("collective flows: rings inside domains then across, all-to-all for experts", "[fabric]")
+{
+    const Topology t(hgxCluster(4)); // 4 nodes of 8 GPUs, a domain each
+    Parallelism par;
+    par.ep = 16;
+    const Placement p(par, 16, kPlacedDims, 8); // 16 ranks: dp 16, one expert group
+    auto count = [](const std::vector<Flow>& flows, FlowPhase phase) {
+        return std::count_if(flows.begin(), flows.end(),
+                             [&](const Flow& f) { return f.phase == phase; });
+    };
+    // Data parallelism over two nodes: a ring of 8 in each, then 8 rings of 2 across them,
+    // each between the GPUs at the same position (the same rail).
+    const std::vector<Flow> dp = dimensionFlows(t, p, Dim::DP, false);
+    CHECK(count(dp, FlowPhase::Inner) == 2 * 8);
+    CHECK(count(dp, FlowPhase::Outer) == 8 * 2);
+    for (const Flow& f : dp)
+        if (f.phase == FlowPhase::Outer)
+            CHECK(t.gpus()[size_t(f.src)].local == t.gpus()[size_t(f.dst)].local);
+    // Experts: every pair inside each node, and each position to the other node's.
+    const std::vector<Flow> ep = dimensionFlows(t, p, Dim::EP, false);
+    CHECK(count(ep, FlowPhase::Inner) == 2 * 8 * 7);
+    CHECK(count(ep, FlowPhase::Outer) == 8 * 2);
+    for (const Flow& f : ep)
+        CHECK(f.share == Approx(f.phase == FlowPhase::Inner ? 1.0 / 7 : 1.0));
+}

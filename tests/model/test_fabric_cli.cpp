@@ -5,9 +5,8 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
-#include <sstream>
 
-#include "clicommands.h"
+#include "clirun.h"
 #include "fabricclusters.h"
 #include "samplefiles.h"
 
@@ -16,23 +15,7 @@ using nlohmann::json;
 
 namespace {
 
-struct Ran {
-    int status = -1;
-    std::string out;
-    std::string err;
-};
-
-Ran run(const cli::Args& args)
-{
-    std::ostringstream out, err;
-    Ran r;
-    r.status = cli::run(args, {out, err});
-    r.out = out.str();
-    r.err = err.str();
-    return r;
-}
-
-json parsed(const Ran& r)
+json parsed(const CliRun& r)
 {
     INFO(r.err);
     REQUIRE(r.status == cli::kExitOk);
@@ -54,7 +37,7 @@ const std::string kFairwaterRun = samplePath("fairwater-gb200-128-llama405b.run.
 
 TEST_CASE("describe --json: counts, every switch and link by name and tier", "[fabric][cli]")
 {
-    const json d = parsed(run({"describe", kFairwater, "--json"}));
+    const json d = parsed(runCli({"describe", kFairwater, "--json"}));
     CHECK(d["kind"] == "cluster");
     const json& counts = d["counts"];
     CHECK(counts["gpus"] == 8192);
@@ -94,11 +77,11 @@ TEST_CASE("describe --json: counts, every switch and link by name and tier", "[f
             {"links",
              {d["links"][0]["name"], d["links"][74000]["name"], d["links"].back()["name"]}}};
         const std::string path = written("named.cluster.json", cluster);
-        const Ran checked = run({"check", path});
+        const CliRun checked = runCli({"check", path});
         INFO(checked.out);
         CHECK(checked.status == cli::kExitOk);
         // ...and describe marks them out of service.
-        const json again = parsed(run({"describe", path, "--json"}));
+        const json again = parsed(runCli({"describe", path, "--json"}));
         CHECK(again["switches"][3]["out_of_service"] == true);
         CHECK(again["links"][74000]["out_of_service"] == true);
         CHECK_FALSE(again["switches"][4].contains("out_of_service"));
@@ -106,7 +89,7 @@ TEST_CASE("describe --json: counts, every switch and link by name and tier", "[f
     SECTION("several files: an array")
     {
         const json both = parsed(
-            run({"describe", kFairwater, samplePath("ndv5-h100-1344.cluster.json"), "--json"}));
+            runCli({"describe", kFairwater, samplePath("ndv5-h100-1344.cluster.json"), "--json"}));
         REQUIRE(both.is_array());
         REQUIRE(both.size() == 2);
         CHECK(both[1]["counts"]["cores"] == 256);
@@ -116,7 +99,7 @@ TEST_CASE("describe --json: counts, every switch and link by name and tier", "[f
 
 TEST_CASE("links --json: every link's step traffic and each tier's", "[fabric][cli]")
 {
-    const json j = parsed(run({"links", kFairwater, kFairwaterRun, "--json"}));
+    const json j = parsed(runCli({"links", kFairwater, kFairwaterRun, "--json"}));
     CHECK(j["step_time_s"].get<double>() > 1.0);
     const json& links = j["links"];
     CHECK(links.size() == 8192 * 9 + 8192 + 8192);
@@ -151,14 +134,15 @@ TEST_CASE("links --json: every link's step traffic and each tier's", "[fabric][c
 
     SECTION("--top N: the N busiest")
     {
-        const json top = parsed(run({"links", kFairwater, kFairwaterRun, "--json", "--top", "5"}));
+        const json top =
+            parsed(runCli({"links", kFairwater, kFairwaterRun, "--json", "--top", "5"}));
         REQUIRE(top["links"].size() == 5);
         CHECK(top["links"][0] == links[0]);
         CHECK(top["tiers"] == j["tiers"]);
     }
     SECTION("text: the busiest and each tier")
     {
-        const Ran text = run({"links", kFairwater, kFairwaterRun, "--top", "3"});
+        const CliRun text = runCli({"links", kFairwater, kFairwaterRun, "--top", "3"});
         REQUIRE(text.status == cli::kExitOk);
         CHECK(text.out.find("busiest 3 links:") != std::string::npos);
         CHECK(text.out.find("leaf-spine") != std::string::npos);
@@ -166,8 +150,8 @@ TEST_CASE("links --json: every link's step traffic and each tier's", "[fabric][c
     }
     SECTION("bad usage")
     {
-        CHECK(run({"links", kFairwater, kFairwaterRun, "--top", "0"}).status == cli::kExitUsage);
-        CHECK(run({"links", kFairwater}).status == cli::kExitUsage);
+        CHECK(runCli({"links", kFairwater, kFairwaterRun, "--top", "0"}).status == cli::kExitUsage);
+        CHECK(runCli({"links", kFairwater}).status == cli::kExitUsage);
     }
 }
 
@@ -176,7 +160,7 @@ TEST_CASE("check and evaluate refuse unknown names and runs left without a path"
     json cluster = json::parse(std::ifstream(kFairwater));
     cluster["failures"] = {{"switches", {"leaf0", "spine1", "leaf1", "leaf256"}}};
     const std::string unknown = written("unknown.cluster.json", cluster);
-    const Ran checked = run({"check", unknown});
+    const CliRun checked = runCli({"check", unknown});
     CHECK(checked.status == cli::kExitBadInput);
     CHECK(checked.out.find(unknown + ": /failures/switches/3: no switch is named \"leaf256\"") ==
           0);
@@ -188,10 +172,10 @@ TEST_CASE("check and evaluate refuse unknown names and runs left without a path"
     for (int s = 0; s < 32; ++s)
         cluster["failures"]["switches"].push_back("spine" + std::to_string(s));
     const std::string noSpine = written("nospine.cluster.json", cluster);
-    const Ran evaluated = run({"evaluate", noSpine, runPath});
+    const CliRun evaluated = runCli({"evaluate", noSpine, runPath});
     CHECK(evaluated.status == cli::kExitBadInput);
     CHECK(evaluated.err.find(noSpine + ": /failures: the run") == 0);
     CHECK(evaluated.err.find("has no path: no spine that leaf") != std::string::npos);
-    CHECK(run({"links", noSpine, runPath}).status == cli::kExitBadInput);
-    CHECK(run({"trace", noSpine, runPath, "-o", "/dev/null"}).status == cli::kExitBadInput);
+    CHECK(runCli({"links", noSpine, runPath}).status == cli::kExitBadInput);
+    CHECK(runCli({"trace", noSpine, runPath, "-o", "/dev/null"}).status == cli::kExitBadInput);
 }
