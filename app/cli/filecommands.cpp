@@ -82,7 +82,11 @@ void describeCluster(const ClusterDesc& c, std::ostream& out)
     out << "  racks           " << withThousands(c.racks) << " in " << c.rows() << " rows of up to "
         << c.columns() << "\n";
     out << "  nodes           " << withThousands(c.nodeCount()) << " (" << c.nodesPerRack
-        << " per rack, " << c.gpusPerNode << " GPUs each), one NIC per GPU\n";
+        << " per rack, " << c.gpusPerNode << " GPUs each), "
+        << (topo.shape().nicsPerNode == c.gpusPerNode
+                ? std::string("one NIC per GPU")
+                : std::to_string(topo.shape().nicsPerNode) + " NICs each, shared by its GPUs")
+        << "\n";
     out << "  NVLink domains  " << withThousands(topo.domainCount()) << " of " << c.domainSize()
         << " GPUs (one per " << toString(c.scaleUp.domain) << "), "
         << withThousands(int64_t(topo.nvSwitches().size())) << " NVSwitch "
@@ -120,6 +124,19 @@ void describeCluster(const ClusterDesc& c, std::ostream& out)
                       withThousands(n).c_str(),
                       withThousands(int64_t(topo.totalGBps(cls) + 0.5)).c_str());
         out << line;
+    }
+    if (topo.hasFabricFailures()) {
+        int switches = 0, links = 0;
+        for (size_t i = 0; i < topo.switches().size(); ++i)
+            switches += topo.switchFailed(int(i));
+        for (size_t i = 0; i < topo.nvSwitches().size(); ++i)
+            switches += topo.nvSwitchFailed(int(i));
+        for (size_t i = 0; i < topo.links().size(); ++i)
+            links += !topo.linkUsable(int(i));
+        out << "  out of service  " << withThousands(switches) << " switch"
+            << (switches == 1 ? "" : "es") << ", " << withThousands(links) << " link"
+            << (links == 1 ? "" : "s")
+            << " (a failed switch takes its links); traffic takes the paths left\n";
     }
     if (c.virtualization > 0)
         out << "  overheads       virtualization " << fixed(c.virtualization * 100, 1) << " %\n";

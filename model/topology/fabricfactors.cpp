@@ -75,15 +75,6 @@ void hashInto(Hasher& h, const FabricKey& k)
     h.addAll(k.failures.links);
 }
 
-struct FabricKeyHash {
-    size_t operator()(const FabricKey& k) const
-    {
-        Hasher h;
-        hashInto(h, k);
-        return size_t(h.value());
-    }
-};
-
 struct PlacementKeyHash {
     size_t operator()(const PlacementKey& k) const
     {

@@ -547,3 +547,36 @@ TEST_CASE("collective flows: rings inside domains then across, all-to-all for ex
     for (const Flow& f : ep)
         CHECK(f.share == Approx(f.phase == FlowPhase::Inner ? 1.0 / 7 : 1.0));
 }
+
+TEST_CASE("NVLink domains are part of the graph: a failed NVSwitch or NVLink slows its domain",
+          "[fabric][failures]")
+{
+    const LoadedFile f = loadSample("fairwater-gb200-128-llama405b.run.json");
+    const RunDesc& run = *f.run;
+    auto tpFactor = [&](const std::vector<std::string>& switches,
+                        const std::vector<std::string>& links) {
+        ClusterDesc c = *f.cluster;
+        c.failures.switches = switches;
+        c.failures.links = links;
+        const Topology t(c);
+        return fabricFactors(t, placeRun(run, c), true).nvlink[Dim::TP];
+    };
+    CHECK(tpFactor({}, {}) == 1.0);
+    CHECK(tpFactor({"nvsw-d0-3"}, {}) == Approx(8.0 / 9)); // eight trays of nine left in rack 0
+    CHECK(tpFactor({}, {"nvl5-0"}) == Approx(8.0 / 9));    // GPU 5 reaches eight of them
+    ClusterDesc slowed = *f.cluster;
+    slowed.failures.switches = {"nvsw-d0-3"};
+    CHECK(evaluate(slowed, run).commTotalS[Dim::TP] >
+          evaluate(*f.cluster, run).commTotalS[Dim::TP]);
+
+    SECTION("an HGX board without its NVSwitch leaves its GPUs no path to each other")
+    {
+        ClusterDesc c = hgxCluster(16);
+        c.failures.switches = {"nvsw-d2-0"};
+        Diagnostics diags;
+        checkRunOnFabric(c, hgxRun(c, kDpAcrossLeaves), "c", "", diags);
+        REQUIRE(diags.size() == 1);
+        CHECK(diags.contains("TP traffic from GPU 16 to GPU 17 has no path: no NVSwitch of NVLink "
+                             "domain 2 that both reach is in service"));
+    }
+}
