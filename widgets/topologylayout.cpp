@@ -299,12 +299,12 @@ void TopologyLayout::buildBundles()
             continue;
         LinkBundle b;
         b.cls = link.cls;
-        int gpu = -1, lower = -1, upper = 0, lowerKey = 0, upperKey = 0;
-        if (link.a.kind == cs::EndpointKind::Gpu || link.b.kind == cs::EndpointKind::Gpu) {
-            const bool aIsGpu = link.a.kind == cs::EndpointKind::Gpu;
-            gpu = aIsGpu ? link.a.index : link.b.index;
-            upper = aIsGpu ? link.b.index : link.a.index;
-            b.rack = gpus[size_t(gpu)].rack;
+        const cs::Nic* nic = nullptr;
+        int lower = -1, upper = 0, lowerKey = 0, upperKey = 0;
+        if (link.a.kind == cs::EndpointKind::Nic) {
+            nic = &m_topology->nics()[size_t(link.a.index)];
+            upper = link.b.index;
+            b.rack = gpus[size_t(nic->firstGpu)].rack;
             lowerKey = b.rack;
             upperKey = switches[size_t(upper)].group;
         } else {
@@ -332,8 +332,8 @@ void TopologyLayout::buildBundles()
         bundle.links += 1;
         bundle.cables += link.cables;
         bundle.GBps += link.GBps;
-        if (gpu >= 0)
-            m_gpuBundle[size_t(gpu)] = it->second;
+        for (int g = nic ? nic->firstGpu : 0; nic && g < nic->firstGpu + nic->gpus; ++g)
+            m_gpuBundle[size_t(g)] = it->second;
     }
     const auto span = [this](std::vector<int>& ids) {
         std::sort(ids.begin(), ids.end());
@@ -410,6 +410,8 @@ QLineF TopologyLayout::linkLine(int link) const
             return gpuRect(e.index).center();
         case cs::EndpointKind::NvSwitch:
             return nvSwitchRect(e.index).center();
+        case cs::EndpointKind::Nic:
+            return gpuRect(m_topology->nics()[size_t(e.index)].firstGpu).center();
         case cs::EndpointKind::Switch:
             break;
         }
@@ -546,19 +548,17 @@ Hit TopologyLayout::hitTest(QPointF world, double tolerance, const LevelOfDetail
         const cs::Rack& r = m_topology->racks()[size_t(rack)];
         const int gpusPerRack =
             m_topology->cluster().nodesPerRack * m_topology->cluster().gpusPerNode;
-        const auto& links = m_topology->links();
         double bestDistance = tolerance;
         Hit best = inRack;
+        const int nvlinks = m_topology->nvSwitchesPerDomain();
         for (int g = r.firstGpu; g < r.firstGpu + gpusPerRack; ++g)
-            for (int i = m_topology->firstLinkOfGpu(g);
-                 i < m_topology->firstLinkOfGpu(g) + m_topology->linksPerGpu(); ++i)
-                if (links[size_t(i)].cls == cs::LinkClass::NVLink) {
-                    const double d = distanceToSegment(world, linkLine(i));
-                    if (d <= bestDistance) {
-                        bestDistance = d;
-                        best = {HitKind::Link, i};
-                    }
+            for (int i = m_topology->nvLinkOf(g, 0); i < m_topology->nvLinkOf(g, nvlinks); ++i) {
+                const double d = distanceToSegment(world, linkLine(i));
+                if (d <= bestDistance) {
+                    bestDistance = d;
+                    best = {HitKind::Link, i};
                 }
+            }
         return best;
     }
     return hitLink(world, tolerance, lod);
@@ -571,7 +571,6 @@ GroupSelection selectRank(int rank, const TopologyLayout& layout, const cs::Plac
     if (rank < 0 || rank >= placement.worldSize())
         return sel;
     sel.rank = rank;
-    const auto& links = topo.links();
     const auto& gpus = topo.gpus();
     for (cs::Dim d : cs::kAllDims) {
         std::vector<int> members;
@@ -586,9 +585,11 @@ GroupSelection selectRank(int rank, const TopologyLayout& layout, const cs::Plac
             domains.insert(gpus[size_t(g)].domain);
         const bool crosses = domains.size() > 1;
         for (int g : members) {
-            const int first = topo.firstLinkOfGpu(g);
-            for (int i = first; i < first + topo.linksPerGpu(); ++i)
-                if ((links[size_t(i)].cls == cs::LinkClass::NVLink) != crosses)
+            if (crosses)
+                sel.links[d].push_back(topo.nicLinkOfGpu(g));
+            else
+                for (int i = topo.nvLinkOf(g, 0); i < topo.nvLinkOf(g, topo.nvSwitchesPerDomain());
+                     ++i)
                     sel.links[d].push_back(i);
             if (crosses && layout.bundleOfGpuLink(g) >= 0) {
                 bundles.insert(layout.bundleOfGpuLink(g));

@@ -367,9 +367,11 @@ void TopologyRenderer::drawLinks(QPainter& p, const ViewTransform& view, const L
         lines[size_t(cls == cs::LinkClass::NVLink ? 0 : tierOf(cls))].emplace_back(
             view.toScreen(l.p1()), view.toScreen(l.p2()));
     };
-    for (int g : m_visibleGpus)
-        for (int i = topo.firstLinkOfGpu(g); i < topo.firstLinkOfGpu(g) + topo.linksPerGpu(); ++i)
+    for (int g : m_visibleGpus) {
+        for (int i = topo.nvLinkOf(g, 0); i < topo.nvLinkOf(g, topo.nvSwitchesPerDomain()); ++i)
             add(i);
+        add(topo.nicLinkOfGpu(g));
+    }
     for (size_t i = 0; i < links.size(); ++i)
         if ((links[i].cls == cs::LinkClass::ScaleOut2 ||
              links[i].cls == cs::LinkClass::ScaleOut3) &&

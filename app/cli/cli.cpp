@@ -21,6 +21,7 @@ const std::vector<Command>& commands()
         {kDescribeSpec, runDescribe},
         {kEvaluateSpec, runEvaluate},
         {kCompareSpec, runCompare},
+        {kLinksSpec, runLinks},
         {kValidateRunsSpec, runValidateRuns},
         {kSearchSpec, runSearch},
         {kImportSpec, runImport},

@@ -32,6 +32,7 @@ extern const CommandSpec kTraceSpec;
 extern const CommandSpec kSearchSpec;
 extern const CommandSpec kImportSpec;
 extern const CommandSpec kCalibrateSpec;
+extern const CommandSpec kLinksSpec;
 
 int runCheck(const Args& args, Io io);
 int runDescribe(const Args& args, Io io);
@@ -42,5 +43,6 @@ int runTrace(const Args& args, Io io);
 int runSearch(const Args& args, Io io);
 int runImport(const Args& args, Io io);
 int runCalibrate(const Args& args, Io io);
+int runLinks(const Args& args, Io io);
 
 } // namespace cs::cli

@@ -2,6 +2,9 @@
 
 #include <ostream>
 
+#include <nlohmann/json.hpp>
+
+#include "fabriccheck.h"
 #include "loader.h"
 #include "options.h"
 #include "text.h"
@@ -28,8 +31,12 @@ std::optional<ClusterRun> loadClusterAndRun(const std::string& clusterPath,
         diags.atPointer(runPath, "/format", std::string("is not a run (\"") + kRunFormat + "\")");
     if (diags.empty() && (!c || !r || !c->cluster || !r->run))
         diags.atPointer(runPath, "", "could not be loaded");
+    if (diags.empty())
+        checkFabric(*c->cluster, clusterPath, "", diags);
     if (diags.empty() && checkOnCluster)
         checkRunOnCluster(*r->run, *c->cluster, runPath, "", diags);
+    if (diags.empty() && checkOnCluster)
+        checkRunOnFabric(*c->cluster, *r->run, clusterPath, "", diags);
     if (!diags.empty()) {
         printDiagnostics(diags, io.err);
         return std::nullopt;
@@ -48,9 +55,84 @@ std::optional<Calibration> calibrationOf(const ParsedArgs& args, Io io)
     return read;
 }
 
+void checkFabrics(const LoadedFile& f, Diagnostics& diags)
+{
+    auto check = [&](const ClusterDesc& cluster, const RunDesc* run, const std::string& file,
+                     const std::string& base) {
+        const size_t before = diags.size();
+        checkFabric(cluster, file, base, diags);
+        if (run && diags.size() == before)
+            checkRunOnFabric(cluster, *run, file, base, diags);
+    };
+    switch (f.kind) {
+    case FileKind::Cluster:
+        if (f.cluster)
+            check(*f.cluster, nullptr, f.path, "");
+        break;
+    case FileKind::Run:
+        if (f.cluster && f.run)
+            check(*f.cluster, &*f.run, f.clusterPath, "");
+        break;
+    case FileKind::Session:
+        if (!f.session)
+            break;
+        check(f.session->cluster, &f.session->run, f.path, "/cluster");
+        if (f.session->compare)
+            check(f.session->compare->cluster, &f.session->compare->run, f.path,
+                  "/compare/cluster");
+        break;
+    case FileKind::MeasuredRuns:
+    case FileKind::Unknown:
+        break;
+    }
+}
+
 std::string percent(double fraction, int decimals)
 {
     return fixed(100 * fraction, decimals) + " %";
+}
+
+} // namespace cs::cli
+
+namespace cs::cli {
+
+JsonObjectStream::JsonObjectStream(std::ostream& out, int indent)
+    : m_out(out)
+    , m_indent(size_t(indent), ' ')
+{
+    m_out << "{";
+}
+
+void JsonObjectStream::key(std::string_view name)
+{
+    m_out << (m_first ? "\n" : ",\n") << m_indent << "  " << nlohmann::json(name).dump() << ": ";
+    m_first = false;
+}
+
+void JsonObjectStream::member(std::string_view name, const nlohmann::json& value)
+{
+    key(name);
+    std::string text = value.dump(2);
+    const std::string nested = "\n" + m_indent + "  ";
+    for (size_t at = text.find('\n'); at != std::string::npos;
+         at = text.find('\n', at + nested.size()))
+        text.replace(at, 1, nested);
+    m_out << text;
+}
+
+void JsonObjectStream::arrayMember(std::string_view name, size_t count,
+                                   const std::function<std::string(size_t)>& entry)
+{
+    key(name);
+    m_out << "[";
+    for (size_t i = 0; i < count; ++i)
+        m_out << (i == 0 ? "\n" : ",\n") << m_indent << "    " << entry(i);
+    m_out << (count > 0 ? "\n" + m_indent + "  ]" : std::string("]"));
+}
+
+void JsonObjectStream::close()
+{
+    m_out << "\n" << m_indent << "}";
 }
 
 } // namespace cs::cli

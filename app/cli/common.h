@@ -1,14 +1,19 @@
 #pragma once
 // What several commands do alike: report problems, load a cluster and a run.
 
+#include <functional>
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <string_view>
+
+#include <nlohmann/json_fwd.hpp>
 
 #include "clicommands.h"
 #include "calibration.h"
 #include "description.h"
 #include "diagnostics.h"
+#include "loader.h"
 
 namespace cs::cli {
 
@@ -20,11 +25,34 @@ void printDiagnostics(const Diagnostics& diags, std::ostream& out);
 std::optional<ClusterRun> loadClusterAndRun(const std::string& clusterPath,
                                             const std::string& runPath, bool checkOnCluster, Io io);
 
+// The fabric's rules that need its graph (fabriccheck.h) for whatever the file holds: the
+// switches and links its failures name, and whether its run's traffic has a path.
+void checkFabrics(const LoadedFile& file, Diagnostics& diags);
+
 std::string percent(double fraction, int decimals = 1);
 
 // The calibration `--calibration FILE` names, read and checked, or the built-in one; nothing
 // (problems printed) when the file is bad.
 class ParsedArgs;
 std::optional<Calibration> calibrationOf(const ParsedArgs& args, Io io);
+
+// A JSON object written member by member, so that arrays of a million entries (a large
+// cluster's links) are never held as one json tree: small members as indented JSON, arrays
+// one entry (already JSON text) per line. `indent`: where the object itself is nested.
+class JsonObjectStream {
+public:
+    explicit JsonObjectStream(std::ostream& out, int indent = 0);
+    void member(std::string_view name, const nlohmann::json& value);
+    void arrayMember(std::string_view name, size_t count,
+                     const std::function<std::string(size_t)>& entry);
+    void close(); // the closing brace, without a newline
+
+private:
+    void key(std::string_view name);
+
+    std::ostream& m_out;
+    std::string m_indent;
+    bool m_first = true;
+};
 
 } // namespace cs::cli

@@ -6,6 +6,8 @@
 #include <ostream>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "common.h"
 #include "loader.h"
 #include "options.h"
@@ -31,10 +33,12 @@ const CommandSpec kDescribeSpec{
     "FILE...",
     1,
     SIZE_MAX,
-    {},
+    {{"--json", "", "print {counts, switches: [{name, tier}], links: [{name, tier}], ...}"}},
     "GPU, switch and link counts, bandwidths, what crosses the fabric",
     "Describes cluster, run and session files: GPU and link counts, bandwidths, the\n"
-    "placement of ranks and which parallel dimensions cross the scale-out fabric."};
+    "placement of ranks and which parallel dimensions cross the scale-out fabric. With\n"
+    "--json, the counts and every switch and link by the name `failures` accepts (one\n"
+    "object per file; an array of them for several files)."};
 
 namespace {
 
@@ -78,7 +82,11 @@ void describeCluster(const ClusterDesc& c, std::ostream& out)
     out << "  racks           " << withThousands(c.racks) << " in " << c.rows() << " rows of up to "
         << c.columns() << "\n";
     out << "  nodes           " << withThousands(c.nodeCount()) << " (" << c.nodesPerRack
-        << " per rack, " << c.gpusPerNode << " GPUs each), one NIC per GPU\n";
+        << " per rack, " << c.gpusPerNode << " GPUs each), "
+        << (topo.shape().nicsPerNode == c.gpusPerNode
+                ? std::string("one NIC per GPU")
+                : std::to_string(topo.shape().nicsPerNode) + " NICs each, shared by its GPUs")
+        << "\n";
     out << "  NVLink domains  " << withThousands(topo.domainCount()) << " of " << c.domainSize()
         << " GPUs (one per " << toString(c.scaleUp.domain) << "), "
         << withThousands(int64_t(topo.nvSwitches().size())) << " NVSwitch "
@@ -94,12 +102,18 @@ void describeCluster(const ClusterDesc& c, std::ostream& out)
         << ", " << f.tiers << (f.tiers == 1 ? " tier" : " tiers") << ", oversubscription "
         << oversubscriptionText(f) << "\n";
     out << "  switches        ";
-    for (int tier = 1; tier <= f.tiers; ++tier)
+    for (int tier = 1; tier <= topo.shape().tiers; ++tier)
         out << (tier > 1 ? ", " : "") << withThousands(topo.switchCount(tier)) << " "
-            << (tier == 1   ? "leaf"
-                : tier == 2 ? "spine"
-                            : "core");
-    out << "\n";
+            << switchTierName(tier);
+    out << "; " << withThousands(int64_t(topo.nics().size())) << " NICs\n";
+    const FabricShape& shape = topo.shape();
+    if (shape.topTierPorts() > shape.radix)
+        out << "                  the top tier's switches have " << shape.topTierPorts()
+            << " ports: " << shape.radix << "-port switches cannot join every "
+            << (shape.tiers == 3   ? "pod"
+                : shape.tiers == 2 ? "leaf"
+                                   : "node")
+            << " (a modular or multi-plane switch)\n";
     out << "  links           (bandwidth per direction, all links of the class together)\n";
     for (LinkClass cls : enumValues<LinkClass>()) {
         const int n = topo.linkCount(cls);
@@ -110,6 +124,19 @@ void describeCluster(const ClusterDesc& c, std::ostream& out)
                       withThousands(n).c_str(),
                       withThousands(int64_t(topo.totalGBps(cls) + 0.5)).c_str());
         out << line;
+    }
+    if (topo.hasFabricFailures()) {
+        int switches = 0, links = 0;
+        for (size_t i = 0; i < topo.switches().size(); ++i)
+            switches += topo.switchFailed(int(i));
+        for (size_t i = 0; i < topo.nvSwitches().size(); ++i)
+            switches += topo.nvSwitchFailed(int(i));
+        for (size_t i = 0; i < topo.links().size(); ++i)
+            links += !topo.linkUsable(int(i));
+        out << "  out of service  " << withThousands(switches) << " switch"
+            << (switches == 1 ? "" : "es") << ", " << withThousands(links) << " link"
+            << (links == 1 ? "" : "s")
+            << " (a failed switch takes its links); traffic takes the paths left\n";
     }
     if (c.virtualization > 0)
         out << "  overheads       virtualization " << fixed(c.virtualization * 100, 1) << " %\n";
@@ -177,6 +204,86 @@ void describeRun(const RunDesc& r, const ClusterDesc* c, std::ostream& out)
     }
 }
 
+const ClusterDesc* clusterOf(const LoadedFile& f)
+{
+    if (f.kind == FileKind::Session && f.session)
+        return &f.session->cluster;
+    return f.cluster ? &*f.cluster : nullptr;
+}
+
+const RunDesc* runOf(const LoadedFile& f)
+{
+    if (f.kind == FileKind::Session && f.session)
+        return &f.session->run;
+    return f.run ? &*f.run : nullptr;
+}
+
+std::string nameEntry(const std::string& name, std::string_view tier, bool outOfService)
+{
+    return "{\"name\": \"" + name + "\", \"tier\": \"" + std::string(tier) + "\"" +
+           (outOfService ? ", \"out_of_service\": true}" : "}");
+}
+
+void describeFabricJson(const ClusterDesc& c, JsonObjectStream& doc)
+{
+    const Topology t(c);
+    nlohmann::json links = nlohmann::json::object();
+    for (LinkClass cls : enumValues<LinkClass>())
+        links[toString(cls)] = t.linkCount(cls);
+    doc.member("counts", {{"racks", c.racks},
+                          {"nodes", c.nodeCount()},
+                          {"gpus", c.gpuCount()},
+                          {"gpus_out_of_service", c.gpuCount() - c.healthyGpuCount()},
+                          {"nvlink_domains", t.domainCount()},
+                          {"nvswitches", t.nvSwitches().size()},
+                          {"nics", t.nics().size()},
+                          {"leaves", t.switchCount(1)},
+                          {"spines", t.switchCount(2)},
+                          {"cores", t.switchCount(3)},
+                          {"links", links}});
+    doc.arrayMember("switches", t.switches().size(), [&](size_t i) {
+        return nameEntry(t.switchName(int(i)), switchTierName(t.switches()[i].tier),
+                         t.switchFailed(int(i)));
+    });
+    doc.arrayMember("nvswitches", t.nvSwitches().size(), [&](size_t i) {
+        return "{\"name\": \"" + t.nvSwitchName(int(i)) +
+               "\", \"domain\": " + std::to_string(t.nvSwitches()[i].domain) +
+               (t.nvSwitchFailed(int(i)) ? ", \"out_of_service\": true}" : "}");
+    });
+    doc.arrayMember("links", t.links().size(), [&](size_t i) {
+        return nameEntry(t.linkName(int(i)), toString(t.links()[i].cls), !t.linkUsable(int(i)));
+    });
+}
+
+nlohmann::json runJson(const RunDesc& r, const ClusterDesc& c)
+{
+    nlohmann::json dims = nlohmann::json::object();
+    const Placement pl = placeRun(r, c);
+    for (Dim d : kAllDims) {
+        if (!usesDim(r, d))
+            continue;
+        const DimensionPlacement& dim = pl.dimension(d);
+        dims[toString(d)] = {{"size", dim.size},
+                             {"groups", dim.groups},
+                             {"groups_crossing_domains", dim.groupsCrossing}};
+    }
+    return {{"name", r.name}, {"placement", placementText(r.placement)}, {"dims", dims}};
+}
+
+void describeJson(const LoadedFile& f, int indent, std::ostream& out)
+{
+    JsonObjectStream doc(out, indent);
+    doc.member("file", f.path);
+    doc.member("kind", kindName(f.kind));
+    const ClusterDesc* cluster = clusterOf(f);
+    const RunDesc* run = runOf(f);
+    if (cluster)
+        describeFabricJson(*cluster, doc);
+    if (run && cluster && run->dpFor(cluster->healthyGpuCount()) > 0)
+        doc.member("run", runJson(*run, *cluster));
+    doc.close();
+}
+
 void describe(const LoadedFile& f, std::ostream& out)
 {
     out << f.path << ": " << kindName(f.kind) << "\n";
@@ -218,6 +325,8 @@ int runCheck(const Args& args, Io io)
         if (loaded && loaded->kind == FileKind::MeasuredRuns) {
             diags.atPointer(path, "", "measured-run files are checked by 'validate-runs'");
         }
+        if (loaded && diags.empty())
+            checkFabrics(*loaded, diags);
         if (!diags.empty()) {
             allValid = false;
             printDiagnostics(diags, io.out);
@@ -233,8 +342,12 @@ int runDescribe(const Args& args, Io io)
     auto parsed = parseCommand(kDescribeSpec, args, io);
     if (const int* exit = std::get_if<int>(&parsed))
         return *exit;
+    const ParsedArgs& p = std::get<ParsedArgs>(parsed);
+    const bool asJson = p.has("--json");
+    const bool several = p.positional.size() > 1;
     bool allValid = true;
-    for (const std::string& path : std::get<ParsedArgs>(parsed).positional) {
+    int described = 0;
+    for (const std::string& path : p.positional) {
         Diagnostics diags;
         const auto loaded = loadFile(path, diags);
         if (!loaded || !diags.empty() || loaded->kind == FileKind::MeasuredRuns) {
@@ -244,8 +357,16 @@ int runDescribe(const Args& args, Io io)
             printDiagnostics(diags, io.err);
             continue;
         }
-        describe(*loaded, io.out);
+        if (!asJson) {
+            describe(*loaded, io.out);
+            continue;
+        }
+        io.out << (!several ? "" : described == 0 ? "[\n  " : ",\n  ");
+        describeJson(*loaded, several ? 2 : 0, io.out);
+        ++described;
     }
+    if (asJson)
+        io.out << (several ? (described > 0 ? "\n]\n" : "[]\n") : described > 0 ? "\n" : "");
     return allValid ? kExitOk : kExitBadInput;
 }
 

@@ -160,8 +160,8 @@ double allToAll(double tokens, double tokenBytes, int topK, const Workload& w,
         domains > 1 ? (domains - 1) * (1 - std::pow(1 - 1 / domains, double(topK))) : 0;
     const double insideBytes = tokens * tokenBytes * topK * (ep - 1) / ep;
     const double outsideBytes = tokens * tokenBytes * otherDomains;
-    const LinkSpeed& inner = w.links.nvlink;
-    const LinkSpeed& outer = w.links.fabric;
+    const LinkSpeed& inner = w.dims[Dim::EP].group.inner; // slowed by contention, if any
+    const LinkSpeed& outer = w.dims[Dim::EP].group.outer;
     const double insideS =
         insideBytes / (inner.GBps * 1e9 * cal.allToAllEfficiency / cal.nvlinkEfficiency);
     const double outsideS =
@@ -302,7 +302,8 @@ void contextParallel(const Shape& l, const Workload& w, double attentionF, Layer
     if (w.c <= 1)
         return;
     const double kvBytes = kActivationBytes * l.tokens * l.kvWidth / l.t;
-    const LinkSpeed link = w.dims[Dim::CP].scaleOut ? w.links.fabric : w.links.nvlink;
+    const HierarchicalGroup& g = w.dims[Dim::CP].group;
+    const LinkSpeed link = w.dims[Dim::CP].scaleOut ? g.outer : g.inner;
     const double ringF = (l.c - 1) * pointToPoint(kvBytes, link);
     const double ringB = (l.c - 1) * pointToPoint(2 * kvBytes, link);
     const double hiddenUnder = (l.c - 1) / l.c;

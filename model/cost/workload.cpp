@@ -60,24 +60,37 @@ void resolveSizes(const ClusterDesc& cluster, const RunDesc& run, const Calibrat
     w.fsdp = par.fsdp;
 }
 
-void resolveLinks(const ClusterDesc& cluster, const Calibration& cal, Workload& w)
+// The fabric's oversubscription, routing and failures enter through the contention factors of
+// the run's routed flows (placeDimensions, pipelineSends), not here.
+void resolveLinks(const ClusterDesc& cluster, const RunDesc& run, const Calibration& cal,
+                  Workload& w)
 {
     const FabricTopology& topology = cluster.scaleOut.topology;
-    const double fabricGBps = cluster.nicGBpsPerDirection() * cal.scaleOutEfficiency /
-                              std::max(1.0, topology.oversubscriptionAt(0));
     w.links.nvlink = {cluster.nvlinkGBpsPerDirection() * cal.nvlinkEfficiency,
                       cluster.scaleUp.latencyUs};
-    w.links.fabric = {fabricGBps, cluster.scaleOut.latencyUs};
+    w.links.fabric = {cluster.nicGBpsPerDirection() * cal.scaleOutEfficiency,
+                      cluster.scaleOut.latencyUs};
     w.links.spanClass = topology.tiers >= 3   ? LinkClass::ScaleOut3
                         : topology.tiers == 2 ? LinkClass::ScaleOut2
                                               : LinkClass::ScaleOut1;
+    if (fabricCanContend(cluster))
+        w.links.factors = cachedFabricFactors(cluster, run);
 }
 
-DimComm dimCommOf(GroupShape shape, const Links& links)
+LinkSpeed slowedBy(LinkSpeed link, double factor)
 {
+    return {link.GBps * factor, link.latencyUs};
+}
+
+// A group of this shape, its links slowed by the contention of the dimension's routed flows.
+DimComm dimCommOf(Dim dim, GroupShape shape, const Links& links)
+{
+    const FabricFactors* factors = links.factors.get();
     DimComm dc;
     dc.shape = shape;
-    dc.group = {shape.perDomain, shape.domains, links.nvlink, links.fabric};
+    dc.group = {shape.perDomain, shape.domains,
+                slowedBy(links.nvlink, factors ? factors->nvlink[dim] : 1.0),
+                slowedBy(links.fabric, factors ? factors->fabric[dim] : 1.0)};
     dc.scaleOut = shape.crossesDomains();
     return dc;
 }
@@ -137,10 +150,10 @@ void placeDimensions(const ClusterDesc& cluster, const RunDesc& run, Workload& w
     std::optional<Placement> placement;
     if (w.gpus != cluster.gpuCount() || !alignedOnDomains(sizes, strides, domain))
         placement = placeRun(run, cluster);
-    auto dimComm = [&](GroupShape shape) { return dimCommOf(shape, w.links); };
+    auto dimComm = [&](Dim dim, GroupShape shape) { return dimCommOf(dim, shape, w.links); };
     const Placement* p = placement ? &*placement : nullptr;
     for (Dim dim : {Dim::TP, Dim::CP, Dim::DP})
-        w.dims[dim] = dimComm(shapeOf(dim, sizes[dim], strides[dim], domain, p));
+        w.dims[dim] = dimComm(dim, shapeOf(dim, sizes[dim], strides[dim], domain, p));
     GroupShape grad = w.dims[Dim::DP].shape;
     if (w.c > 1) {
         if (w.dims[Dim::CP].scaleOut)
@@ -148,7 +161,7 @@ void placeDimensions(const ClusterDesc& cluster, const RunDesc& run, Workload& w
         else
             grad.perDomain *= w.c;
     }
-    w.dims[Dim::DP] = dimComm(grad);
+    w.dims[Dim::DP] = dimComm(Dim::DP, grad);
     // PP hops are placed one by one (pipelineSends).
     const int ppStride = strides[Dim::PP];
     w.sendScaleOut.assign(size_t(w.p), false);
@@ -382,16 +395,23 @@ void fillOps(const RunDesc& run, const LayerTable& table, const Ends& ends, Work
     }
 }
 
-// PP: each hop carries one micro-batch's activations (sequence-sharded under SP).
+// PP: each hop carries one micro-batch's activations (sequence-sharded under SP), at the
+// contention factor of that hop's sends with every hop sending.
 void pipelineSends(const RunDesc& run, Workload& w)
 {
     const double tokens = double(run.batch.micro) * run.model.seqLen / w.c;
-    const double ppBytes =
+    w.sendBytes =
         kActivationBytes * tokens * run.model.hidden / (run.parallelism.sequenceParallel ? w.t : 1);
     w.send.assign(size_t(w.p), 0);
-    for (int s = 0; s < w.p && w.p > 1; ++s)
+    const FabricFactors* factors = w.links.factors.get();
+    for (int s = 0; s < w.p && w.p > 1; ++s) {
+        const bool out = w.sendScaleOut[size_t(s)];
+        double factor = 1;
+        if (factors)
+            factor = (out ? factors->hopFabric : factors->hopNvlink)[size_t(s)];
         w.send[size_t(s)] =
-            pointToPoint(ppBytes, w.sendScaleOut[size_t(s)] ? w.links.fabric : w.links.nvlink);
+            pointToPoint(w.sendBytes, slowedBy(out ? w.links.fabric : w.links.nvlink, factor));
+    }
 }
 
 // Dense parameters are sharded over data x context parallel ranks (distributed optimizer or
@@ -515,7 +535,9 @@ void placeExperts(const ClusterDesc& cluster, const RunDesc& run, Workload& w)
     const Parallelism& par = run.parallelism;
     const int ep = std::max(1, par.ep), etp = std::max(1, par.etp);
     w.expertDataWidth = std::max(1, w.t * w.c * w.d / (ep * etp));
-    auto comm = [&](GroupShape shape) { return dimCommOf(shape, w.links); };
+    // Expert gradients are reduced as the dense ones are: the data-parallel flows' contention.
+    auto comm = [&](GroupShape shape) { return dimCommOf(Dim::EP, shape, w.links); };
+    auto dataComm = [&](GroupShape shape) { return dimCommOf(Dim::DP, shape, w.links); };
     if (!run.model.moe) {
         w.dims[Dim::EP] = comm({1, 1});
         w.expertData = w.dims[Dim::DP];
@@ -525,7 +547,7 @@ void placeExperts(const ClusterDesc& cluster, const RunDesc& run, Workload& w)
         // Every group is laid out alike: the one of rank 0 tells, without walking the ranks.
         const int domain = cluster.domainSize();
         w.dims[Dim::EP] = comm(stageGroupShape(run, w, etp, ep, domain));
-        w.expertData = comm(stageGroupShape(run, w, etp * ep, w.expertDataWidth, domain));
+        w.expertData = dataComm(stageGroupShape(run, w, etp * ep, w.expertDataWidth, domain));
         return;
     }
     const Placement placement = placeRun(run, cluster);
@@ -537,7 +559,7 @@ void placeExperts(const ClusterDesc& cluster, const RunDesc& run, Workload& w)
         return GroupShape{std::max(1, d.size / d.maxDomainsPerGroup), d.maxDomainsPerGroup};
     };
     w.dims[Dim::EP] = comm(shapeOf(placement.dimension(Dim::EP)));
-    w.expertData = comm(shapeOf(placement.expertData()));
+    w.expertData = dataComm(shapeOf(placement.expertData()));
 }
 
 // FSDP gathers each layer's parameters before its forward and again before its backward, and
@@ -628,7 +650,7 @@ Workload buildWorkload(const ClusterDesc& cluster, const RunDesc& run, const Cal
 {
     Workload w;
     resolveSizes(cluster, run, cal, w);
-    resolveLinks(cluster, cal, w);
+    resolveLinks(cluster, run, cal, w);
     placeDimensions(cluster, run, w);
     placeExperts(cluster, run, w);
     const Rates r = resolveRates(cluster, run, cal, w);

@@ -5,11 +5,13 @@
 // simulation.cpp times it as a schedule; closedform.cpp bounds it for the search.
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "calibration.h"
 #include "collectives.h"
 #include "description.h"
+#include "fabricfactors.h"
 #include "topology.h"
 
 namespace cs {
@@ -34,15 +36,20 @@ struct GroupShape {
 
 struct DimComm {
     GroupShape shape;
+    // Its inner and outer speeds are the links' times the contention factors of its routed
+    // flows on NVLink and across domains (fabricfactors.h).
     HierarchicalGroup group;
     bool scaleOut = false;
 };
 
 struct Links {
     LinkSpeed nvlink;
-    LinkSpeed fabric;
+    LinkSpeed fabric;                             // a NIC's rate, before contention on the fabric
     LinkClass fabricClass = LinkClass::ScaleOut1; // neighbours: through the leaf
     LinkClass spanClass = LinkClass::ScaleOut1;   // groups spanning the cluster
+    // The factors of the run's routed flows; nothing when the fabric slows no flow below its
+    // NICs' rate (full bisection, adaptive routing, nothing out of service).
+    std::shared_ptr<const FabricFactors> factors;
 };
 
 struct Workload {
@@ -51,6 +58,7 @@ struct Workload {
     std::vector<Parts> forward, backward;  // per op, index stage * v + chunk
     std::vector<PerDim<double>> commPerOp; // all communication of one op pair (fwd + bwd)
     std::vector<double> send;              // per hop s -> s+1
+    double sendBytes = 0;                  // what one pipeline send carries
     std::vector<bool> sendScaleOut;        // per hop
     std::vector<double> paramsOfChunk; // dense, per GPU, index stage * v + chunk (with ends)
     std::vector<double> layerParamsOfChunk; // dense, in the chunk's layers

@@ -9,18 +9,16 @@ namespace {
 // An NVL72 rack's NVLink fabric is nine NVSwitch trays; every GPU has links to all nine.
 constexpr int kNvSwitchTraysPerRack = 9;
 
-int ceilDiv(int64_t a, int64_t b)
-{
-    return int((a + b - 1) / b);
-}
-
 } // namespace
 
-Topology::Topology(const ClusterDesc& cluster, SwitchAssumptions sw)
+Topology::Topology(const ClusterDesc& cluster)
     : m_cluster(cluster)
+    , m_shape(fabricShape(cluster))
 {
     buildCompute();
-    buildFabric(sw);
+    buildNics();
+    buildFabric();
+    markFailures();
 }
 
 void Topology::buildCompute()
@@ -33,7 +31,6 @@ void Topology::buildCompute()
         m_nvSwitchesPerDomain = kNvSwitchTraysPerRack;
     else
         m_nvSwitchesPerDomain = c.gpusPerNode > 1 ? 1 : 0; // the baseboard's NVSwitch complex
-    m_linksPerGpu = (m_nvSwitchesPerDomain > 0 ? m_nvSwitchesPerDomain : 0) + 1;
 
     m_racks.resize(size_t(c.racks));
     m_nodes.resize(size_t(c.nodeCount()));
@@ -65,114 +62,180 @@ void Topology::buildCompute()
         for (int s = 0; s < m_nvSwitchesPerDomain; ++s)
             m_nvSwitches.push_back({d, rack, s});
     }
+    const double nvlinkGBps = c.nvlinkGBpsPerDirection() / std::max(1, m_nvSwitchesPerDomain);
+    m_links.reserve(m_gpus.size() * size_t(m_nvSwitchesPerDomain + 1));
+    for (size_t g = 0; g < m_gpus.size(); ++g) {
+        for (int s = 0; s < m_nvSwitchesPerDomain; ++s)
+            m_links.push_back(
+                {LinkClass::NVLink,
+                 {EndpointKind::Gpu, int(g)},
+                 {EndpointKind::NvSwitch, m_gpus[g].domain * m_nvSwitchesPerDomain + s},
+                 1,
+                 nvlinkGBps,
+                 c.scaleUp.latencyUs});
+    }
 }
 
-// Scale-out: one NIC per GPU on a rail (its index in the node). Leaves take `down` ports
-// toward NICs and the rest up; a rail-optimized leaf serves one rail of `down` consecutive
-// nodes, a fat-tree leaf `down` consecutive NICs. Upper tiers are built to full bisection.
-void Topology::buildFabric(SwitchAssumptions sw)
+// NIC k of a node serves the GPUs fabricShape assigns it; leaves are numbered by node group,
+// then rail, so that a pod holds every rail of its node groups.
+void Topology::buildNics()
 {
     const ClusterDesc& c = m_cluster;
-    const FabricTopology& f = c.scaleOut.topology;
-    const int radix = std::max(2, sw.radix);
-    const double portGBps = c.nicGBpsPerDirection();
-    const double latency = c.scaleOut.latencyUs;
-    const bool rails = f.kind == FabricKind::RailOptimized;
-    const int tiers = std::clamp(f.tiers, 1, 3);
-
-    int down = radix;
-    if (tiers > 1)
-        down =
-            std::clamp(int(radix * f.oversubscriptionAt(0) / (1.0 + f.oversubscriptionAt(0)) + 0.5),
-                       1, radix - 1);
-    const int up = tiers > 1 ? radix - down : 0;
-
-    const int groupsPerRail = rails ? ceilDiv(c.nodeCount(), down) : 0;
-    const int leaves = rails ? groupsPerRail * c.gpusPerNode : ceilDiv(c.gpuCount(), down);
-    for (int l = 0; l < leaves; ++l) {
-        if (rails)
-            m_switches.push_back({1, l, l / groupsPerRail, l % groupsPerRail});
-        else
-            m_switches.push_back({1, l, -1, l});
-    }
-
-    const size_t gpuCount = m_gpus.size();
-    m_links.reserve(gpuCount * size_t(m_linksPerGpu) + size_t(leaves) * size_t(up) * 2);
-    const double nvlinkGBps = c.nvlinkGBpsPerDirection();
-    for (size_t g = 0; g < gpuCount; ++g) {
-        Gpu& gpu = m_gpus[g];
-        for (int s = 0; s < m_nvSwitchesPerDomain; ++s) {
-            const int sw = gpu.domain * m_nvSwitchesPerDomain + s;
-            m_links.push_back({LinkClass::NVLink,
-                               {EndpointKind::Gpu, int(g)},
-                               {EndpointKind::NvSwitch, sw},
-                               1,
-                               nvlinkGBps / m_nvSwitchesPerDomain,
-                               c.scaleUp.latencyUs});
-        }
-        gpu.leaf = rails ? gpu.local * groupsPerRail + gpu.node / down : int(g) / down;
-        m_links.push_back({LinkClass::ScaleOut1,
-                           {EndpointKind::Gpu, int(g)},
-                           {EndpointKind::Switch, gpu.leaf},
-                           1,
-                           portGBps,
-                           latency});
-    }
-    if (tiers == 1)
-        return;
-
-    // Tier 2: every leaf spreads its uplinks evenly over the spines.
-    const int spineDown = tiers == 3 ? radix / 2 : radix;
-    const int spines = ceilDiv(int64_t(leaves) * up, spineDown);
-    const int firstSpine = int(m_switches.size());
-    for (int s = 0; s < spines; ++s)
-        m_switches.push_back({2, s, -1, s});
-    auto connect = [&](int lowerFirst, int lowerCount, int lowerUp, int upperFirst, int upperCount,
-                       LinkClass cls) {
-        for (int l = 0; l < lowerCount; ++l) {
-            // Uplink k of switch l goes to upper switch (l * lowerUp + k) mod upperCount;
-            // consecutive uplinks to the same upper switch are one bundled link.
-            const int perUpper = lowerUp / upperCount, extra = lowerUp % upperCount;
-            if (perUpper > 0) {
-                for (int u = 0; u < upperCount; ++u) {
-                    const int cables =
-                        perUpper + (((u - l) % upperCount + upperCount) % upperCount < extra);
-                    m_links.push_back({cls,
-                                       {EndpointKind::Switch, lowerFirst + l},
-                                       {EndpointKind::Switch, upperFirst + u},
-                                       cables,
-                                       cables * portGBps,
-                                       latency});
-                }
-            } else {
-                for (int k = 0; k < lowerUp; ++k) {
-                    const int u = int((int64_t(l) * lowerUp + k) % upperCount);
-                    m_links.push_back({cls,
-                                       {EndpointKind::Switch, lowerFirst + l},
-                                       {EndpointKind::Switch, upperFirst + u},
-                                       1,
-                                       portGBps,
-                                       latency});
-                }
+    const FabricShape& s = m_shape;
+    m_nics.reserve(size_t(c.nodeCount()) * size_t(s.nicsPerNode));
+    m_firstNicLink = int(m_links.size());
+    for (int n = 0; n < c.nodeCount(); ++n) {
+        const int group = n / s.nodesPerLeaf;
+        for (int k = 0; k < s.nicsPerNode; ++k) {
+            Nic nic;
+            nic.node = n;
+            nic.rail = k;
+            nic.leaf = group * s.leavesPerGroup() + (s.railLeaves ? k : 0);
+            nic.firstGpu = m_nodes[size_t(n)].firstGpu + s.firstLocalOfNic(k);
+            nic.gpus = s.firstLocalOfNic(k + 1) - s.firstLocalOfNic(k);
+            for (int g = nic.firstGpu; g < nic.firstGpu + nic.gpus; ++g) {
+                m_gpus[size_t(g)].nic = int(m_nics.size());
+                m_gpus[size_t(g)].leaf = nic.leaf;
             }
+            m_links.push_back({LinkClass::ScaleOut1,
+                               {EndpointKind::Nic, int(m_nics.size())},
+                               {EndpointKind::Switch, nic.leaf},
+                               1,
+                               c.nicGBpsPerDirection() * nic.gpus,
+                               c.scaleOut.latencyUs});
+            m_nics.push_back(nic);
         }
-    };
-    connect(0, leaves, up, firstSpine, spines, LinkClass::ScaleOut2);
-    if (tiers == 2)
-        return;
+    }
+}
 
-    const int spineUp = radix - spineDown;
-    const int cores = ceilDiv(int64_t(spines) * spineUp, radix);
-    const int firstCore = int(m_switches.size());
-    for (int s = 0; s < cores; ++s)
-        m_switches.push_back({3, s, -1, s});
-    connect(firstSpine, spines, spineUp, firstCore, cores, LinkClass::ScaleOut3);
+void Topology::buildFabric()
+{
+    const ClusterDesc& c = m_cluster;
+    const FabricShape& s = m_shape;
+    // Switch ports run at the rate of an average NIC.
+    const double portGBps = c.nicGBpsPerDirection() * s.gpusPerNode / s.nicsPerNode;
+    const double latency = c.scaleOut.latencyUs;
+
+    m_firstSwitch[1] = 0;
+    for (int l = 0; l < s.leaves; ++l) {
+        Switch leaf;
+        leaf.tier = 1;
+        leaf.index = l;
+        leaf.rail = s.railLeaves ? l % s.nicsPerNode : -1;
+        leaf.group = l / s.leavesPerGroup();
+        leaf.pod = l / s.leavesPerPod;
+        m_switches.push_back(leaf);
+    }
+    for (const Nic& nic : m_nics)
+        ++m_switches[size_t(nic.leaf)].ports;
+    m_firstSwitch[2] = int(m_switches.size());
+    for (int i = 0; i < s.spines(); ++i) {
+        Switch spine;
+        spine.tier = 2;
+        spine.index = i;
+        spine.pod = i / s.spinesPerPod;
+        spine.plane = i % s.spinesPerPod;
+        m_switches.push_back(spine);
+    }
+    m_firstSwitch[3] = int(m_switches.size());
+    for (int i = 0; i < s.cores(); ++i) {
+        Switch core;
+        core.tier = 3;
+        core.index = i;
+        core.plane = i / s.coresPerPlane;
+        m_switches.push_back(core);
+    }
+    m_firstSwitch[4] = int(m_switches.size());
+
+    m_firstUplink.assign(m_switches.size(), int(m_links.size()));
+    auto connect = [&](int lower, int upper, int cables, LinkClass cls) {
+        m_links.push_back({cls,
+                           {EndpointKind::Switch, lower},
+                           {EndpointKind::Switch, upper},
+                           cables,
+                           cables * portGBps,
+                           latency});
+        m_switches[size_t(lower)].ports += cables;
+        m_switches[size_t(upper)].ports += cables;
+    };
+    if (s.tiers >= 2) {
+        for (int l = 0; l < s.leaves; ++l) {
+            m_firstUplink[size_t(l)] = int(m_links.size());
+            const int pod = l / s.leavesPerPod;
+            for (int j = 0; j < s.spinesPerPod; ++j)
+                connect(l, spineOf(pod, j), s.cablesLeafSpine, LinkClass::ScaleOut2);
+        }
+    }
+    for (int i = 0; i < s.spines(); ++i) {
+        const int sw = m_firstSwitch[2] + i;
+        m_firstUplink[size_t(sw)] = int(m_links.size());
+        if (s.tiers == 3) {
+            for (int k = 0; k < s.coresPerPlane; ++k)
+                connect(sw, coreOf(i % s.spinesPerPod, k), s.cablesSpineCore, LinkClass::ScaleOut3);
+        }
+    }
+    for (int sw = m_firstSwitch[3]; sw < m_firstSwitch[4]; ++sw)
+        m_firstUplink[size_t(sw)] = int(m_links.size());
+}
+
+int Topology::uplinkCount(int sw) const
+{
+    const int tier = m_switches[size_t(sw)].tier;
+    if (tier == 1)
+        return m_shape.tiers >= 2 ? m_shape.spinesPerPod : 0;
+    if (tier == 2)
+        return m_shape.tiers == 3 ? m_shape.coresPerPlane : 0;
+    return 0;
+}
+
+int Topology::spineOf(int pod, int plane) const
+{
+    return m_firstSwitch[2] + pod * m_shape.spinesPerPod + plane;
+}
+
+int Topology::coreOf(int plane, int indexInPlane) const
+{
+    return m_firstSwitch[3] + plane * m_shape.coresPerPlane + indexInPlane;
+}
+
+void Topology::markFailures()
+{
+    const Failures& f = m_cluster.failures;
+    if (!f.racks.empty() || !f.nodes.empty() || !f.gpus.empty()) {
+        m_gpuOut = m_cluster.healthyGpus();
+        m_gpuOut.flip();
+    }
+    if (f.switches.empty() && f.links.empty())
+        return;
+    m_switchOut.assign(m_switches.size(), false);
+    m_nvSwitchOut.assign(m_nvSwitches.size(), false);
+    m_linkFailed.assign(m_links.size(), false);
+    for (const std::string& name : f.switches) {
+        if (const std::optional<Endpoint> e = findSwitch(name)) {
+            if (e->kind == EndpointKind::Switch)
+                m_switchOut[size_t(e->index)] = true;
+            else
+                m_nvSwitchOut[size_t(e->index)] = true;
+        }
+    }
+    for (const std::string& name : f.links)
+        if (const std::optional<int> link = findLink(name))
+            m_linkFailed[size_t(*link)] = true;
+    m_linkDown = m_linkFailed;
+    auto endDown = [&](const Endpoint& e) {
+        return (e.kind == EndpointKind::Switch && m_switchOut[size_t(e.index)]) ||
+               (e.kind == EndpointKind::NvSwitch && m_nvSwitchOut[size_t(e.index)]);
+    };
+    for (size_t i = 0; i < m_links.size(); ++i)
+        if (endDown(m_links[i].a) || endDown(m_links[i].b))
+            m_linkDown[i] = true;
 }
 
 int Topology::switchCount(int tier) const
 {
-    return int(std::count_if(m_switches.begin(), m_switches.end(),
-                             [tier](const Switch& s) { return s.tier == tier; }));
+    if (tier < 1 || tier > 3)
+        return 0;
+    return m_firstSwitch[size_t(tier) + 1] - m_firstSwitch[size_t(tier)];
 }
 
 int Topology::linkCount(LinkClass c) const
@@ -193,8 +256,12 @@ double Topology::totalGBps(LinkClass c) const
 size_t Topology::memoryBytes() const
 {
     return m_racks.capacity() * sizeof(Rack) + m_nodes.capacity() * sizeof(Node) +
-           m_gpus.capacity() * sizeof(Gpu) + m_nvSwitches.capacity() * sizeof(NvSwitch) +
-           m_switches.capacity() * sizeof(Switch) + m_links.capacity() * sizeof(Link);
+           m_gpus.capacity() * sizeof(Gpu) + m_nics.capacity() * sizeof(Nic) +
+           m_nvSwitches.capacity() * sizeof(NvSwitch) + m_switches.capacity() * sizeof(Switch) +
+           m_links.capacity() * sizeof(Link) + m_firstUplink.capacity() * sizeof(int) +
+           (m_gpuOut.capacity() + m_switchOut.capacity() + m_nvSwitchOut.capacity() +
+            m_linkFailed.capacity() + m_linkDown.capacity()) /
+               8;
 }
 
 } // namespace cs

@@ -142,7 +142,7 @@ TEST_CASE("hit testing finds links: bundles far out, single links close in")
     const TopologyLayout layout(topo);
     REQUIRE(layout.bundles().size() == 2);
     for (int gpu : {0, 1}) {
-        const int link = topo.firstLinkOfGpu(gpu) + topo.linksPerGpu() - 1;
+        const int link = topo.nicLinkOfGpu(gpu);
         REQUIRE(topo.links()[size_t(link)].cls == cs::LinkClass::ScaleOut1);
         const int bundle = layout.bundleOfGpuLink(gpu);
         INFO("GPU " << gpu);

@@ -3,10 +3,8 @@
 
 #include <catch2/catch.hpp>
 
-#include <sstream>
-
 #include "../helpers/datasafety.h"
-#include "clicommands.h"
+#include "clirun.h"
 #include "fileio.h"
 #include "samplefiles.h"
 
@@ -19,18 +17,6 @@ using testing::WatchedFifo;
 using testing::writeContent;
 
 namespace {
-
-struct CliResult {
-    int status;
-    std::string out, err;
-};
-
-CliResult cli(const cs::cli::Args& args)
-{
-    std::ostringstream out, err;
-    const int status = cs::cli::run(args, {out, err});
-    return {status, out.str(), err.str()};
-}
 
 std::string readError(const std::string& path)
 {
@@ -147,7 +133,7 @@ TEST_CASE("check and a run whose cluster is a FIFO fail at once, naming the FIFO
     ScratchDir dir;
     WatchedFifo fifo(dir.path("cluster.json"));
     REQUIRE(fifo.made());
-    const CliResult checked = cli({"check", fifo.path()});
+    const CliRun checked = runCli({"check", fifo.path()});
     CHECK(checked.status == cs::cli::kExitBadInput);
     CHECK_THAT(checked.out + checked.err,
                Catch::Contains(fifo.path() + ": is a FIFO (named pipe), not a file"));
@@ -159,7 +145,7 @@ TEST_CASE("check and a run whose cluster is a FIFO fail at once, naming the FIFO
     for (const cs::cli::Args& args :
          {cs::cli::Args{"check", runPath},
           cs::cli::Args{"evaluate", samplePath("ndv5-h200-64.cluster.json"), runPath}}) {
-        const CliResult r = cli(args);
+        const CliRun r = runCli(args);
         CHECK(r.status == cs::cli::kExitBadInput);
         CHECK_THAT(r.out + r.err, Catch::Contains("is a FIFO (named pipe), not a file"));
     }
@@ -254,11 +240,11 @@ TEST_CASE("trace -o on a full disk fails with the reason and keeps the old trace
     ScratchDir dir;
     const std::string out = dir.path("step.trace.json");
     writeContent(out, "old trace");
-    CliResult r;
+    CliRun r;
     {
         FullDisk full;
         REQUIRE(full.active());
-        r = cli(traceTo(out));
+        r = runCli(traceTo(out));
     }
     CHECK(r.status == cs::cli::kExitBadInput);
     CHECK(r.err == out + ": cannot write: File too large\n");
@@ -274,21 +260,21 @@ TEST_CASE("trace -o refuses read-only files and special files, and writes throug
     const std::string readonly = dir.path("readonly.json");
     writeContent(readonly, "keep me");
     std::filesystem::permissions(readonly, std::filesystem::perms::owner_read);
-    const CliResult refused = cli(traceTo(readonly));
+    const CliRun refused = runCli(traceTo(readonly));
     CHECK(refused.status == cs::cli::kExitBadInput);
     CHECK_THAT(refused.err, Catch::StartsWith(readonly + ": cannot write: Permission denied"));
     CHECK(contentOf(readonly) == "keep me");
 
     WatchedFifo fifo(dir.path("pipe.json"));
     REQUIRE(fifo.made());
-    const CliResult toFifo = cli(traceTo(fifo.path()));
+    const CliRun toFifo = runCli(traceTo(fifo.path()));
     CHECK(toFifo.status == cs::cli::kExitBadInput);
     CHECK_THAT(toFifo.err, Catch::Contains("is a FIFO (named pipe)"));
     CHECK(S_ISFIFO(modeOf(fifo.path())));
     CHECK_FALSE(fifo.opened());
     const BoundSocket socket(dir.path("socket.json"));
     REQUIRE(socket.bound());
-    const CliResult toSocket = cli(traceTo(dir.path("socket.json")));
+    const CliRun toSocket = runCli(traceTo(dir.path("socket.json")));
     CHECK(toSocket.status == cs::cli::kExitBadInput);
     CHECK_THAT(toSocket.err, Catch::Contains("is a socket"));
     CHECK(S_ISSOCK(modeOf(dir.path("socket.json"))));
@@ -297,7 +283,7 @@ TEST_CASE("trace -o refuses read-only files and special files, and writes throug
     writeContent(target, "old");
     std::filesystem::permissions(target, std::filesystem::perms(0604));
     std::filesystem::create_symlink("target.json", dir.path("link.json"));
-    const CliResult through = cli(traceTo(dir.path("link.json")));
+    const CliRun through = runCli(traceTo(dir.path("link.json")));
     CHECK(through.status == cs::cli::kExitOk);
     CHECK(std::filesystem::is_symlink(dir.path("link.json")));
     CHECK(nlohmann::json::parse(contentOf(target)).contains("traceEvents"));

@@ -3,9 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
-#include <sstream>
 
-#include "clicommands.h"
+#include "clirun.h"
 #include "importdata.h"
 #include "loader.h"
 
@@ -14,22 +13,11 @@ using nlohmann::json;
 
 namespace {
 
-struct Ran {
-    int status = -1;
-    std::string out;
-    std::string err;
-};
-
-Ran run(const cli::Args& args)
+CliRun run(const cli::Args& args)
 {
-    std::ostringstream out, err;
     cli::Args all{"import"};
     all.insert(all.end(), args.begin(), args.end());
-    Ran r;
-    r.status = cli::run(all, {out, err});
-    r.out = out.str();
-    r.err = err.str();
-    return r;
+    return runCli(all);
 }
 
 std::string tempPath(const std::string& name)
@@ -43,8 +31,8 @@ TEST_CASE("import megatron -o writes a run that loads, notes on standard error",
 {
     const std::string out = tempPath("gpt3.run.json");
     std::filesystem::remove(out);
-    const Ran r = run({"megatron", importPath("gpt3-175b-ndv5.sbatch"), "--log",
-                       importPath("gpt3-175b-ndv5.log"), "-o", out});
+    const CliRun r = run({"megatron", importPath("gpt3-175b-ndv5.sbatch"), "--log",
+                          importPath("gpt3-175b-ndv5.log"), "-o", out});
     INFO(r.err);
     CHECK(r.status == cli::kExitOk);
     CHECK(r.out.find("wrote " + out) == 0);
@@ -61,7 +49,7 @@ TEST_CASE("import megatron -o writes a run that loads, notes on standard error",
 
 TEST_CASE("import without -o prints the description", "[imports][cli]")
 {
-    const Ran r = run({"nemo", importPath("llama31-405b-nemo2.yaml")});
+    const CliRun r = run({"nemo", importPath("llama31-405b-nemo2.yaml")});
     CHECK(r.status == cli::kExitOk);
     const json printed = json::parse(r.out);
     CHECK(printed["parallelism"]["dp"] == 128);
@@ -69,8 +57,8 @@ TEST_CASE("import without -o prints the description", "[imports][cli]")
 
 TEST_CASE("import mllog --json prints the measured result", "[imports][cli]")
 {
-    const Ran r = run({"mllog", importPath("fairwater-llama31-405b.mllog.txt"), "--system",
-                       importPath("fairwater-system.json"), "--json"});
+    const CliRun r = run({"mllog", importPath("fairwater-llama31-405b.mllog.txt"), "--system",
+                          importPath("fairwater-system.json"), "--json"});
     INFO(r.err);
     REQUIRE(r.status == cli::kExitOk);
     const json j = json::parse(r.out);
@@ -94,10 +82,10 @@ TEST_CASE("import refuses bad input with 1 and bad usage with 2", "[imports][cli
     CHECK(run({"nemo", "a.yaml", "b.yaml"}).status == cli::kExitUsage);
     CHECK(run({"mllog", "r.txt", "-o", "c.json"}).status == cli::kExitUsage);
     CHECK(run({"megatron", "x.sh", "--frobnicate"}).status == cli::kExitUsage);
-    const Ran missing = run({"megatron", importPath("does-not-exist.sh")});
+    const CliRun missing = run({"megatron", importPath("does-not-exist.sh")});
     CHECK(missing.status == cli::kExitBadInput);
     CHECK(missing.err.find("does-not-exist.sh") != std::string::npos);
-    const Ran wrongKind = run(
+    const CliRun wrongKind = run(
         {"slurm", importPath("gpt3-175b-ndv5.sbatch"), "--gpu", "H100", "--gpus-per-node", "8"});
     CHECK(wrongKind.status == cli::kExitBadInput);
     CHECK(wrongKind.err.find("not a Slurm topology.conf") != std::string::npos);

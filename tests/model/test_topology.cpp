@@ -19,10 +19,13 @@ struct ExpectedTopology {
 TEST_CASE("every sample cluster builds the expected device graph", "[topology]")
 {
     // Leaves: one per rail per 32 nodes (64-port switches, half down at full bisection).
+    // Two tiers: the fewest spines that reach every leaf (Fairwater's 256 leaves need spines
+    // of 256 ports, one per leaf uplink). Three tiers (ND H100 v5): pods of 32 leaves with 32
+    // spines each, and 32 planes of the fewest cores that reach the 11 pods (8 of 44 ports).
     const ExpectedTopology expected[] = {
-        {"fairwater-gb200-128.cluster.json", 128, 2048, 8192, 128, 128 * 9, 4 * 64, 128, 0},
-        {"fairwater-gb200-112.cluster.json", 112, 1792, 7168, 112, 112 * 9, 4 * 56, 112, 0},
-        {"ndv5-h100-1344.cluster.json", 336, 1344, 10752, 1344, 1344, 8 * 42, 336, 168},
+        {"fairwater-gb200-128.cluster.json", 128, 2048, 8192, 128, 128 * 9, 4 * 64, 32, 0},
+        {"fairwater-gb200-112.cluster.json", 112, 1792, 7168, 112, 112 * 9, 4 * 56, 32, 0},
+        {"ndv5-h100-1344.cluster.json", 336, 1344, 10752, 1344, 1344, 8 * 42, 11 * 32, 32 * 8},
         {"ndv5-h100-128.cluster.json", 32, 128, 1024, 128, 128, 8 * 4, 16, 0},
         {"ndv5-h200-64.cluster.json", 16, 64, 512, 64, 64, 8 * 2, 8, 0},
     };
@@ -64,16 +67,19 @@ TEST_CASE("Fairwater: a rack is one NVLink domain of 64 GPUs with nine NVSwitch 
     CHECK(racks[127].row == 7);
 }
 
-TEST_CASE("the links of a GPU are contiguous and name it", "[topology]")
+TEST_CASE("a GPU's links: to each NVSwitch of its domain, and its NIC's to a leaf", "[topology]")
 {
     const Topology t(*loadSample("ndv5-h100-128.cluster.json").cluster);
     for (int g : {0, 7, 8, 1023}) {
-        for (int k = 0; k < t.linksPerGpu(); ++k) {
-            const Link& l = t.links()[size_t(t.firstLinkOfGpu(g) + k)];
+        for (int k = 0; k < t.nvSwitchesPerDomain(); ++k) {
+            const Link& l = t.links()[size_t(t.nvLinkOf(g, k))];
+            CHECK(l.cls == LinkClass::NVLink);
             CHECK(l.a == Endpoint{EndpointKind::Gpu, g});
         }
-        const Link& nic = t.links()[size_t(t.firstLinkOfGpu(g) + t.linksPerGpu() - 1)];
+        // One NIC per GPU: NIC g is GPU g's.
+        const Link& nic = t.links()[size_t(t.nicLinkOfGpu(g))];
         CHECK(nic.cls == LinkClass::ScaleOut1);
+        CHECK(nic.a == Endpoint{EndpointKind::Nic, g});
         CHECK(nic.b.index == t.gpus()[size_t(g)].leaf);
         // Rail-optimized: a leaf serves one rail, the GPU's index in its node.
         CHECK(t.switches()[size_t(nic.b.index)].rail == t.gpus()[size_t(g)].local);
