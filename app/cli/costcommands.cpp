@@ -206,14 +206,16 @@ int runTrace(const Args& args, Io io)
     if (!l)
         return kExitBadInput;
     const Evaluation e = evaluate(l->cluster, l->run);
-    const json trace = chromeTrace(e, l->run);
+    const ChromeTrace trace = chromeTrace(e, l->run);
     Diagnostics diags;
-    if (!writeFileAtomically(*output, trace.dump() + "\n", diags)) {
+    if (!writeFileAtomically(*output, trace.text, diags)) {
         printDiagnostics(diags, io.err);
         return kExitBadInput;
     }
-    io.out << "wrote " << e.events.size() << " events (" << fixed(e.stepTimeS, 4) << " s step) to "
-           << *output << "\n";
+    io.out << "wrote " << withThousands(int64_t(trace.events)) << " events ("
+           << fixed(e.stepTimeS, 4) << " s step) to " << printable(*output, 4096) << "\n";
+    if (!trace.leftOutNote.empty())
+        io.out << trace.leftOutNote << "\n";
     return kExitOk;
 }
 

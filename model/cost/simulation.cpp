@@ -225,84 +225,117 @@ Event sendEvent(const Workload& w, const PipelineOp& op)
     return send;
 }
 
-// Every op, the idle gaps between them and the pipeline sends, marked critical on the
-// critical stage. At most
-// kMaxStepEvents: repeats of the steady state that do not fit are left out, keeping the start
-// and the end of the step; a step whose stored ops alone do not fit loses its end instead.
-// What is left out is said in the evaluation.
-void scheduleEvents(const Workload& w, const PipelineSchedule& sched, int critical, Evaluation& e)
-{
-    std::vector<Event>& events = e.events;
-    std::vector<double> stageCursor(size_t(w.p), 0);
-    auto opEventsOf = [&](const PipelineOp& op) {
-        const size_t i = w.op(op.stage, op.chunk);
-        double& free = stageCursor[size_t(op.stage)];
+// The events of ops: the idle gap before each on its stage, its segments, the transfer of its
+// input; marked critical on the critical stage.
+class OpEvents {
+public:
+    OpEvents(const Workload& w, int critical)
+        : m_w(w)
+        , m_critical(critical)
+        , m_stageFree(size_t(w.p), 0)
+    {
+    }
+
+    void add(const PipelineOp& op, std::vector<Event>& events)
+    {
+        const size_t i = m_w.op(op.stage, op.chunk);
+        double& free = m_stageFree[size_t(op.stage)];
         if (op.start > free) {
             Event gap;
             gap.start = free;
             gap.end = op.start;
             gap.stage = op.stage;
             gap.kind = EventKind::Bubble;
-            gap.critical = op.stage == critical;
+            gap.critical = op.stage == m_critical;
             events.push_back(gap);
         }
         free = op.end;
         const size_t first = events.size();
-        opEvents(w, op, op.backward ? w.backward[i] : w.forward[i], events);
+        opEvents(m_w, op, op.backward ? m_w.backward[i] : m_w.forward[i], events);
         if (op.transferS > 0)
-            events.push_back(sendEvent(w, op));
+            events.push_back(sendEvent(m_w, op));
         for (size_t j = first; j < events.size(); ++j)
             events[j].critical =
-                op.stage == critical && !(events[j].isComm() && events[j].dim == Dim::PP);
-    };
-    const std::vector<PipelineOp>& ops = sched.ops;
+                op.stage == m_critical && !(events[j].isComm() && events[j].dim == Dim::PP);
+        ++m_ops;
+    }
+
+    // Ops not shown: every stage was busy meanwhile, not idle.
+    void pass(double seconds)
+    {
+        for (double& free : m_stageFree)
+            free += seconds;
+    }
+
+    int64_t ops() const { return m_ops; }
+
+private:
+    const Workload& m_w;
+    int m_critical;
+    std::vector<double> m_stageFree;
+    int64_t m_ops = 0;
+};
+
+// Every op's events, at most kMaxStepEvents: the start of the step (the ops before the
+// repeating block and the block once), then as many repeats as fit beside the end of the step
+// (the ops after the repeats), then that end. When the end does not fit, the events run on in
+// order until full and the rest of the step is left out. What is left out is said in the
+// evaluation.
+void scheduleEvents(const Workload& w, const PipelineSchedule& sched, int critical, Evaluation& e)
+{
+    std::vector<Event>& events = e.events;
     const size_t eventsBefore = events.size();
-    int64_t opsShown = 0;  // ops whose events are in
-    int64_t opsPassed = 0; // and those left out
-    auto perOp = [&] {
-        return double(events.size() - eventsBefore) / double(std::max<int64_t>(1, opsShown));
-    };
+    const std::vector<PipelineOp>& ops = sched.ops;
+    OpEvents start(w, critical);
+    int64_t opsShown = 0;
     auto leaveOut = [&](double fromS, double toS, int64_t opsLeftOut) {
-        if (e.eventsLeftOut == 0)
-            e.leftOutFromS = fromS;
+        const double perOp =
+            double(events.size() - eventsBefore) / double(std::max<int64_t>(1, opsShown));
+        e.eventsLeftOut = int64_t(perOp * double(opsLeftOut));
+        e.leftOutFromS = fromS;
         e.leftOutToS = toS;
-        e.eventsLeftOut += int64_t(perOp() * double(opsLeftOut));
-        opsPassed += opsLeftOut;
     };
-    // Shows ops [from, to) of the stored ones until the events are full.
-    auto show = [&](size_t from, size_t to) {
-        for (size_t i = from; i < to; ++i) {
-            if (events.size() >= kMaxStepEvents) {
-                leaveOut(ops[i].start, sched.makespan, sched.opCount() - opsPassed);
-                return false;
-            }
-            opEventsOf(ops[i]);
-            ++opsShown;
-            ++opsPassed;
-        }
-        return true;
-    };
-    if (!show(0, sched.repeatEnd))
+    for (size_t i = 0; i < sched.repeatEnd; ++i, ++opsShown) {
+        if (events.size() >= kMaxStepEvents)
+            return leaveOut(ops[i].start, sched.makespan, sched.opCount() - opsShown);
+        start.add(ops[i], events);
+    }
+    std::vector<Event> endEvents;
+    OpEvents end = start;
+    end.pass(double(sched.repeats) * sched.repeatS);
+    size_t i = sched.repeatEnd;
+    for (; i < ops.size() && events.size() + endEvents.size() < kMaxStepEvents; ++i)
+        end.add(ops[i], endEvents);
+    const bool endFits = i == ops.size();
+    if (sched.repeats == 0) { // the end follows on at once
+        events.insert(events.end(), endEvents.begin(), endEvents.end());
+        opsShown += int64_t(i - sched.repeatEnd);
+        if (!endFits)
+            leaveOut(ops[i].start, sched.makespan, sched.opCount() - opsShown);
         return;
+    }
+    const size_t room = kMaxStepEvents - (endFits ? endEvents.size() : 0);
+    int64_t shown = 0;
     const int64_t blockOps = int64_t(sched.repeatEnd - sched.repeatBegin);
-    const double room = double(kMaxStepEvents) - double(events.size()) -
-                        perOp() * double(ops.size() - sched.repeatEnd);
-    const int64_t shown = std::min(
-        sched.repeats, int64_t(std::max(0.0, room / std::max(1.0, perOp() * double(blockOps)))));
-    for (int64_t r = 1; r <= shown; ++r) {
-        for (size_t i = sched.repeatBegin; i < sched.repeatEnd; ++i)
-            opEventsOf(sched.repeated(ops[i], r));
-        opsShown += blockOps;
-        opsPassed += blockOps;
+    for (size_t perRepeat = 0; shown < sched.repeats && events.size() + perRepeat <= room;
+         ++shown, opsShown += blockOps) {
+        const size_t before = events.size();
+        for (size_t b = sched.repeatBegin; b < sched.repeatEnd; ++b)
+            start.add(sched.repeated(ops[b], shown + 1), events);
+        perRepeat = std::max(perRepeat, events.size() - before);
     }
-    if (shown < sched.repeats) {
-        const int64_t leftOut = sched.repeats - shown;
+    const int64_t repeatsLeftOut = sched.repeats - shown;
+    if (!endFits) {
+        const double fromS = repeatsLeftOut > 0
+                                 ? sched.repeated(ops[sched.repeatBegin], shown + 1).start
+                                 : ops[sched.repeatEnd].start;
+        return leaveOut(fromS, sched.makespan, sched.opCount() - opsShown);
+    }
+    if (repeatsLeftOut > 0) {
         const double fromS = sched.repeated(ops[sched.repeatBegin], shown + 1).start;
-        leaveOut(fromS, fromS + double(leftOut) * sched.repeatS, leftOut * blockOps);
-        for (double& free : stageCursor) // the stages were busy, not idle, in between
-            free += double(leftOut) * sched.repeatS;
+        leaveOut(fromS, fromS + double(repeatsLeftOut) * sched.repeatS, repeatsLeftOut * blockOps);
     }
-    show(sched.repeatEnd, ops.size());
+    events.insert(events.end(), endEvents.begin(), endEvents.end());
 }
 
 // DP events are exposed when they outlast their stage's compute.
