@@ -179,7 +179,7 @@ void describeRun(const RunDesc& r, const ClusterDesc* c, std::ostream& out)
 
 void describe(const LoadedFile& f, std::ostream& out)
 {
-    out << f.path << ": " << kindName(f.kind) << "\n";
+    out << printable(f.path, kNoLimit) << ": " << kindName(f.kind) << "\n";
     switch (f.kind) {
     case FileKind::Cluster:
         describeCluster(*f.cluster, out);
@@ -222,7 +222,7 @@ int runCheck(const Args& args, Io io)
             allValid = false;
             printDiagnostics(diags, io.out);
         } else {
-            io.out << path << ": ok (" << kindName(loaded->kind) << ")\n";
+            io.out << printable(path, kNoLimit) << ": ok (" << kindName(loaded->kind) << ")\n";
         }
     }
     return allValid ? kExitOk : kExitBadInput;

@@ -163,7 +163,7 @@ void printCurrent(const Current& c, int64_t fitting, std::ostream& out)
 {
     out << "\nThe run's own layout:\n";
     if (!c.invalidReason.empty()) {
-        out << "  not valid on this cluster: " << c.invalidReason << "\n";
+        out << "  not valid on this cluster: " << printable(c.invalidReason, kNoLimit) << "\n";
         return;
     }
     const Evaluation& e = *c.evaluation;

@@ -182,8 +182,9 @@ void checkRunOnCluster(const RunDesc& run, const ClusterDesc& cluster, const std
                 supported.push_back(toString(p));
         }
         diags.atPointer(file, runBase + "/precision",
-                        "the " + cluster.gpu.name + " has no " + toString(run.precision) +
-                            " peak; it supports " + wordList(supported, ", "));
+                        "the " + printable(cluster.gpu.name) + " has no " +
+                            toString(run.precision) + " peak; it supports " +
+                            wordList(supported, ", "));
     }
 }
 
