@@ -11,6 +11,7 @@
 #include <QVBoxLayout>
 
 #include "activitycolors.h"
+#include "backgroundwork.h"
 #include "breakdownchart.h"
 #include "comparepanel.h"
 #include "costmodel.h"
@@ -67,6 +68,7 @@ private:
     ComparePanel* m_compare = nullptr;
     bool m_scalingStale = true;
     bool m_compareStale = true;
+    LatestWork m_scalingWork; // an evaluation per size: off the GUI thread
     std::vector<QDockWidget*> m_docks;
 };
 
@@ -217,8 +219,13 @@ bool onScreen(const QWidget* widget, const QWidget* window)
 void StepViews::refreshShownCharts()
 {
     if (m_scalingStale && onScreen(m_scaling, m_window)) {
-        m_scaling->setPoints(cs::weakScaling(m_document->cluster(), m_document->run()));
         m_scalingStale = false;
+        m_scalingWork.start(this, [cluster = m_document->cluster(), run = m_document->run(),
+                                   chart = m_scaling](const std::atomic<bool>& cancelled) {
+            std::vector<cs::ScalingPoint> points = cs::weakScaling(cluster, run, &cancelled);
+            return std::function<void()>(
+                [chart, points = std::move(points)] { chart->setPoints(points); });
+        });
     }
     if (m_compareStale && onScreen(m_compare, m_window)) {
         updateCompare();
