@@ -756,7 +756,8 @@ private:
             if (m_part[i] == 2) {
                 op.start += shift;
                 op.end += shift;
-                op.inputEnd += shift;
+                if (op.fromStage >= 0)
+                    op.inputEnd += shift;
                 op.microBatch += microBatches;
             }
         }

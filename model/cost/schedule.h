@@ -106,7 +106,8 @@ struct PipelineSchedule {
         const double shift = double(r) * repeatS;
         op.start += shift;
         op.end += shift;
-        op.inputEnd += shift;
+        if (op.fromStage >= 0)
+            op.inputEnd += shift;
         op.microBatch += int(r * repeatMicroBatches);
         return op;
     }

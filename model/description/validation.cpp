@@ -80,7 +80,8 @@ void checkPipelineSize(const RunDesc& r, int dp, const std::string& file, const 
     const int64_t passes = microBatches * p.pp * p.vp;
     if (passes <= kMaxChunkPasses)
         return;
-    diags.atPointer(file, base + (microBatches > 1 ? "/batch/global" : "/parallelism/pp"),
+    // pp x vp is at most the layers (4,096), so the micro-batches are always what to change.
+    diags.atPointer(file, base + "/batch/global",
                     "global / (dp x micro) = " + withThousands(microBatches) +
                         " micro-batches per pipeline x pp " + str(p.pp) + " x vp " + str(p.vp) +
                         " = " + withThousands(passes) +
