@@ -197,7 +197,8 @@ void printText(const ClusterRun& in, const SearchOutcome& outcome, const Current
             << " s (--max-seconds): the fastest of the layouts tried so far, not of all of "
                "them.\n\n";
     if (outcome.results.empty()) {
-        out << "No configuration fits in memory.\n";
+        out << (outcome.outOfTime ? "No configuration that fits in memory was found in the time.\n"
+                                  : "No configuration fits in memory.\n");
     } else {
         printHeader(out);
         const size_t shown = std::min(outcome.results.size(), size_t(top));
