@@ -677,8 +677,12 @@ void MainWindow::exportTrace()
 {
     const QString path = askSavePath(tr("Export Step Trace"), QStringLiteral("step.trace.json"),
                                      tr("JSON files (*.json)"));
-    if (path.isEmpty())
-        return;
+    if (!path.isEmpty())
+        exportTraceTo(path);
+}
+
+bool MainWindow::exportTraceTo(const QString& path)
+{
     QString error, note;
     bool written = false;
     const bool finished = runWithProgress(
@@ -695,6 +699,7 @@ void MainWindow::exportTrace()
     else if (written)
         statusBar()->showMessage(
             note.isEmpty() ? tr("Wrote %1").arg(path) : tr("Wrote %1; %2").arg(path, note), 8000);
+    return written;
 }
 
 void MainWindow::searchParallelism()
