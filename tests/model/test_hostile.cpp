@@ -244,6 +244,39 @@ TEST_CASE("63 MB of nested empty arrays under an x- key are refused past a milli
     CHECK(contentOf(file).size() == blob.size());
 }
 
+TEST_CASE("YAML configs: a million values, 20 million empty sequences, a line nested 30 million "
+          "deep, a million keys, each refused in bounded memory",
+          "[hostile][imports]")
+{
+    ScratchDir dir;
+    const std::string keys = dir.path("keys.yaml"), flow = dir.path("flow.yaml"),
+                      deep = dir.path("deep.yaml");
+    std::string text;
+    for (int i = 0; i <= cs::kMaxJsonValues; ++i)
+        text += "k" + std::to_string(i) + ": 1\n";
+    writeContent(keys, text);
+    std::string sequences = "a: [";
+    sequences.reserve(61'000'000);
+    for (int i = 0; i < 20'000'000; ++i)
+        sequences += "[],";
+    writeContent(flow, sequences + "[]]\n");
+    std::string nested;
+    nested.reserve(60'000'000);
+    for (int i = 0; i < 30'000'000; ++i)
+        nested += "- ";
+    writeContent(deep, nested + "1\n");
+    for (const auto& [file, message] :
+         {std::pair{keys, "keys.yaml:1048577:1: more than 1,048,576 values in one file"},
+          std::pair{flow, "flow.yaml:1:"}, std::pair{deep, "deep.yaml:1:131: nested deeper"}}) {
+        INFO(file);
+        const BoundedRun r = cli({"import", "nemo", file}, 768);
+        INFO(r.describe());
+        CHECK(r.clean());
+        CHECK(r.status == 1);
+        CHECK_THAT(r.err, Catch::Contains(message));
+    }
+}
+
 TEST_CASE("a search of 131,072 GPUs and 4,096 layers stops at its time limit with the fastest "
           "found, and says so",
           "[hostile][search]")
