@@ -114,7 +114,7 @@ QString breakdownCsv(const cs::Evaluation& e, const cs::RunDesc& run)
 
 QByteArray stepTraceJson(const cs::ClusterDesc& cluster, const cs::RunDesc& run)
 {
-    return QByteArray::fromStdString(cs::chromeTraceJson(cluster, run));
+    return QByteArray::fromStdString(cs::chromeTraceOf(cluster, run).text);
 }
 
 QString figureTitle(const Document& doc)

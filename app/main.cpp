@@ -1,6 +1,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QIcon>
+#include <cmath>
 #include <cstdio>
 
 #include "description.h"
@@ -96,7 +97,7 @@ int main(int argc, char** argv)
         if (parser.isSet(time)) {
             bool ok = false;
             request.timeS = parser.value(time).toDouble(&ok);
-            if (!ok || request.timeS < 0)
+            if (!ok || !std::isfinite(request.timeS) || request.timeS < 0)
                 return usageError("--time takes seconds, e.g. 0.42");
         }
         return renderToPng(request);

@@ -29,6 +29,7 @@
 #include <QToolBar>
 
 #include "autosave.h"
+#include "backgroundwork.h"
 #include "bookmarkdialog.h"
 #include "bookmarkslist.h"
 #include "document.h"
@@ -48,6 +49,7 @@
 #include "theme.h"
 #include "topologyscene.h"
 #include "topologyview.h"
+#include "trace.h"
 #include "windowlayout.h"
 
 namespace {
@@ -402,14 +404,29 @@ bool MainWindow::openFile(const QString& path)
 bool MainWindow::openMeasuredRuns(const QString& path)
 {
     cs::Diagnostics diags;
-    std::vector<cs::MeasuredRun> runs = cs::readMeasuredRuns(path.toStdString(), diags);
+    std::vector<cs::MeasuredRun> runs;
+    std::vector<double> predicted;
+    const bool finished = runWithProgress(
+        this, tr("Predicting the measured runs of %1...").arg(QFileInfo(path).fileName()),
+        [&](TaskProgress& progress) {
+            runs = cs::readMeasuredRuns(path.toStdString(), diags);
+            for (size_t i = 0; i < runs.size() && !progress.cancelled; ++i) {
+                progress.report(int64_t(i), int64_t(runs.size()));
+                predicted.push_back(cs::evaluate(runs[i].cluster, runs[i].run).stepTimeS);
+            }
+        });
+    if (!finished) {
+        statusBar()->showMessage(tr("Cancelled: %1 not opened").arg(path), 4000);
+        return false;
+    }
     if (!diags.empty())
         report(tr("Problems in %1").arg(QFileInfo(path).fileName()),
                QString::fromStdString(diags.formatAll()));
     if (runs.empty())
         return false;
     addRecentFile(QFileInfo(path).absoluteFilePath());
-    auto* dialog = new MeasuredRunsDialog(std::move(runs), QFileInfo(path).fileName(), this);
+    auto* dialog = new MeasuredRunsDialog(std::move(runs), std::move(predicted),
+                                          QFileInfo(path).fileName(), this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &MeasuredRunsDialog::openRequested, this, [this](const cs::MeasuredRun& run) {
         if (!maybeSave())
@@ -753,14 +770,29 @@ void MainWindow::exportTrace()
 {
     const QString path = askSavePath(tr("Export Step Trace"), QStringLiteral("step.trace.json"),
                                      tr("JSON files (*.json)"));
-    if (path.isEmpty())
-        return;
-    QProgressDialog progress(tr("Writing the step trace..."), QString(), 0, 0, this);
-    progress.setWindowModality(Qt::WindowModal);
-    progress.setMinimumDuration(300);
-    QString error;
-    if (!exportStepTrace(m_document->cluster(), m_document->run(), path, &error))
+    if (!path.isEmpty())
+        exportTraceTo(path);
+}
+
+bool MainWindow::exportTraceTo(const QString& path)
+{
+    QString error, note;
+    bool written = false;
+    const bool finished = runWithProgress(
+        this, tr("Writing the step trace..."),
+        [&, cluster = m_document->cluster(), run = m_document->run()](TaskProgress& progress) {
+            const cs::ChromeTrace trace = cs::chromeTraceOf(cluster, run);
+            note = QString::fromStdString(trace.leftOutNote);
+            // Cancelled before the write begins, nothing is written.
+            if (!progress.cancelled)
+                written = writeFileAtomically(path, QByteArray::fromStdString(trace.text), &error);
+        });
+    if (finished && !written)
         report(tr("Cannot export"), error);
+    else if (written)
+        statusBar()->showMessage(
+            note.isEmpty() ? tr("Wrote %1").arg(path) : tr("Wrote %1; %2").arg(path, note), 8000);
+    return written;
 }
 
 void MainWindow::searchParallelism()

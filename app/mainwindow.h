@@ -43,6 +43,9 @@ public:
     bool openFile(const QString& path);
     // Shows the cost model beside every measured run of a .jsonl file; a row opens as a document.
     bool openMeasuredRuns(const QString& path);
+    // Writes the step as Chrome trace events, on a worker behind a progress dialog with Cancel
+    // (cancelled before the write, nothing is written). Returns whether it wrote the file.
+    bool exportTraceTo(const QString& path);
     // Puts another run (or a cluster, or a session's run) beside this one, as one undo step.
     bool compareWith(const QString& path);
     // The last measured-runs dialog opened (tests).

@@ -42,7 +42,8 @@ int renderToPng(const RenderRequest& request)
     if (request.selectRank >= 0) {
         if (request.selectRank >= document.placement().worldSize())
             return fail(1, QStringLiteral("%1: --select %2: the run has ranks 0 to %3")
-                               .arg(request.input)
+                               .arg(QString::fromStdString(
+                                   cs::printable(request.input.toStdString(), cs::kNoLimit)))
                                .arg(request.selectRank)
                                .arg(document.placement().worldSize() - 1));
         view.highlightRank = request.selectRank;

@@ -17,6 +17,7 @@
 #include <QWidgetAction>
 
 #include "activitycolors.h"
+#include "backgroundwork.h"
 #include "breakdownchart.h"
 #include "comparepanel.h"
 #include "costmodel.h"
@@ -101,6 +102,7 @@ private:
     ComparePanel* m_compare = nullptr;
     bool m_scalingStale = true;
     bool m_compareStale = true;
+    LatestWork m_scalingWork; // an evaluation per size: off the GUI thread
     std::vector<QDockWidget*> m_docks;
 };
 
@@ -305,8 +307,13 @@ bool onScreen(const QWidget* widget, const QWidget* window)
 void StepViews::refreshShownCharts()
 {
     if (m_scalingStale && onScreen(m_scaling, m_window)) {
-        m_scaling->setPoints(cs::weakScaling(m_document->cluster(), m_document->run()));
         m_scalingStale = false;
+        m_scalingWork.start(this, [cluster = m_document->cluster(), run = m_document->run(),
+                                   chart = m_scaling](const std::atomic<bool>& cancelled) {
+            std::vector<cs::ScalingPoint> points = cs::weakScaling(cluster, run, &cancelled);
+            return std::function<void()>(
+                [chart, points = std::move(points)] { chart->setPoints(points); });
+        });
     }
     if (m_compareStale && onScreen(m_compare, m_window)) {
         updateCompare();

@@ -8,8 +8,6 @@
 #include <QVBoxLayout>
 #include <cmath>
 
-#include "costmodel.h"
-
 namespace {
 
 enum Column { kId, kGpu, kGpus, kModel, kPrecision, kMeasured, kPredicted, kError, kColumns };
@@ -34,10 +32,12 @@ QTableWidgetItem* sortableNumber(double value, const QString& text)
 
 } // namespace
 
-MeasuredRunsDialog::MeasuredRunsDialog(std::vector<cs::MeasuredRun> runs, const QString& file,
+MeasuredRunsDialog::MeasuredRunsDialog(std::vector<cs::MeasuredRun> runs,
+                                       std::vector<double> predicted, const QString& file,
                                        QWidget* parent)
     : QDialog(parent)
     , m_runs(std::move(runs))
+    , m_predicted(std::move(predicted))
     , m_table(new QTableWidget(this))
     , m_summary(new QLabel(this))
 {
@@ -76,7 +76,7 @@ void MeasuredRunsDialog::fill()
     for (size_t i = 0; i < m_runs.size(); ++i) {
         const cs::MeasuredRun& r = m_runs[i];
         const double measured = r.run.measured ? r.run.measured->stepTimeS : 0;
-        const double predicted = cs::evaluate(r.cluster, r.run).stepTimeS;
+        const double predicted = m_predicted.at(i);
         const double error = measured > 0 ? predicted / measured - 1 : 0;
         sum += std::abs(error);
         const int row = int(i);

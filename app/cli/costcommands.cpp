@@ -83,6 +83,24 @@ void printGoodput(const Goodput& g, const StepVariance& v, std::ostream& out)
             << " (the defaults of docs/cost-model.md, \"Goodput\")\n";
 }
 
+// Characters, not bytes, as a terminal shows them.
+size_t characters(std::string_view text)
+{
+    return size_t(std::count_if(text.begin(), text.end(), [](char c) {
+        return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    }));
+}
+
+std::string padRight(const std::string& text, size_t width)
+{
+    return text + std::string(width - std::min(width, characters(text)), ' ');
+}
+
+std::string padLeft(const std::string& text, size_t width)
+{
+    return std::string(width - std::min(width, characters(text)), ' ') + text;
+}
+
 void printEvaluation(const Evaluation& e, const RunDesc& run, std::ostream& out)
 {
     out << "step time          " << fixed(e.stepTimeS, 4) << " s\n";
@@ -159,12 +177,16 @@ int runValidateRuns(const Args& args, Io io)
 
     json rows = json::array();
     double sumAbs = 0;
+    std::vector<std::string> ids; // as the table shows them
     size_t width = 2;
-    for (const MeasuredRun& r : runs)
-        width = std::max(width, r.id.size());
+    for (const MeasuredRun& r : runs) {
+        ids.push_back(printable(r.id));
+        width = std::max(width, characters(ids.back()));
+    }
     if (!asJson)
         io.out << "id" << std::string(width - 2, ' ') << "  predicted_s  measured_s    error\n";
-    for (const MeasuredRun& r : runs) {
+    for (size_t i = 0; i < runs.size(); ++i) {
+        const MeasuredRun& r = runs[i];
         const Evaluation e = evaluate(r.cluster, r.run, {&*cal});
         const double measured = r.run.measured->stepTimeS;
         const double error = e.stepTimeS / measured - 1;
@@ -173,14 +195,10 @@ int runValidateRuns(const Args& args, Io io)
                         {"predicted_s", e.stepTimeS},
                         {"measured_s", measured},
                         {"error", error}});
-        if (!asJson) {
-            const std::string predicted = fixed(e.stepTimeS, 4), real = fixed(measured, 4);
-            io.out << printable(r.id, width)
-                   << std::string(width - std::min(width, r.id.size()), ' ') << "  "
-                   << std::string(predicted.size() < 11 ? 11 - predicted.size() : 0, ' ')
-                   << predicted << "  " << std::string(real.size() < 10 ? 10 - real.size() : 0, ' ')
-                   << real << "  " << (error >= 0 ? "+" : "") << percent(error) << "\n";
-        }
+        if (!asJson)
+            io.out << padRight(ids[i], width) << "  " << padLeft(fixed(e.stepTimeS, 4), 11) << "  "
+                   << padLeft(fixed(measured, 4), 10) << "  " << (error >= 0 ? "+" : "")
+                   << percent(error) << "\n";
     }
     const double mape = runs.empty() ? 0 : sumAbs / double(runs.size());
     if (asJson)
@@ -204,14 +222,16 @@ int runTrace(const Args& args, Io io)
     if (!l)
         return kExitBadInput;
     const Evaluation e = evaluate(l->cluster, l->run);
-    const json trace = chromeTrace(e, l->run);
+    const ChromeTrace trace = chromeTrace(e, l->run);
     Diagnostics diags;
-    if (!writeFileAtomically(*output, trace.dump() + "\n", diags)) {
+    if (!writeFileAtomically(*output, trace.text, diags)) {
         printDiagnostics(diags, io.err);
         return kExitBadInput;
     }
-    io.out << "wrote " << e.events.size() << " events (" << fixed(e.stepTimeS, 4) << " s step) to "
-           << *output << "\n";
+    io.out << "wrote " << withThousands(int64_t(trace.events)) << " events ("
+           << fixed(e.stepTimeS, 4) << " s step) to " << printable(*output, 4096) << "\n";
+    if (!trace.leftOutNote.empty())
+        io.out << trace.leftOutNote << "\n";
     return kExitOk;
 }
 

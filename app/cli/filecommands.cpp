@@ -286,7 +286,7 @@ void describeJson(const LoadedFile& f, int indent, std::ostream& out)
 
 void describe(const LoadedFile& f, std::ostream& out)
 {
-    out << f.path << ": " << kindName(f.kind) << "\n";
+    out << printable(f.path, kNoLimit) << ": " << kindName(f.kind) << "\n";
     switch (f.kind) {
     case FileKind::Cluster:
         describeCluster(*f.cluster, out);
@@ -331,7 +331,7 @@ int runCheck(const Args& args, Io io)
             allValid = false;
             printDiagnostics(diags, io.out);
         } else {
-            io.out << path << ": ok (" << kindName(loaded->kind) << ")\n";
+            io.out << printable(path, kNoLimit) << ": ok (" << kindName(loaded->kind) << ")\n";
         }
     }
     return allValid ? kExitOk : kExitBadInput;

@@ -128,22 +128,26 @@ int emit(const json& document, const std::string& output, Io io)
             io.err << d.format() << "\n";
         return kExitBadInput;
     }
-    io.out << "wrote " << output << " (" << document.value("name", std::string()) << ")\n";
+    io.out << "wrote " << printable(output, kNoLimit) << " ("
+           << printable(document.value("name", std::string())) << ")\n";
     return kExitOk;
 }
 
 void printMlperf(const MlperfResult& r, const std::string& file, std::ostream& out)
 {
-    out << file << ": " << (r.benchmark.empty() ? "MLPerf Training result" : r.benchmark)
+    out << printable(file, kNoLimit) << ": "
+        << (r.benchmark.empty() ? "MLPerf Training result" : printable(r.benchmark))
         << ", global batch " << withThousands(r.globalBatch);
     if (r.seqLen)
         out << ", sequence " << withThousands(*r.seqLen);
-    out << "\n  step time      " << fixed(r.stepTimeS, 4) << " s (" << r.stepSource << ")\n";
+    out << "\n  step time      " << fixed(r.stepTimeS, 4) << " s (" << printable(r.stepSource)
+        << ")\n";
     if (r.steps)
         out << "  steps          " << withThousands(*r.steps) << "\n";
     if (r.runTimeS)
         out << "  time to train  " << fixed(*r.runTimeS, 1) << " s (" << fixed(*r.runTimeS / 60, 2)
-            << " min, run_start to run_stop" << (r.status.empty() ? "" : ", " + r.status) << ")\n";
+            << " min, run_start to run_stop" << (r.status.empty() ? "" : ", " + printable(r.status))
+            << ")\n";
 }
 
 int importMllog(const ImportArgs& a, ImportReport& report, Io io)
@@ -170,10 +174,11 @@ int importMllog(const ImportArgs& a, ImportReport& report, Io io)
     if (!a.output.empty())
         return emit(*cluster, a.output, io);
     if (cluster && !a.json)
-        io.out << "  cluster        " << cluster->value("name", std::string()) << ": "
+        io.out << "  cluster        " << inQuotes(cluster->value("name", std::string())) << ": "
                << withThousands(cluster->value("racks", 0)) << " racks x "
                << cluster->value("nodes_per_rack", 0) << " nodes x "
-               << cluster->value("gpus_per_node", 0) << " " << cluster->value("gpu", std::string())
+               << cluster->value("gpus_per_node", 0) << " "
+               << printable(cluster->value("gpu", std::string()))
                << " (write it with -o CLUSTER.json)\n";
     return kExitOk;
 }

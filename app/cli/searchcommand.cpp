@@ -18,6 +18,7 @@
 namespace cs::cli {
 
 constexpr int kDefaultTop = 20;
+constexpr double kDefaultMaxSeconds = 300;
 
 const CommandSpec kSearchSpec{
     "search",
@@ -25,7 +26,9 @@ const CommandSpec kSearchSpec{
     2,
     2,
     {{"--top", "N", "show the N fastest (default 20)"},
-     {"--json", "", "one JSON object: layouts, estimated, evaluated, fitting, current, results"},
+     {"--max-seconds", "N", "stop after about N seconds with the fastest found (default 300)"},
+     {"--json", "",
+      "one JSON object: layouts, estimated, evaluated, fitting, cut_short, current, results"},
      kCalibrationOption},
     "the best parallel layouts, ranked",
     "Tries every valid tp, cp, pp, vp, micro-batch, recompute setting and placement for RUN's\n"
@@ -34,7 +37,7 @@ const CommandSpec kSearchSpec{
     "form of the cost model chooses a shortlist; every layout listed is evaluated by the cost\n"
     "model itself, so its step time is what `evaluate` gives once it is applied. The run's own\n"
     "layout is shown with its rank. Sequence parallelism and the distributed optimizer stay as\n"
-    "RUN has them."};
+    "RUN has them. A search that runs out of time says so and lists the fastest it found."};
 
 namespace {
 
@@ -122,6 +125,7 @@ json resultsJson(const SearchOutcome& outcome, const Current& current, int top)
             {"estimated", outcome.estimated},
             {"evaluated", outcome.evaluated},
             {"fitting", outcome.fitting},
+            {"cut_short", outcome.outOfTime || outcome.cancelled},
             {"current", own},
             {"results", results}};
 }
@@ -164,7 +168,7 @@ void printCurrent(const Current& c, int64_t fitting, std::ostream& out)
 {
     out << "\nThe run's own layout:\n";
     if (!c.invalidReason.empty()) {
-        out << "  not valid on this cluster: " << c.invalidReason << "\n";
+        out << "  not valid on this cluster: " << printable(c.invalidReason, kNoLimit) << "\n";
         return;
     }
     const Evaluation& e = *c.evaluation;
@@ -178,7 +182,7 @@ void printCurrent(const Current& c, int64_t fitting, std::ostream& out)
 }
 
 void printText(const ClusterRun& in, const SearchOutcome& outcome, const Current& current,
-               double seconds, int top, std::ostream& out)
+               double seconds, double maxSeconds, int top, std::ostream& out)
 {
     const ClusterDesc& c = in.cluster;
     const RunDesc& r = in.run;
@@ -189,8 +193,13 @@ void printText(const ClusterRun& in, const SearchOutcome& outcome, const Current
         << withThousands(outcome.estimated) << " configurations estimated and the "
         << withThousands(outcome.evaluated) << " fastest evaluated in " << fixed(seconds, 2)
         << " s; " << withThousands(outcome.fitting) << " fit in memory\n\n";
+    if (outcome.outOfTime)
+        out << "Cut short after " << numberText(maxSeconds)
+            << " s (--max-seconds): the fastest of the layouts tried so far, not of all of "
+               "them.\n\n";
     if (outcome.results.empty()) {
-        out << "No configuration fits in memory.\n";
+        out << (outcome.outOfTime ? "No configuration that fits in memory was found in the time.\n"
+                                  : "No configuration fits in memory.\n");
     } else {
         printHeader(out);
         const size_t shown = std::min(outcome.results.size(), size_t(top));
@@ -212,7 +221,9 @@ int runSearch(const Args& args, Io io)
         return *exit;
     const ParsedArgs& p = std::get<ParsedArgs>(parsed);
     const std::optional<int> top = p.positiveInt("--top", kDefaultTop, io);
-    if (!top)
+    const std::optional<double> maxSeconds =
+        p.positiveNumber("--max-seconds", kDefaultMaxSeconds, io);
+    if (!top || !maxSeconds)
         return kExitUsage;
     const std::optional<Calibration> cal = calibrationOf(p, io);
     const std::optional<ClusterRun> in =
@@ -226,6 +237,8 @@ int runSearch(const Args& args, Io io)
     if (current.fits())
         options.alsoKeepFasterThanS = current.evaluation->stepTimeS;
     const auto start = std::chrono::steady_clock::now();
+    options.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                   std::chrono::duration<double>(std::min(*maxSeconds, 1e9)));
     const SearchOutcome outcome = searchParallelism(in->cluster, in->run, options);
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -233,7 +246,7 @@ int runSearch(const Args& args, Io io)
     if (p.has("--json"))
         io.out << resultsJson(outcome, current, *top).dump(2) << "\n";
     else
-        printText(*in, outcome, current, seconds, *top, io.out);
+        printText(*in, outcome, current, seconds, *maxSeconds, *top, io.out);
     return kExitOk;
 }
 

@@ -7,7 +7,6 @@ namespace cs {
 std::string Diagnostic::format() const
 {
     // What a file put into a name or a message is printed escaped, never obeyed by a terminal.
-    constexpr size_t kNoLimit = size_t(-1);
     const std::string where = printable(file, kNoLimit);
     const std::string what = printable(message, kNoLimit);
     if (line > 0)

@@ -22,6 +22,7 @@ std::string inStepTimeText(double seconds);
 std::string trainingTimeText(double seconds);
 // Text from a file made safe to print on a terminal: control characters escaped (\n, \t,
 // \x1b ...), and at most `limit` characters kept, the cut marked with "...".
+inline constexpr size_t kNoLimit = size_t(-1);
 std::string printable(std::string_view text, size_t limit = 80);
 // printable(text) in double quotes.
 std::string inQuotes(std::string_view text);

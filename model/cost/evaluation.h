@@ -98,6 +98,10 @@ struct Event {
 // "forward", ..., or the dimension's key for communication: "tp", "dp".
 std::string_view eventName(const Event& e);
 
+// The most events an evaluation holds: a step of very many micro-batches keeps the events of
+// its start and its end, and leaves out repeats of its steady state in between (schedule.h).
+inline constexpr size_t kMaxStepEvents = size_t(1) << 20;
+
 struct Evaluation {
     double stepTimeS = 0;
     Breakdown breakdown;
@@ -119,6 +123,11 @@ struct Evaluation {
     std::optional<Goodput> goodput;
     std::optional<StepVariance> variance;
     std::vector<Event> events;
+    // Events of the steady state left out of `events` (0: none): from leftOutFromS to
+    // leftOutToS every stage repeats what it did in the period before.
+    int64_t eventsLeftOut = 0;
+    double leftOutFromS = 0;
+    double leftOutToS = 0;
 };
 
 } // namespace cs

@@ -1,6 +1,8 @@
 #include "simulation.h"
 
 #include <algorithm>
+#include <map>
+#include <tuple>
 
 #include "commtotals.h"
 #include "databuckets.h"
@@ -32,24 +34,23 @@ PipelineSpec pipelineSpecOf(const Workload& w, std::vector<double>& gatherEnd)
     return spec;
 }
 
-// When each stage's compute ends, and the schedule index of each chunk's last backward,
-// which releases its gradients.
+// When each stage's compute ends, and each chunk's last backward, which releases its
+// gradients.
 struct StageEnds {
-    std::vector<int> lastBackward;  // per op index stage * v + chunk
-    std::vector<double> computeEnd; // per stage
+    std::vector<PipelineOp> lastBackward; // per op index stage * v + chunk
+    std::vector<double> computeEnd;       // per stage
 };
 
 StageEnds stageEndsOf(const Workload& w, const PipelineSchedule& sched)
 {
     StageEnds ends;
-    ends.lastBackward.assign(size_t(w.p) * w.v, -1);
+    ends.lastBackward.resize(size_t(w.p) * w.v);
     ends.computeEnd.assign(size_t(w.p), 0);
-    for (size_t i = 0; i < sched.ops.size(); ++i) {
-        const PipelineOp& op = sched.ops[i];
+    sched.forEachOpLastRepeat([&](const PipelineOp& op) {
         if (op.backward)
-            ends.lastBackward[w.op(op.stage, op.chunk)] = int(i);
+            ends.lastBackward[w.op(op.stage, op.chunk)] = op;
         ends.computeEnd[size_t(op.stage)] = std::max(ends.computeEnd[size_t(op.stage)], op.end);
-    }
+    });
     return ends;
 }
 
@@ -81,8 +82,8 @@ struct DataParallel {
     std::vector<double> total; // per stage, all DP traffic time
 };
 
-DataParallel drainDataParallel(const Workload& w, const PipelineSchedule& sched,
-                               const StageEnds& ends, const std::vector<double>& gatherEnd,
+DataParallel drainDataParallel(const Workload& w, const StageEnds& ends,
+                               const std::vector<double>& gatherEnd,
                                const std::vector<double>& chunkReady, std::vector<Event>& events)
 {
     DataParallel dp;
@@ -90,7 +91,7 @@ DataParallel drainDataParallel(const Workload& w, const PipelineSchedule& sched,
     for (int s = 0; s < w.p; ++s) {
         std::vector<Bucket> buckets;
         for (int k = 0; k < w.v; ++k) {
-            const PipelineOp& op = sched.ops[size_t(ends.lastBackward[w.op(s, k)])];
+            const PipelineOp& op = ends.lastBackward[w.op(s, k)];
             addBuckets(w, s, k, op.start, op.end, buckets);
         }
         if (!w.overlapGradReduce) // reduced once the stage's backward pass is done
@@ -110,24 +111,22 @@ DataParallel drainDataParallel(const Workload& w, const PipelineSchedule& sched,
     return dp;
 }
 
-// The breakdown, read along the critical stage: its ops, and what each gap waited for.
-// Returns the exposed pipeline time on fabric hops and adds up all pipeline traffic.
-double readCriticalStage(const Workload& w, const PipelineSchedule& sched, int critical,
-                         double computeEnd, Breakdown& bd, double& ppTotal)
-{
+// The breakdown read along the critical stage so far, and where its last op ended.
+struct CriticalPath {
+    Breakdown bd;
+    double ppScaleOut = 0; // exposed pipeline time on fabric hops
+    double ppTotal = 0;    // all pipeline traffic
     double cursor = 0;
-    double ppScaleOut = 0;
-    ppTotal = 0;
-    for (const PipelineOp& op : sched.ops) {
-        if (op.stage != critical)
-            continue;
+
+    // One op: its parts, and what the gap before it waited for.
+    void read(const Workload& w, const PipelineOp& op)
+    {
         const double gap = op.start - cursor;
         if (op.bound == OpBound::Dependency) {
             const double pp = std::min(gap, op.transferS);
             bd.exposed[Dim::PP] += pp;
             bd.bubble += gap - pp;
-            const PipelineOp& from = sched.ops[size_t(op.dependency)];
-            if (w.hopScaleOut(from.stage, op.stage))
+            if (w.hopScaleOut(op.fromStage, op.stage))
                 ppScaleOut += pp;
         } else if (op.bound == OpBound::ChunkReady) {
             bd.exposed[Dim::DP] += gap;
@@ -143,12 +142,51 @@ double readCriticalStage(const Workload& w, const PipelineSchedule& sched, int c
             bd.exposed[d] += parts.comm[d];
         cursor = op.end;
     }
-    bd.exposed[Dim::DP] += computeEnd - cursor;
-    return ppScaleOut;
+
+    // What another path read, `times` over.
+    void add(const CriticalPath& o, double times)
+    {
+        bd.compute += times * o.bd.compute;
+        bd.recompute += times * o.bd.recompute;
+        for (Dim d : kAllDims)
+            bd.exposed[d] += times * o.bd.exposed[d];
+        bd.bubble += times * o.bd.bubble;
+        ppScaleOut += times * o.ppScaleOut;
+        ppTotal += times * o.ppTotal;
+    }
+};
+
+// The breakdown, read along the critical stage: its ops, and what each gap waited for. Every
+// repeat of the steady state reads as the first one after the block. Returns the exposed
+// pipeline time on fabric hops and adds up all pipeline traffic.
+double readCriticalStage(const Workload& w, const PipelineSchedule& sched, int critical,
+                         double computeEnd, Breakdown& bd, double& ppTotal)
+{
+    CriticalPath path;
+    const std::vector<PipelineOp>& ops = sched.ops;
+    for (size_t i = 0; i < sched.repeatEnd; ++i)
+        if (ops[i].stage == critical)
+            path.read(w, ops[i]);
+    if (sched.repeats > 0) {
+        CriticalPath repeat;
+        repeat.cursor = path.cursor;
+        for (size_t i = sched.repeatBegin; i < sched.repeatEnd; ++i)
+            if (ops[i].stage == critical)
+                repeat.read(w, sched.repeated(ops[i], 1));
+        path.add(repeat, double(sched.repeats));
+        path.cursor = repeat.cursor + double(sched.repeats - 1) * sched.repeatS;
+    }
+    for (size_t i = sched.repeatEnd; i < ops.size(); ++i)
+        if (ops[i].stage == critical)
+            path.read(w, ops[i]);
+    path.bd.exposed[Dim::DP] += computeEnd - path.cursor;
+    bd = path.bd;
+    ppTotal = path.ppTotal;
+    return path.ppScaleOut;
 }
 
 void pushSegment(std::vector<Event>& events, double& t, double seconds, EventKind kind, Dim dim,
-                 const PipelineOp& op, int opIndex, LinkClass link)
+                 const PipelineOp& op, int opId, int inputId, LinkClass link)
 {
     if (seconds <= 0)
         return;
@@ -161,23 +199,23 @@ void pushSegment(std::vector<Event>& events, double& t, double seconds, EventKin
     e.kind = kind;
     e.dim = dim;
     e.link = link;
-    e.op = opIndex;
-    e.dependsOn = op.dependency;
+    e.op = opId;
+    e.dependsOn = inputId;
     events.push_back(e);
     t = e.end;
 }
 
 // An op as its segments: recompute, compute, then the exposed collectives it waits for.
-void opEvents(const Workload& w, const PipelineOp& op, int opIndex, const Parts& parts,
+void opEvents(const Workload& w, const PipelineOp& op, int opId, int inputId, const Parts& parts,
               std::vector<Event>& events)
 {
     double t = op.start;
-    pushSegment(events, t, parts.recompute, EventKind::Recompute, Dim::TP, op, opIndex,
+    pushSegment(events, t, parts.recompute, EventKind::Recompute, Dim::TP, op, opId, inputId,
                 LinkClass::NVLink);
     pushSegment(events, t, parts.compute, op.backward ? EventKind::Backward : EventKind::Forward,
-                Dim::TP, op, opIndex, LinkClass::NVLink);
+                Dim::TP, op, opId, inputId, LinkClass::NVLink);
     for (Dim d : kAllDims)
-        pushSegment(events, t, parts.comm[d], EventKind::Comm, d, op, opIndex, w.linkOf(d));
+        pushSegment(events, t, parts.comm[d], EventKind::Comm, d, op, opId, inputId, w.linkOf(d));
 }
 
 WaitReason waitOf(OpBound bound)
@@ -194,55 +232,172 @@ WaitReason waitOf(OpBound bound)
     return WaitReason::None;
 }
 
-Event sendEvent(const Workload& w, const PipelineSchedule& sched, const PipelineOp& op, int opIndex)
+// Numbers the ops shown in the events, so that an event names its op and the op whose output
+// that op takes; an op numbered as an input but left out of the events has no events.
+class OpIds {
+public:
+    int of(int stage, int chunk, int microBatch, bool backward)
+    {
+        return m_ids.try_emplace({stage, chunk, microBatch, backward}, int(m_ids.size()))
+            .first->second;
+    }
+
+    int of(const PipelineOp& op) { return of(op.stage, op.chunk, op.microBatch, op.backward); }
+
+    // The op's input: the previous chunk going forward, the next going backward, and for the
+    // last chunk's backward pass its own forward pass; -1 when it has none.
+    int inputOf(const PipelineOp& op)
+    {
+        if (op.fromStage < 0)
+            return -1;
+        const bool fromItself = op.fromStage == op.stage && op.fromChunk == op.chunk;
+        return of(op.fromStage, op.fromChunk, op.microBatch, op.backward && !fromItself);
+    }
+
+private:
+    std::map<std::tuple<int, int, int, bool>, int> m_ids;
+};
+
+Event sendEvent(const Workload& w, const PipelineOp& op, int opId, int inputId)
 {
-    const PipelineOp& from = sched.ops[size_t(op.dependency)];
     Event send;
-    send.start = from.end;
-    send.end = from.end + op.transferS;
-    send.stage = from.stage;
+    send.start = op.inputEnd;
+    send.end = op.inputEnd + op.transferS;
+    send.stage = op.fromStage;
     send.microBatch = op.microBatch;
-    send.chunk = from.chunk;
+    send.chunk = op.fromChunk;
     send.kind = EventKind::Comm;
     send.dim = Dim::PP;
-    send.link = w.hopScaleOut(from.stage, op.stage) ? w.links.fabricClass : LinkClass::NVLink;
+    send.link = w.hopScaleOut(op.fromStage, op.stage) ? w.links.fabricClass : LinkClass::NVLink;
     send.exposed = op.bound == OpBound::Dependency;
-    send.op = opIndex;
-    send.dependsOn = op.dependency;
+    send.op = opId;
+    send.dependsOn = inputId;
     return send;
 }
 
-// Every op, the idle gaps between them and the pipeline sends, marked critical on the
-// critical stage; DP events are exposed when they outlast their stage's compute.
-void scheduleEvents(const Workload& w, const PipelineSchedule& sched, const StageEnds& ends,
-                    int critical, std::vector<Event>& events)
-{
-    std::vector<double> stageCursor(size_t(w.p), 0);
-    for (size_t opIndex = 0; opIndex < sched.ops.size(); ++opIndex) {
-        const PipelineOp& op = sched.ops[opIndex];
-        const size_t i = w.op(op.stage, op.chunk);
-        double& free = stageCursor[size_t(op.stage)];
+// The events of ops: the idle gap before each on its stage and why it waited, its segments,
+// the transfer of its input; marked critical on the critical stage.
+class OpEvents {
+public:
+    OpEvents(const Workload& w, int critical, OpIds& ids)
+        : m_w(w)
+        , m_critical(critical)
+        , m_ids(&ids)
+        , m_stageFree(size_t(w.p), 0)
+    {
+    }
+
+    void add(const PipelineOp& op, std::vector<Event>& events)
+    {
+        const size_t i = m_w.op(op.stage, op.chunk);
+        const int id = m_ids->of(op), input = m_ids->inputOf(op);
+        double& free = m_stageFree[size_t(op.stage)];
         if (op.start > free) {
             Event gap;
             gap.start = free;
             gap.end = op.start;
             gap.stage = op.stage;
             gap.kind = EventKind::Bubble;
-            gap.critical = op.stage == critical;
+            gap.critical = op.stage == m_critical;
             gap.wait = waitOf(op.bound);
-            gap.op = int(opIndex);
-            gap.dependsOn = op.dependency;
+            gap.op = id;
+            gap.dependsOn = input;
             events.push_back(gap);
         }
         free = op.end;
         const size_t first = events.size();
-        opEvents(w, op, int(opIndex), op.backward ? w.backward[i] : w.forward[i], events);
+        opEvents(m_w, op, id, input, op.backward ? m_w.backward[i] : m_w.forward[i], events);
         if (op.transferS > 0)
-            events.push_back(sendEvent(w, sched, op, int(opIndex)));
+            events.push_back(sendEvent(m_w, op, id, input));
         for (size_t j = first; j < events.size(); ++j)
             events[j].critical =
-                op.stage == critical && !(events[j].isComm() && events[j].dim == Dim::PP);
+                op.stage == m_critical && !(events[j].isComm() && events[j].dim == Dim::PP);
+        ++m_ops;
     }
+
+    // Ops not shown: every stage was busy meanwhile, not idle.
+    void pass(double seconds)
+    {
+        for (double& free : m_stageFree)
+            free += seconds;
+    }
+
+    int64_t ops() const { return m_ops; }
+
+private:
+    const Workload& m_w;
+    int m_critical;
+    OpIds* m_ids;
+    std::vector<double> m_stageFree;
+    int64_t m_ops = 0;
+};
+
+// Every op's events, at most kMaxStepEvents: the start of the step (the ops before the
+// repeating block and the block once), then as many repeats as fit beside the end of the step
+// (the ops after the repeats), then that end. When the end does not fit, the events run on in
+// order until full and the rest of the step is left out. What is left out is said in the
+// evaluation.
+void scheduleEvents(const Workload& w, const PipelineSchedule& sched, int critical, Evaluation& e)
+{
+    std::vector<Event>& events = e.events;
+    const size_t eventsBefore = events.size();
+    const std::vector<PipelineOp>& ops = sched.ops;
+    OpIds ids;
+    OpEvents start(w, critical, ids);
+    int64_t opsShown = 0;
+    auto leaveOut = [&](double fromS, double toS, int64_t opsLeftOut) {
+        const double perOp =
+            double(events.size() - eventsBefore) / double(std::max<int64_t>(1, opsShown));
+        e.eventsLeftOut = int64_t(perOp * double(opsLeftOut));
+        e.leftOutFromS = fromS;
+        e.leftOutToS = toS;
+    };
+    for (size_t i = 0; i < sched.repeatEnd; ++i, ++opsShown) {
+        if (events.size() >= kMaxStepEvents)
+            return leaveOut(ops[i].start, sched.makespan, sched.opCount() - opsShown);
+        start.add(ops[i], events);
+    }
+    std::vector<Event> endEvents;
+    OpEvents end = start;
+    end.pass(double(sched.repeats) * sched.repeatS);
+    size_t i = sched.repeatEnd;
+    for (; i < ops.size() && events.size() + endEvents.size() < kMaxStepEvents; ++i)
+        end.add(ops[i], endEvents);
+    const bool endFits = i == ops.size();
+    if (sched.repeats == 0) { // the end follows on at once
+        events.insert(events.end(), endEvents.begin(), endEvents.end());
+        opsShown += int64_t(i - sched.repeatEnd);
+        if (!endFits)
+            leaveOut(ops[i].start, sched.makespan, sched.opCount() - opsShown);
+        return;
+    }
+    const size_t room = kMaxStepEvents - (endFits ? endEvents.size() : 0);
+    int64_t shown = 0;
+    const int64_t blockOps = int64_t(sched.repeatEnd - sched.repeatBegin);
+    for (size_t perRepeat = 0; shown < sched.repeats && events.size() + perRepeat <= room;
+         ++shown, opsShown += blockOps) {
+        const size_t before = events.size();
+        for (size_t b = sched.repeatBegin; b < sched.repeatEnd; ++b)
+            start.add(sched.repeated(ops[b], shown + 1), events);
+        perRepeat = std::max(perRepeat, events.size() - before);
+    }
+    const int64_t repeatsLeftOut = sched.repeats - shown;
+    if (!endFits) {
+        const double fromS = repeatsLeftOut > 0
+                                 ? sched.repeated(ops[sched.repeatBegin], shown + 1).start
+                                 : ops[sched.repeatEnd].start;
+        return leaveOut(fromS, sched.makespan, sched.opCount() - opsShown);
+    }
+    if (repeatsLeftOut > 0) {
+        const double fromS = sched.repeated(ops[sched.repeatBegin], shown + 1).start;
+        leaveOut(fromS, fromS + double(repeatsLeftOut) * sched.repeatS, repeatsLeftOut * blockOps);
+    }
+    events.insert(events.end(), endEvents.begin(), endEvents.end());
+}
+
+// DP events are exposed when they outlast their stage's compute.
+void markExposedDataParallel(const StageEnds& ends, std::vector<Event>& events)
+{
     for (Event& ev : events) {
         if (ev.isComm() && ev.dim == Dim::DP)
             ev.exposed = ev.end > ends.computeEnd[size_t(ev.stage)] || ev.start < 1e-15;
@@ -286,8 +441,9 @@ Evaluation simulateStep(const Workload& w)
     const PipelineSchedule sched = simulatePipeline(spec);
     const StageEnds ends = stageEndsOf(w, sched);
 
-    e.events.reserve(sched.ops.size() * 4 + size_t(w.p) * (w.v + 64));
-    const DataParallel dp = drainDataParallel(w, sched, ends, gatherEnd, spec.chunkReady, e.events);
+    e.events.reserve(std::min(size_t(sched.opCount()) * 4, kMaxStepEvents) +
+                     size_t(w.p) * (w.v + 64));
+    const DataParallel dp = drainDataParallel(w, ends, gatherEnd, spec.chunkReady, e.events);
     Breakdown& bd = e.breakdown;
     double ppTotal = 0;
     const double ppScaleOut = readCriticalStage(w, sched, dp.critical, dp.computeEnd, bd, ppTotal);
@@ -302,7 +458,8 @@ Evaluation simulateStep(const Workload& w)
     e.stepTimeS = beforeOverhead + bd.overhead;
     fillCommTotals(w, dp.critical, ppTotal, dp.total[size_t(dp.critical)], ppScaleOut, e);
 
-    scheduleEvents(w, sched, ends, dp.critical, e.events);
+    scheduleEvents(w, sched, dp.critical, e);
+    markExposedDataParallel(ends, e.events);
     tailEvents(ends, dp, stepComputeEnd, e.events);
     Event opt;
     opt.start = stepComputeEnd;

@@ -57,6 +57,8 @@ public:
 
     json& root() { return m_root; }
     bool tooDeep() const { return m_tooDeep; }
+    // Where the value past kMaxJsonValues was to go, when there was one.
+    const std::optional<std::string>& tooManyAt() const { return m_tooManyAt; }
     bool hasDuplicates() const { return m_hasDuplicates; }
     std::size_t errorPosition() const { return m_errorPosition; }
     const std::string& errorMessage() const { return m_errorMessage; }
@@ -64,6 +66,10 @@ public:
 private:
     json* add(json&& value)
     {
+        if (++m_values > kMaxJsonValues) {
+            m_tooManyAt = currentPointer();
+            return nullptr;
+        }
         if (m_stack.empty()) {
             m_root = std::move(value);
             m_lastToken.clear();
@@ -88,6 +94,8 @@ private:
             return false;
         }
         json* added = add(std::move(container));
+        if (!added)
+            return false;
         m_stack.push_back(added);
         m_tokens.push_back(m_lastToken);
         return true;
@@ -103,8 +111,10 @@ private:
     std::string currentPointer() const
     {
         std::string pointer;
-        for (size_t i = 1; i < m_tokens.size(); ++i)
-            pointer += "/" + pointerToken(m_tokens[i]);
+        for (size_t i = 1; i < m_tokens.size(); ++i) {
+            pointer += '/';
+            pointer += pointerToken(m_tokens[i]);
+        }
         return pointer;
     }
 
@@ -118,6 +128,8 @@ private:
     std::string m_key;
     std::string m_lastToken;
     bool m_tooDeep = false;
+    int64_t m_values = 0;
+    std::optional<std::string> m_tooManyAt;
     bool m_hasDuplicates = false;
     std::size_t m_errorPosition = 0;
     std::string m_errorMessage;
@@ -222,6 +234,13 @@ std::optional<json> parseJson(std::string_view text, const std::string& file, Di
         const TextPosition pos = positionOf(text, tooDeepOffset(text));
         diags.atPosition(file, pos.line, pos.column,
                          "nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+        return std::nullopt;
+    }
+    if (builder.tooManyAt()) {
+        diags.atPointer(file, *builder.tooManyAt(),
+                        "more than " + withThousands(kMaxJsonValues) +
+                            " JSON values (numbers, strings, arrays, objects ...) in one file; "
+                            "ClusterScope reads at most that many");
         return std::nullopt;
     }
     if (!parsed) {

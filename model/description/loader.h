@@ -21,9 +21,13 @@ inline constexpr const char* kRunFormat = "clusterscope/run@1";
 inline constexpr const char* kSessionFormat = "clusterscope/session@1";
 inline constexpr int64_t kMaxGpus = 131072;
 inline constexpr int kMaxJsonDepth = 64;
+// Values a file may hold (numbers, strings, booleans, nulls, arrays and objects alike), so that
+// what a file costs in memory is bounded by more than its size: 64 MiB of "[]," would be 22
+// million arrays.
+inline constexpr int64_t kMaxJsonValues = int64_t(1) << 20;
 
-// Parses JSON text (a UTF-8 BOM is skipped). Syntax errors, duplicate keys and nesting deeper
-// than kMaxJsonDepth are reported; returns nothing then.
+// Parses JSON text (a UTF-8 BOM is skipped). Syntax errors, duplicate keys, nesting deeper
+// than kMaxJsonDepth and more than kMaxJsonValues values are reported; returns nothing then.
 std::optional<nlohmann::json> parseJson(std::string_view text, const std::string& file,
                                         Diagnostics& diags);
 

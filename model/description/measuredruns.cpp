@@ -54,8 +54,19 @@ std::optional<RowCluster> readRowCluster(const json& row, const std::string& whe
     f.readInt("gpus_used_per_nvlink_domain", c.usedPerDomain, 1, 1024, Need::Required);
     f.readNumber("nvlink_GBps_bidir", c.nvlinkGBps, 1, 100000, Need::Required);
     f.readNumber("scale_out_Gbps_per_gpu", c.nicGbps, 1, 100000, Need::Required);
+    // The GPUs, an NVLink domain and the part of it the run used are each whole nodes.
     if (diags.size() == before && c.gpus % c.gpusPerNode != 0)
         f.error("gpus", "must be a multiple of gpus_per_node");
+    if (diags.size() == before && c.domainGpus % c.gpusPerNode != 0)
+        f.error("nvlink_domain_gpus", "must be a multiple of gpus_per_node (" +
+                                          std::to_string(c.gpusPerNode) +
+                                          "): a domain is whole nodes");
+    if (diags.size() == before && c.usedPerDomain > c.domainGpus)
+        f.error("gpus_used_per_nvlink_domain",
+                "must be at most nvlink_domain_gpus (" + std::to_string(c.domainGpus) + ")");
+    if (diags.size() == before && c.usedPerDomain % c.gpusPerNode != 0)
+        f.error("gpus_used_per_nvlink_domain",
+                "must be a multiple of gpus_per_node (" + std::to_string(c.gpusPerNode) + ")");
     if (diags.size() != before)
         return std::nullopt;
     return c;
@@ -258,6 +269,7 @@ std::vector<MeasuredRun> parseMeasuredRuns(std::string_view text, const std::str
 {
     std::vector<MeasuredRun> runs;
     int lineNo = 0;
+    int rows = 0;
     size_t pos = 0;
     while (pos <= text.size()) {
         size_t end = text.find('\n', pos);
@@ -270,6 +282,13 @@ std::vector<MeasuredRun> parseMeasuredRuns(std::string_view text, const std::str
             if (end == text.size())
                 break;
             continue;
+        }
+        if (++rows > kMaxMeasuredRuns) {
+            diags.atPosition(file, lineNo, 1,
+                             "more than " + withThousands(kMaxMeasuredRuns) +
+                                 " measured runs in one file; ClusterScope reads at most that "
+                                 "many (the rows from here on are left out)");
+            break;
         }
         Diagnostics lineDiags;
         const std::optional<json> row = parseJson(line, file, lineDiags);

@@ -24,9 +24,12 @@ struct MeasuredRun {
     RunDesc run; // run.measured holds the measured step time
 };
 
+// Rows a file may hold: each is evaluated when the file is validated.
+inline constexpr int kMaxMeasuredRuns = 10000;
+
 // Problems are reported per row, as FILE:LINE:COLUMN for JSON syntax and FILE:LINE: /pointer
 // (the row's own pointer) for a wrong value; a row with a problem is left out, the others are
-// kept. Blank lines are skipped.
+// kept. Blank lines are skipped. Reading stops, said so, at a row past kMaxMeasuredRuns.
 std::vector<MeasuredRun> parseMeasuredRuns(std::string_view text, const std::string& file,
                                            Diagnostics& diags);
 std::vector<MeasuredRun> readMeasuredRuns(const std::string& path, Diagnostics& diags);

@@ -75,6 +75,27 @@ void checkExpertFolding(const RunDesc& r, int dp, const std::string& file, const
                             " ranks of a pipeline stage, over which expert layers fold");
 }
 
+// Micro-batches per pipeline x pp x vp within kMaxChunkPasses.
+void checkPipelineSize(const RunDesc& r, int dp, const std::string& file, const std::string& base,
+                       Diagnostics& diags)
+{
+    const Parallelism& p = r.parallelism;
+    if (dp <= 0 || r.batch.global % (int64_t(dp) * r.batch.micro) != 0)
+        return; // said already
+    const int64_t microBatches = r.batch.global / (int64_t(dp) * r.batch.micro);
+    const int64_t passes = microBatches * p.pp * p.vp;
+    if (passes <= kMaxChunkPasses)
+        return;
+    // pp x vp is at most the layers (4,096), so the micro-batches are always what to change.
+    diags.atPointer(file, base + "/batch/global",
+                    "global / (dp x micro) = " + withThousands(microBatches) +
+                        " micro-batches per pipeline x pp " + str(p.pp) + " x vp " + str(p.vp) +
+                        " = " + withThousands(passes) +
+                        " passes through a pipeline chunk per step; ClusterScope simulates at "
+                        "most " +
+                        withThousands(kMaxChunkPasses));
+}
+
 } // namespace
 
 void checkRunShape(const RunDesc& r, const std::string& file, const std::string& base,
@@ -160,6 +181,7 @@ void checkRunOnCluster(const RunDesc& run, const ClusterDesc& cluster, const std
                                 " GPUs)");
     }
     checkExpertFolding(run, run.dpFor(gpus), file, runBase, diags);
+    checkPipelineSize(run, run.dpFor(gpus), file, runBase, diags);
     if (cluster.gpu.peakTflops(run.precision) <= 0) {
         std::vector<std::string> supported;
         for (Precision p : enumValues<Precision>()) {
@@ -167,8 +189,9 @@ void checkRunOnCluster(const RunDesc& run, const ClusterDesc& cluster, const std
                 supported.push_back(toString(p));
         }
         diags.atPointer(file, runBase + "/precision",
-                        "the " + cluster.gpu.name + " has no " + toString(run.precision) +
-                            " peak; it supports " + wordList(supported, ", "));
+                        "the " + printable(cluster.gpu.name) + " has no " +
+                            toString(run.precision) + " peak; it supports " +
+                            wordList(supported, ", "));
     }
 }
 

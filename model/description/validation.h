@@ -10,6 +10,11 @@
 
 namespace cs {
 
+// The most passes of a micro-batch through a pipeline chunk one step may hold: micro-batches
+// per pipeline x pp x vp. The step is simulated op by op (two ops a pass) wherever its steady
+// state does not repeat, so this bounds the time and memory of any evaluation.
+inline constexpr int64_t kMaxChunkPasses = int64_t(1) << 21;
+
 // The semantic rules of a run alone (divisibility of heads, sequence, layers, batch, experts;
 // placement), on the struct, cheap enough for a search over many candidates. Pointers are
 // relative to the run object at `runBase`.

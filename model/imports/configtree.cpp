@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <set>
 
 #include "jsonfields.h"
 #include "loader.h"
@@ -21,13 +22,13 @@ struct YamlLine {
     std::string text; // without indentation, comment and trailing blanks
 };
 
-bool isSequenceItem(const std::string& text)
+bool isSequenceItem(std::string_view text)
 {
     return text == "-" || text.starts_with("- ");
 }
 
 // The end of a quoted scalar starting at text[open]; npos when it does not close.
-size_t closingQuote(const std::string& text, size_t open)
+size_t closingQuote(std::string_view text, size_t open)
 {
     const char q = text[open];
     for (size_t i = open + 1; i < text.size(); ++i) {
@@ -45,7 +46,7 @@ size_t closingQuote(const std::string& text, size_t open)
 }
 
 // The colon that ends a mapping key ("key: value", "key:", "'a b': 1"), if the text is one.
-std::optional<size_t> keyColon(const std::string& text)
+std::optional<size_t> keyColon(std::string_view text)
 {
     if (text.empty() || text[0] == '[' || text[0] == '{')
         return std::nullopt;
@@ -118,6 +119,18 @@ private:
 
     SourcePlace placeOf(int line, int column) const { return {m_source.file, line, column, ""}; }
 
+    // Values are counted as a JSON file's are (kMaxJsonValues), so that what a file costs in
+    // memory is bounded by more than its size. False, and the problem said, past the limit.
+    bool counted(int line, int column)
+    {
+        if (++m_values <= kMaxJsonValues)
+            return true;
+        fail(line, column,
+             "more than " + withThousands(kMaxJsonValues) +
+                 " values in one file; ClusterScope reads at most that many");
+        return false;
+    }
+
     // Lines without comments, trailing blanks and blank lines, their indentation measured.
     void splitLines()
     {
@@ -147,6 +160,8 @@ private:
                      "a second document or a directive: one YAML document is read");
                 return;
             }
+            if (!counted(number, int(content) + 1))
+                return;
             m_lines.push_back({number, int(content), std::move(body)});
         }
     }
@@ -214,6 +229,7 @@ private:
         ConfigNode node;
         node.kind = ConfigNode::Kind::Mapping;
         node.place = placeOf(m_lines[i].number, indent + 1);
+        std::set<std::string> keys;
         while (i < m_lines.size() && !m_failed) {
             const YamlLine line = m_lines[i];
             if (line.indent < indent)
@@ -255,10 +271,7 @@ private:
                 noContinuation(i, indent);
             }
             value.place = placeOf(line.number, keyColumn);
-            const bool duplicate =
-                std::any_of(node.entries.begin(), node.entries.end(),
-                            [&](const ConfigEntry& entry) { return entry.key == key; });
-            if (duplicate) {
+            if (!keys.insert(key).second) {
                 fail(line, "duplicate key " + cs::inQuotes(key));
                 break;
             }
@@ -287,19 +300,25 @@ private:
                 node.items.push_back(valueBelow(i, indent, depth, number, indent + 1));
                 continue;
             }
-            const std::string rest = line.text.substr(restStart);
-            if (keyColon(rest) || isSequenceItem(rest)) {
-                // "- key: value" opens a mapping (and "- - x" a sequence) at the rest's column.
+            if (opensBlock(std::string_view(line.text).substr(restStart))) {
+                // "- key: value" opens a mapping (and "- - x" a sequence) at the rest's column:
+                // the line is cut in place, so that one nested deep holds one copy of itself.
                 line.indent += int(restStart);
-                line.text = rest;
+                line.text.erase(0, restStart);
                 node.items.push_back(block(i, line.indent, depth + 1));
                 continue;
             }
-            node.items.push_back(inlineValue(rest, line.number, indent + int(restStart) + 1));
+            node.items.push_back(
+                inlineValue(line.text.substr(restStart), line.number, indent + int(restStart) + 1));
             ++i;
             noContinuation(i, indent);
         }
         return node;
+    }
+
+    static bool opensBlock(std::string_view rest)
+    {
+        return keyColon(rest) || isSequenceItem(rest);
     }
 
     static std::string hint(const std::string& text)
@@ -433,6 +452,8 @@ private:
         }
         while (pos < text.size() && !m_failed) {
             skipBlanks();
+            if (!counted(line, column + int(pos)))
+                return seq;
             const char c = pos < text.size() ? text[pos] : '\0';
             if (c == '[') {
                 seq.items.push_back(flowSequence(text, pos, line, column, depth + 1));
@@ -480,6 +501,7 @@ private:
     ImportReport& m_report;
     std::vector<YamlLine> m_lines;
     bool m_failed = false;
+    int64_t m_values = 0; // lines and flow items read
 };
 
 ConfigNode fromJson(const nlohmann::json& j, const std::string& file, const std::string& pointer)

@@ -60,13 +60,16 @@ RunDesc weakScaledRun(const RunDesc& run, int64_t gpus, int64_t baseGpus)
     return scaled;
 }
 
-std::vector<ScalingPoint> weakScaling(const ClusterDesc& cluster, const RunDesc& run)
+std::vector<ScalingPoint> weakScaling(const ClusterDesc& cluster, const RunDesc& run,
+                                      const std::atomic<bool>* cancel)
 {
     const Parallelism& par = run.parallelism;
     const int64_t modelParallel = int64_t(par.tp) * par.cp * par.pp;
     const int units = unitsOf(cluster);
     std::vector<ScalingPoint> points;
     for (int u : sizesToTry(units)) {
+        if (cancel && *cancel)
+            break;
         const ClusterDesc c = scaledCluster(cluster, u);
         const int64_t gpus = c.gpuCount();
         if (gpus > kMaxGpus || gpus % modelParallel != 0)

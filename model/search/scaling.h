@@ -3,6 +3,7 @@
 // batches per pipeline, micro-batch size) on clusters from one rack up to twice the given one;
 // data parallelism and the global batch grow with the GPU count.
 
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -26,7 +27,9 @@ ClusterDesc scaledCluster(const ClusterDesc& cluster, int units);
 RunDesc weakScaledRun(const RunDesc& run, int64_t gpus, int64_t baseGpus);
 
 // Sizes 1, 2, 4, ... racks, the cluster's own size and twice it; sizes where the run is not
-// valid are left out. The run must be valid on the cluster.
-std::vector<ScalingPoint> weakScaling(const ClusterDesc& cluster, const RunDesc& run);
+// valid are left out. The run must be valid on the cluster. Set `cancel` from any thread to
+// stop after the size being evaluated (the points so far are returned).
+std::vector<ScalingPoint> weakScaling(const ClusterDesc& cluster, const RunDesc& run,
+                                      const std::atomic<bool>* cancel = nullptr);
 
 } // namespace cs

@@ -307,13 +307,21 @@ public:
             return a.boundS != b.boundS ? a.boundS < b.boundS : a.layout < b.layout;
         });
         m_done += totalSteps() / 2 - int64_t(fitting.size()); // those that fit nowhere are done
-        parallelFor(fitting.size(), [&](Worker& w, size_t i) {
-            place(w, fitting[i]);
-            return int64_t(1);
-        });
+        // Stopped while bounding: the best bounded so far are still placed, whatever the stop.
+        const bool placeAll = !m_stopped;
+        if (m_stopped)
+            fitting.resize(std::min(fitting.size(), m_options.keep > 0 ? m_options.keep : 1000));
+        parallelFor(
+            fitting.size(),
+            [&](Worker& w, size_t i) {
+                place(w, fitting[i]);
+                return int64_t(1);
+            },
+            placeAll);
         report();
 
-        out.cancelled = m_done.load() < totalSteps();
+        out.cancelled = m_stopped && cancelled();
+        out.outOfTime = m_stopped && !out.cancelled;
         Shortlist& all = m_workers.front().shortlist;
         for (size_t i = 0; i < m_workers.size(); ++i) {
             out.estimated += m_workers[i].estimated;
@@ -336,6 +344,10 @@ private:
     }
 
     bool cancelled() const { return m_options.cancel && m_options.cancel->load(); }
+    bool stopRequested() const
+    {
+        return cancelled() || std::chrono::steady_clock::now() >= m_options.deadline;
+    }
 
     int64_t totalSteps() const { return 2 * int64_t(m_layouts.size()); }
 
@@ -346,13 +358,18 @@ private:
     }
 
     // Runs body(worker, i) for i in [0, count) on every worker, each returning the progress
-    // steps it did; the calling thread is the first worker and the one that reports progress.
-    template <typename Body> void parallelFor(size_t count, Body body)
+    // steps it did, until a stop is requested when `stoppable`; the calling thread is the first
+    // worker and the one that reports progress.
+    template <typename Body> void parallelFor(size_t count, Body body, bool stoppable = true)
     {
         std::atomic<size_t> next{0};
         auto loop = [&](Worker& worker, bool reports) {
             int64_t nextReport = 0;
-            for (size_t i = next++; i < count && !cancelled(); i = next++) {
+            for (size_t i = next++; i < count; i = next++) {
+                if (stoppable && stopRequested()) {
+                    m_stopped = true;
+                    break;
+                }
                 const int64_t done = m_done += body(worker, i);
                 if (reports && done >= nextReport) {
                     report();
@@ -456,6 +473,7 @@ private:
     const std::vector<Family> m_families;
     std::vector<Worker> m_workers;
     std::atomic<int64_t> m_done{0};
+    std::atomic<bool> m_stopped{false}; // a stoppable pass stopped before its end
 };
 
 } // namespace

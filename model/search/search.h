@@ -25,6 +25,7 @@
 //   and the fastest `keep` by evaluation returned.
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -77,6 +78,11 @@ struct SearchOptions {
     const std::atomic<bool>* cancel = nullptr;
     // The cost model's constants; nullptr: the built-in ones.
     const Calibration* calibration = nullptr;
+    // When to stop at the latest, as if cancelled. Either way, a search stopped before every
+    // layout was bounded still places the best `keep` bounded so far, and every result is
+    // evaluated: stopping costs that much more (about keep x placements estimates and
+    // kShortlistFactor x keep evaluations).
+    std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
 };
 
 struct SearchOutcome {
@@ -85,7 +91,8 @@ struct SearchOutcome {
     int64_t fitting = 0;               // configurations that fit in memory, returned or not
     int64_t estimated = 0;             // closed-form estimates
     int64_t evaluated = 0;             // cost model evaluations of the shortlist
-    bool cancelled = false;
+    bool cancelled = false;            // stopped by `cancel`: the fastest found so far
+    bool outOfTime = false;            // stopped at the deadline: the fastest found so far
 };
 
 // The run with its parallelism, placement and micro-batch replaced by the layout's.

@@ -438,5 +438,7 @@ TEST_CASE("an edit rebuilds the charts on screen and leaves those on hidden tabs
 
     window.findChild<QDockWidget*>(QStringLiteral("scalingDock"))->raise();
     QApplication::processEvents();
+    // Computed on a worker thread, shown when it is done.
+    REQUIRE(waitUntil([&] { return firstPoint() != -1.0; }));
     CHECK(firstPoint() == Approx(cs::weakScaling(doc.cluster(), doc.run()).front().stepTimeS));
 }

@@ -132,3 +132,119 @@ TEST_CASE("micro-batches are grouped by stages, and never in a group smaller tha
     CHECK(inFlightLimit(8, 8, 18, 0) == 14 + 7 * 9 + 1);
     CHECK(inFlightLimit(8, 8, 1, 0) == 8);
 }
+
+namespace {
+
+// Uneven stages and chunks, uneven hops, some chunks waiting for their parameters.
+PipelineSpec uneven(int p, int v, int m)
+{
+    PipelineSpec s;
+    s.stages = p;
+    s.chunks = v;
+    s.microBatches = m;
+    for (int i = 0; i < p * v; ++i) {
+        s.forward.push_back(0.9 + 0.07 * ((i * 5) % 7));
+        s.backward.push_back(1.9 + 0.11 * ((i * 3) % 5));
+        s.chunkReady.push_back(i % 3 == 0 ? 0.4 : 0.0);
+    }
+    for (int i = 0; i < p; ++i)
+        s.send.push_back(0.02 + 0.01 * (i % 4));
+    return s;
+}
+
+using OpKey = std::tuple<int, int, int, bool>; // stage, chunk, micro-batch, backward
+
+std::map<OpKey, PipelineOp> opsByKey(const PipelineSchedule& sched)
+{
+    std::map<OpKey, PipelineOp> ops;
+    sched.forEachOp([&](const PipelineOp& op) {
+        ops.emplace(OpKey{op.stage, op.chunk, op.microBatch, op.backward}, op);
+        return true;
+    });
+    return ops;
+}
+
+// Each stage one op at a time, in its order; every input there before it is used.
+void checkWellFormedSteps(const PipelineSpec& spec, const PipelineSchedule& sched)
+{
+    std::vector<double> stageFree(size_t(spec.stages), 0);
+    int64_t ops = 0, overlapping = 0, early = 0;
+    double latest = 0;
+    const double tolerance = 1e-9 * sched.makespan;
+    sched.forEachOp([&](const PipelineOp& op) {
+        ++ops;
+        overlapping += op.start < stageFree[size_t(op.stage)] - tolerance;
+        stageFree[size_t(op.stage)] = op.end;
+        early += op.fromStage >= 0 && op.start < op.inputEnd + op.transferS - tolerance;
+        latest = std::max(latest, op.end);
+        return true;
+    });
+    CHECK(overlapping == 0);
+    CHECK(early == 0);
+    CHECK(ops == 2 * int64_t(spec.stages) * spec.chunks * spec.microBatches);
+    CHECK(latest == Approx(sched.makespan).epsilon(1e-12));
+}
+
+} // namespace
+
+TEST_CASE("a steady state stored once is the schedule simulated op by op", "[schedule]")
+{
+    struct Shape {
+        int p, v, m;
+    };
+    // Past the size from which a repeat is looked for; groups even and uneven, one chunk and
+    // several, a repeat every micro-batch or every few.
+    for (const Shape s :
+         {Shape{1, 1, 70000}, Shape{2, 1, 33000}, Shape{4, 1, 17000}, Shape{8, 1, 9000},
+          Shape{3, 2, 11000}, Shape{4, 3, 5500}, Shape{8, 2, 4100}, Shape{8, 4, 2077},
+          Shape{5, 5, 2623}, Shape{16, 2, 2051}, Shape{12, 3, 1850}}) {
+        INFO("pp " << s.p << " vp " << s.v << " m " << s.m);
+        PipelineSpec spec = uneven(s.p, s.v, s.m);
+        const PipelineSchedule stored = simulatePipeline(spec);
+        spec.extendSteadyState = false;
+        const PipelineSchedule full = simulatePipeline(spec);
+        REQUIRE(full.repeats == 0);
+        CHECK(stored.repeats > 0);
+        CHECK(stored.ops.size() < full.ops.size() / 4);
+        CHECK(stored.opCount() == full.opCount());
+        CHECK(stored.makespan == Approx(full.makespan).epsilon(1e-9));
+        const std::map<OpKey, PipelineOp> a = opsByKey(stored), b = opsByKey(full);
+        REQUIRE(a.size() == b.size());
+        const double tolerance = 1e-9 * full.makespan;
+        int mismatched = 0;
+        for (const auto& [key, op] : b) {
+            const PipelineOp& other = a.at(key);
+            // What an op waited for may differ only where its input arrived as its stage came
+            // free, to the rounding of the sums that led there.
+            const bool tie =
+                op.fromStage >= 0 && std::abs(op.inputEnd + op.transferS - op.start) <= tolerance;
+            mismatched += std::abs(other.start - op.start) > tolerance ||
+                          std::abs(other.end - op.end) > tolerance ||
+                          (other.bound != op.bound && !tie) || other.fromStage != op.fromStage ||
+                          std::abs(other.inputEnd - op.inputEnd) > tolerance;
+        }
+        CHECK(mismatched == 0);
+        checkWellFormedSteps(spec, stored);
+    }
+}
+
+TEST_CASE("a step of a million micro-batches is a few blocks of ops and their count", "[schedule]")
+{
+    for (const auto [p, v] : {std::pair{1, 1}, {4, 1}, {8, 2}}) {
+        INFO("pp " << p << " vp " << v);
+        const PipelineSpec spec = uneven(p, v, 1 << 20);
+        const PipelineSchedule sched = simulatePipeline(spec);
+        CHECK(sched.opCount() == 2 * int64_t(p) * v * (1 << 20));
+        CHECK(sched.ops.size() < 20000);
+        // Never faster than the busiest stage's work.
+        double busiest = 0;
+        for (int s = 0; s < p; ++s) {
+            double work = 0;
+            for (int k = 0; k < v; ++k)
+                work += spec.forward[size_t(s * v + k)] + spec.backward[size_t(s * v + k)];
+            busiest = std::max(busiest, work * (1 << 20));
+        }
+        CHECK(sched.makespan >= busiest * (1 - 1e-12));
+        checkWellFormedSteps(spec, sched);
+    }
+}

@@ -241,6 +241,46 @@ TEST_CASE("cancelling stops the search early and keeps what was found")
     CHECK(outcome.evaluated < full.evaluated / 2);
 }
 
+TEST_CASE("a search stopped while bounding places and evaluates the best bounded so far")
+{
+    const LoadedFile h100 = loadSample("ndv5-h100-128-gpt3-175b.run.json");
+    std::atomic<bool> cancel{false};
+    SearchOptions options;
+    options.threads = 2;
+    options.keep = 10;
+    options.cancel = &cancel;
+    options.progress = [&](int64_t done, int64_t total) {
+        if (done >= total / 8) // in the first pass, which bounds every layout
+            cancel = true;
+    };
+    const SearchOutcome outcome = searchParallelism(*h100.cluster, *h100.run, options);
+    CHECK(outcome.cancelled);
+    CHECK_FALSE(outcome.outOfTime);
+    REQUIRE_FALSE(outcome.results.empty());
+    CHECK(outcome.results.size() <= 10);
+    for (size_t i = 0; i < outcome.results.size(); ++i) {
+        const SearchResult& r = outcome.results[i];
+        CHECK(r.stepTimeS == evaluate(*h100.cluster, withLayout(*h100.run, r.layout)).stepTimeS);
+        if (i > 0)
+            CHECK(r.stepTimeS >= outcome.results[i - 1].stepTimeS);
+    }
+}
+
+TEST_CASE("a search past its deadline stops as if cancelled and says it ran out of time")
+{
+    const LoadedFile h100 = loadSample("ndv5-h100-128-gpt3-175b.run.json");
+    SearchOptions options;
+    options.deadline = std::chrono::steady_clock::now();
+    const SearchOutcome outcome = searchParallelism(*h100.cluster, *h100.run, options);
+    CHECK(outcome.outOfTime);
+    CHECK_FALSE(outcome.cancelled);
+    CHECK(outcome.estimated == 0);
+    CHECK(outcome.results.empty());
+    const SearchOutcome full = searchParallelism(*h100.cluster, *h100.run);
+    CHECK_FALSE(full.outOfTime);
+    CHECK_FALSE(full.cancelled);
+}
+
 TEST_CASE("progress reaches the total exactly once the search is done")
 {
     const LoadedFile h100 = loadSample("ndv5-h100-128-gpt3-175b.run.json");

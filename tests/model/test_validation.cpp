@@ -235,6 +235,10 @@ TEST_CASE("rules between a run and its cluster", "[validation]")
         {{{"/precision", "nvfp4"}},
          "/run/precision",
          "the H100 has no nvfp4 peak; it supports bf16, fp8"},
+        {{{"/batch/global", 2097156}},
+         "/run/batch/global",
+         "global / (dp x micro) = 524,289 micro-batches per pipeline x pp 2 x vp 2 = 2,097,156 "
+         "passes through a pipeline chunk per step; ClusterScope simulates at most 2,097,152"},
     };
     cs::Diagnostics clusterDiags;
     const cs::ClusterDesc cluster = *cs::clusterFromJson(validCluster(), "c", "", clusterDiags);

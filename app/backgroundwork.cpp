@@ -1,0 +1,91 @@
+#include "backgroundwork.h"
+
+#include <QEventLoop>
+#include <QProgressDialog>
+#include <algorithm>
+
+bool runWithProgress(QWidget* parent, const QString& label,
+                     const std::function<void(TaskProgress&)>& work)
+{
+    QProgressDialog dialog(label, QObject::tr("Cancel"), 0, 0, parent);
+    dialog.setWindowModality(Qt::WindowModal);
+    dialog.setMinimumDuration(400);
+    dialog.setAutoClose(false);
+    dialog.setAutoReset(false);
+    std::atomic<bool> cancelled{false};
+    QObject::connect(&dialog, &QProgressDialog::canceled, [&] { cancelled = true; });
+    QEventLoop loop;
+    TaskProgress progress{cancelled, [&dialog](int64_t done, int64_t total) {
+                              // Queued to the dialog: dropped if it is gone.
+                              QMetaObject::invokeMethod(
+                                  &dialog,
+                                  [&dialog, done, total] {
+                                      constexpr int64_t kSteps = 1000;
+                                      dialog.setMaximum(total > 0 ? int(kSteps) : 0);
+                                      if (total > 0)
+                                          dialog.setValue(int(done * kSteps / total));
+                                  },
+                                  Qt::QueuedConnection);
+                          }};
+    std::thread worker([&] {
+        work(progress);
+        QMetaObject::invokeMethod(&loop, &QEventLoop::quit, Qt::QueuedConnection);
+    });
+    loop.exec();
+    worker.join();
+    return !cancelled;
+}
+
+struct LatestWork::Task {
+    std::atomic<bool> cancelled{false};
+    std::atomic<bool> finished{false};
+    std::thread thread;
+};
+
+LatestWork::~LatestWork()
+{
+    for (const std::shared_ptr<Task>& t : m_tasks) {
+        t->cancelled = true;
+        t->thread.join();
+    }
+}
+
+void LatestWork::reap()
+{
+    std::erase_if(m_tasks, [](const std::shared_ptr<Task>& t) {
+        if (!t->finished)
+            return false;
+        t->thread.join();
+        return true;
+    });
+}
+
+void LatestWork::start(QObject* owner,
+                       std::function<std::function<void()>(const std::atomic<bool>&)> work)
+{
+    reap();
+    for (const std::shared_ptr<Task>& t : m_tasks)
+        t->cancelled = true;
+    const int64_t generation = ++*m_latest;
+    auto task = std::make_shared<Task>();
+    task->thread = std::thread(
+        [task = task.get(), latest = m_latest, generation, owner, work = std::move(work)] {
+            std::function<void()> deliver = work(task->cancelled);
+            if (deliver && !task->cancelled)
+                QMetaObject::invokeMethod(
+                    owner,
+                    [latest, generation, deliver = std::move(deliver)] {
+                        if (*latest == generation)
+                            deliver();
+                    },
+                    Qt::QueuedConnection);
+            task->finished = true;
+        });
+    m_tasks.push_back(std::move(task));
+}
+
+bool LatestWork::busy() const
+{
+    return std::any_of(m_tasks.begin(), m_tasks.end(),
+                       [](const std::shared_ptr<Task>& t) { return !t->finished; });
+}

@@ -1,0 +1,130 @@
+// Long work runs off the GUI thread: the window keeps answering (a timer fires while the work
+// runs) and Cancel in the progress dialog stops it, for the work itself, opening measured
+// runs and the step trace export.
+
+#include <catch2/catch.hpp>
+
+#include <QProgressDialog>
+#include <QPushButton>
+#include <QTemporaryDir>
+#include <QTimer>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "backgroundwork.h"
+#include "guitestutil.h"
+#include "mainwindow.h"
+#include "measuredrunsdialog.h"
+
+namespace {
+
+// Presses Cancel on the window's progress dialog as soon as it exists, from the GUI thread:
+// which can only happen while the work runs if the work does not hold that thread.
+void cancelSoon(QWidget* window, bool* pressed)
+{
+    auto* timer = new QTimer(window);
+    QObject::connect(timer, &QTimer::timeout, window, [window, timer, pressed] {
+        auto* dialog = window->findChild<QProgressDialog*>();
+        if (auto* cancel = dialog ? dialog->findChild<QPushButton*>() : nullptr) {
+            cancel->click();
+            *pressed = true;
+            timer->deleteLater();
+        }
+    });
+    timer->start(20);
+}
+
+// Rows that each take a while to predict: 512 pipeline stages that never fill.
+std::string slowRows(int rows)
+{
+    std::string text;
+    for (int i = 0; i < rows; ++i) {
+        nlohmann::json r = nlohmann::json::parse(
+            R"({"cluster":{"gpu":"A100","gpus":512,"gpus_per_node":8,"nvlink_domain_gpus":8,
+            "gpus_used_per_nvlink_domain":8,"nvlink_GBps_bidir":600,"scale_out_Gbps_per_gpu":200},
+            "model":{"name":"m","layers":512,"hidden":4096,"ffn_hidden":16384,"heads":32,
+            "vocab":32000,"seq_len":2048},"precision":"bf16",
+            "parallelism":{"tp":1,"cp":1,"pp":512,"dp":1},"batch":{"micro":1,"global":256},
+            "measured":{"step_time_s":100}})");
+        r["id"] = "row " + std::to_string(i);
+        text += r.dump() + "\n";
+    }
+    return text;
+}
+
+} // namespace
+
+TEST_CASE("work with progress runs off the GUI thread and stops on Cancel", "[background]")
+{
+    QWidget window;
+    bool pressed = false;
+    cancelSoon(&window, &pressed);
+    std::atomic<bool> sawCancel{false};
+    const bool finished = runWithProgress(&window, QStringLiteral("Working"), [&](TaskProgress& p) {
+        for (int64_t i = 0; !p.cancelled; ++i) {
+            p.report(i % 100, 100);
+            QThread::msleep(1);
+        }
+        sawCancel = true;
+    });
+    CHECK(pressed);
+    CHECK_FALSE(finished);
+    CHECK(sawCancel);
+    CHECK(runWithProgress(&window, QStringLiteral("Quick"), [](TaskProgress&) {}));
+}
+
+TEST_CASE("opening measured runs can be cancelled while the rows are predicted",
+          "[background][measured]")
+{
+    QTemporaryDir dir;
+    MainWindow window{dir.path()};
+    window.setQuiet(true);
+    const QString file = dir.filePath(QStringLiteral("slow.jsonl"));
+    std::ofstream(file.toStdString()) << slowRows(200);
+    bool pressed = false;
+    cancelSoon(&window, &pressed);
+    CHECK_FALSE(window.openMeasuredRuns(file));
+    CHECK(pressed);
+    CHECK_FALSE(window.measuredRunsDialog());
+
+    const QString few = dir.filePath(QStringLiteral("few.jsonl"));
+    std::ofstream(few.toStdString()) << slowRows(2);
+    REQUIRE(window.openMeasuredRuns(few));
+    REQUIRE(window.measuredRunsDialog());
+    CHECK(window.measuredRunsDialog()->rowCount() == 2);
+}
+
+TEST_CASE("the step trace export writes on a worker, and Cancel leaves the old file",
+          "[background][exports]")
+{
+    QTemporaryDir dir;
+    MainWindow window{dir.path()};
+    window.setQuiet(true);
+    REQUIRE(window.openFile(sampleFile("fairwater-gb200-128.csession")));
+    const QString trace = dir.filePath(QStringLiteral("step.trace.json"));
+    REQUIRE(window.exportTraceTo(trace));
+    std::ifstream in(trace.toStdString());
+    CHECK(nlohmann::json::parse(in).at("traceEvents").size() > 1000);
+
+    std::ofstream(trace.toStdString(), std::ios::trunc) << "old trace";
+    bool pressed = false;
+    cancelSoon(&window, &pressed);
+    // Evaluating and writing the trace takes longer than the timer's first tick only when the
+    // step is large: 4,096 stages that never fill.
+    std::ofstream(dir.filePath(QStringLiteral("deep.cluster.json")).toStdString())
+        << R"({"format":"clusterscope/cluster@1","name":"deep","gpu":"H100","racks":512,
+        "nodes_per_rack":1,"gpus_per_node":8,"scale_up":{"domain":"node","GBps_per_gpu":900},
+        "scale_out":{"Gbps_per_gpu":400}})";
+    const QString deep = dir.filePath(QStringLiteral("deep.run.json"));
+    std::ofstream(deep.toStdString())
+        << R"({"format":"clusterscope/run@1","name":"deep","cluster":"deep.cluster.json",
+        "model":{"layers":4096,"hidden":4096,"ffn_hidden":16384,"heads":32,"vocab":32000,
+        "seq_len":2048},"precision":"bf16","batch":{"global":512,"micro":1},
+        "parallelism":{"tp":1,"pp":4096}})";
+    REQUIRE(window.openFile(deep));
+    CHECK_FALSE(window.exportTraceTo(trace));
+    CHECK(pressed);
+    std::ifstream old(trace.toStdString());
+    CHECK(std::string(std::istreambuf_iterator<char>(old), {}) == "old trace");
+}
