@@ -102,8 +102,18 @@ json modelJsonOf(json model)
 {
     if (!model.is_object())
         return model;
-    if (auto moe = model.find("moe"); moe != model.end() && moe->is_object())
+    if (auto moe = model.find("moe"); moe != model.end() && moe->is_object()) {
+        // "token-drop: capacity factor 1.0, pad expert input to capacity": the capacity the
+        // format holds as capacity_factor (dropless rows say "dropless").
+        if (const auto routing = moe->find("routing");
+            routing != moe->end() && routing->is_string() && !moe->contains("capacity_factor")) {
+            double factor = 0;
+            if (std::sscanf(routing->get_ref<const std::string&>().c_str(),
+                            "token-drop: capacity factor %lf", &factor) == 1)
+                (*moe)["capacity_factor"] = factor;
+        }
         moe->erase("routing");
+    }
     if (auto attention = model.find("attention");
         attention != model.end() && attention->is_object()) {
         attention->erase("attention_sinks");
@@ -120,14 +130,15 @@ json modelJsonOf(json model)
 }
 
 // The software a row was measured with, as the cost model tells frameworks apart
-// (calibration.h): runs from NeMo containers 26.06 and later, and MLPerf results (whose
-// recipes capture the whole iteration in CUDA graphs), on the newest; every other run of the
-// current era on the 2025 one. The 2021-22 Megatron-LM rows are told by their GPU and
-// optimizer.
+// (calibration.h): runs from NeMo containers 26.06 and later, and MLPerf results with experts
+// (whose recipes capture the whole iteration in CUDA graphs), on the newest; the 2021-22
+// Megatron-LM rows (A100 without a distributed optimizer, which that software did not have) on
+// theirs; every other run on the 2025 one.
 std::string frameworkOfSource(const json& row)
 {
     const auto source = row.find("source");
-    const std::string text = source != row.end() && source->is_string() ? source->get<std::string>() : "";
+    const std::string text =
+        source != row.end() && source->is_string() ? source->get<std::string>() : "";
     const auto id = row.find("id");
     if (id != row.end() && id->is_string() && id->get<std::string>().rfind("mlperf_", 0) == 0 &&
         row.contains("model") && row["model"].is_object() && row["model"].contains("moe"))
@@ -140,16 +151,23 @@ std::string frameworkOfSource(const json& row)
             continue;
         // A patch release ("26.06.01") follows the same container.
         size_t end = at + 5;
-        if (end + 3 <= text.size() && text[end] == '.' && std::isdigit(static_cast<unsigned char>(text[end + 1])))
+        if (end + 3 <= text.size() && text[end] == '.' &&
+            std::isdigit(static_cast<unsigned char>(text[end + 1])))
             end += 3;
         const std::string after = text.substr(end, 15);
         const bool container = after.rfind(" NeMo Container", 0) == 0 ||
                                (at >= 3 && text.compare(at - 3, 3, "ngc") == 0);
         if (container && year >= 20 && year < 100 && month >= 1 && month <= 12)
             return (year > 26 || (year == 26 && month >= 6)) ? "megatron-core-2026"
-                                                              : "megatron-core-2025";
+                                                             : "megatron-core-2025";
     }
-    return "megatron-core-2025";
+    const auto cluster = row.find("cluster");
+    const auto parallelism = row.find("parallelism");
+    const bool a100 =
+        cluster != row.end() && cluster->is_object() && cluster->value("gpu", json()) == "A100";
+    const bool distributedOptimizer = parallelism != row.end() && parallelism->is_object() &&
+                                      parallelism->value("distributed_optimizer", json()) == true;
+    return a100 && !distributedOptimizer ? "megatron-2021" : "megatron-core-2025";
 }
 
 bool fsdpInSource(const json& row)
@@ -182,8 +200,8 @@ json runJsonOf(const json& row, const std::string& id)
     // Runs with experts keep Megatron-Core's default rank order (tp-cp-ep-dp-pp): pipeline
     // stages outermost, so that each expert-parallel group is the data-parallel neighbours of
     // one stage, as the MoE recipes rely on. Dense rows keep the layout of formats.md.
-    if (const auto model = row.find("model"); model != row.end() && model->is_object() &&
-                                               model->contains("moe"))
+    if (const auto model = row.find("model");
+        model != row.end() && model->is_object() && model->contains("moe"))
         run["placement"] = {"tp", "cp", "dp", "pp"};
     return run;
 }

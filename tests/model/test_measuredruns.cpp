@@ -1,7 +1,7 @@
-#include <algorithm>
 // Measured runs (.jsonl): every public row loads, clusters are set from the row, and problems
 // are located by line.
 
+#include <algorithm>
 #include <map>
 
 #include <catch2/catch.hpp>
@@ -13,6 +13,8 @@ using namespace cs;
 namespace {
 
 const std::string kPublic = std::string(CS_SHARED_DIR) + "/reference/validation/public.jsonl";
+const std::string kMoePublic =
+    std::string(CS_SHARED_DIR) + "/reference/validation/moe-public.jsonl";
 
 std::string row(const std::string& clusterExtra = "", const std::string& parallelism = "")
 {
@@ -143,4 +145,26 @@ TEST_CASE("wrong values are reported at their pointer and never crash")
     CHECK(parseMeasuredRuns(unknownGpu, "f.jsonl", diags).empty());
     CHECK(diags.contains("unknown GPU"));
     CHECK(diags.items().at(0).pointer == "/cluster/gpu");
+}
+
+TEST_CASE("a token-drop row's capacity is the run's capacity factor; dropless rows have none")
+{
+    Diagnostics diags;
+    const std::vector<MeasuredRun> runs = readMeasuredRuns(kMoePublic, diags);
+    INFO(diags.formatAll());
+    int tokenDrop = 0, dropless = 0;
+    for (const MeasuredRun& r : runs) {
+        INFO(r.id);
+        REQUIRE(r.run.model.moe);
+        if (r.id.find("tokendrop") != std::string::npos) {
+            ++tokenDrop;
+            REQUIRE(r.run.model.moe->capacityFactor);
+            CHECK(*r.run.model.moe->capacityFactor == 1.0);
+        } else if (r.id.starts_with("mbridge_")) {
+            ++dropless;
+            CHECK_FALSE(r.run.model.moe->capacityFactor);
+        }
+    }
+    CHECK(tokenDrop == 8);
+    CHECK(dropless > 40);
 }
