@@ -9,7 +9,7 @@ namespace cs {
 
 namespace {
 
-constexpr double kActivationBytes = 2; // BF16 activations and their gradients
+constexpr double kActivationBytes = 2;          // BF16 activations and their gradients
 constexpr double kAttentionBackwardRatio = 2.5; // flash attention's backward vs its forward
 constexpr double kRouterBytes = 4;              // router logits and probabilities in FP32
 // Elementwise work runs at the memory rate: forward once, backward twice (gradients of inputs
@@ -55,7 +55,8 @@ Shape shapeOf(const LayerContext& ctx, LayerKind kind)
     // Causal: a query sees the keys before it, on average half the sequence; a window of w
     // keys bounds that (each context-parallel rank gets a balanced share of the queries).
     const double window = kind.sliding ? std::min<double>(a.window, l.s) : l.s;
-    l.keys = window >= l.s ? (l.s + 1) / 2 : (window * (window + 1) / 2 + (l.s - window) * window) / l.s;
+    l.keys =
+        window >= l.s ? (l.s + 1) / 2 : (window * (window + 1) / 2 + (l.s - window) * window) / l.s;
     l.mats = m.gatedMlp ? 3 : 2;
     l.dense = m.moe && m.moe->denseLayers > 0 ? m.moe->denseFfnHidden : m.ffnHidden;
     l.lowPrecision = ctx.run.precision != Precision::BF16;
@@ -73,8 +74,8 @@ double gemmsForward(const std::vector<Gemm>& gemms, double rows, double eff, con
 {
     double seconds = 0;
     for (const Gemm& g : gemms)
-        seconds += gemmSeconds(2 * rows * g.params(), std::min(g.k, g.n), eff, r.gemmPeak,
-                               r.widthHalf);
+        seconds +=
+            gemmSeconds(2 * rows * g.params(), std::min(g.k, g.n), eff, r.gemmPeak, r.widthHalf);
     return seconds;
 }
 
@@ -189,8 +190,9 @@ Experts expertsOf(const LayerContext& ctx, const Shape& l)
         x.shared = mlpGemms(l.h, double(moe.sharedFfnHidden) * moe.sharedExperts, l.mats, l.t);
     // FP8 recipes dispatch FP8 tokens (one byte and a scale per 32); the combine is BF16.
     const double dispatchBytes = l.lowPrecision ? 1 + 1.0 / 32 : kActivationBytes;
-    x.allToAllS = 0.5 * (allToAll(x.routedTokens, l.h * dispatchBytes, moe.topK, ctx.w, ctx.cal) +
-                         allToAll(x.routedTokens, l.h * kActivationBytes, moe.topK, ctx.w, ctx.cal));
+    x.allToAllS =
+        0.5 * (allToAll(x.routedTokens, l.h * dispatchBytes, moe.topK, ctx.w, ctx.cal) +
+               allToAll(x.routedTokens, l.h * kActivationBytes, moe.topK, ctx.w, ctx.cal));
     return x;
 }
 
@@ -203,15 +205,15 @@ struct Terms {
     double sharedGemms = 0;
     double expertGemms = 0;
     double router = 0;
-    double norms = 0;       // norms and residual adds
-    double activation = 0;  // the MLP's activation function
-    double permute = 0;     // token copies to and from the experts
-    double casts = 0;       // GEMM inputs cast to the low precision
-    double weights = 0;     // weight reads and gradient accumulation, forward share
+    double norms = 0;      // norms and residual adds
+    double activation = 0; // the MLP's activation function
+    double permute = 0;    // token copies to and from the experts
+    double casts = 0;      // GEMM inputs cast to the low precision
+    double weights = 0;    // weight reads and gradient accumulation, forward share
     double weightsBackward = 0;
     double host = 0; // the CPU's launches and synchronizations, forward and backward together
-    double tp = 0;    // TP collectives, forward
-    double ep = 0;    // expert all-to-all, forward (dispatch and combine)
+    double tp = 0;   // TP collectives, forward
+    double ep = 0;   // expert all-to-all, forward (dispatch and combine)
 };
 
 double memorySeconds(double bytes, const Rates& r)
@@ -242,8 +244,8 @@ Terms termsOf(const LayerContext& ctx, LayerKind kind, const Shape& l, LayerCost
         const double etp = std::max(1, ctx.run.parallelism.etp);
         Rates grouped = r;
         grouped.widthHalf = r.groupedWidthHalf;
-        x.expertGemms = e.localExperts *
-                        gemmsForward(e.local, e.rowsPerExpert, r.groupedEff, grouped);
+        x.expertGemms =
+            e.localExperts * gemmsForward(e.local, e.rowsPerExpert, r.groupedEff, grouped);
         x.sharedGemms = gemmsForward(e.shared, l.tokens, r.gemmEff, r);
         x.router = gemmSeconds(2 * e.routedTokens * l.h * m.moe->experts, l.h, r.gemmBf16Eff,
                                r.bf16Peak, r.widthHalf);
@@ -259,7 +261,8 @@ Terms termsOf(const LayerContext& ctx, LayerKind kind, const Shape& l, LayerCost
         flops += 2 * balanced * l.h * l.mats * m.moe->ffnHidden;
         flops += 2 * l.tokens * paramsOf(e.shared);
         tpCount += e.shared.empty() ? 0 : 2;
-        lc.activationBytes += kActivationBytes * e.copies * etp * (l.h + (l.mats + 1) * m.moe->ffnHidden / etp);
+        lc.activationBytes +=
+            kActivationBytes * e.copies * etp * (l.h + (l.mats + 1) * m.moe->ffnHidden / etp);
     } else {
         const std::vector<Gemm> mlp = mlpGemms(l.h, l.dense, l.mats, l.t);
         x.mlpGemms = gemmsForward(mlp, l.tokens, r.gemmEff, r);
@@ -272,7 +275,8 @@ Terms termsOf(const LayerContext& ctx, LayerKind kind, const Shape& l, LayerCost
     x.norms = memorySeconds(kActivationBytes * l.tokens * (4 * l.h / l.sp + 6 * l.h / l.sp), r);
     x.activation = memorySeconds(kActivationBytes * l.tokens * mlpWidth * 1.5, r);
     if (l.lowPrecision) // each GEMM input read in BF16 and written in the narrow type
-        x.casts = memorySeconds(r.castBytes * l.tokens * (2 * l.h + l.heads * l.vDim / l.t + mlpWidth), r);
+        x.casts = memorySeconds(
+            r.castBytes * l.tokens * (2 * l.h + l.heads * l.vDim / l.t + mlpWidth), r);
     const double params = denseParams + expertParams;
     x.weights = memorySeconds(params * r.weightBytes, r);
     x.weightsBackward = memorySeconds(params * (r.weightBytes + 8), r); // FP32 main grads
@@ -281,11 +285,10 @@ Terms termsOf(const LayerContext& ctx, LayerKind kind, const Shape& l, LayerCost
     // Each local expert's GEMMs are launched one by one (TE's grouped linear).
     const bool dropless = kind.moe && !m.moe->capacityFactor;
     const double localExperts = kind.moe ? m.moe->experts / std::max(1, ctx.run.parallelism.ep) : 0;
-    // Captured in CUDA graphs, the 2026 framework launches a step at once.
-    const bool graphs = ctx.w.framework == Framework::MegatronCore2026;
-    x.host = graphs ? 0
-                    : 1e-6 * (ctx.cal.layerHostUs + (dropless ? ctx.cal.moeLayerHostUs : 0) +
-                              localExperts * ctx.cal.expertHostUs);
+    x.host = ctx.w.wholeStepGraph
+                 ? 0
+                 : 1e-6 * (ctx.cal.layerHostUs + (dropless ? ctx.cal.moeLayerHostUs : 0) +
+                           localExperts * ctx.cal.expertHostUs);
     const bool sp = ctx.run.parallelism.sequenceParallel;
     x.tp = tpCollectives(kActivationBytes * l.tokens * l.h, w, sp, sp ? tpCount : tpCount / 2);
 
@@ -336,8 +339,7 @@ void recompute(const LayerContext& ctx, LayerKind kind, const Shape& l, const Te
         lc.activationBytes = std::max(a * l.h / l.sp, lc.activationBytes - savedBytes);
     };
     redo(RecomputeModule::CoreAttn, x.attentionCore, a * l.heads * l.vDim / l.t);
-    redo(RecomputeModule::MlaUpProj, x.mlaUpProj,
-         a * l.heads * (l.qkDim + l.qkDim + l.vDim) / l.t);
+    redo(RecomputeModule::MlaUpProj, x.mlaUpProj, a * l.heads * (l.qkDim + l.qkDim + l.vDim) / l.t);
     redo(RecomputeModule::Layernorm, x.norms / 2.5, a * 2 * l.h / l.sp);
     if (kind.moe) {
         const Moe& moe = *ctx.run.model.moe;
@@ -353,8 +355,7 @@ void recompute(const LayerContext& ctx, LayerKind kind, const Shape& l, const Te
             lc.comm[Dim::EP] += lc.comm[Dim::EP] / 2;
         }
     } else {
-        redo(RecomputeModule::Mlp, x.mlpGemms + x.activation,
-             a * (l.mats + 1) * l.dense / l.t);
+        redo(RecomputeModule::Mlp, x.mlpGemms + x.activation, a * (l.mats + 1) * l.dense / l.t);
     }
 }
 
@@ -383,9 +384,9 @@ LayerCosts layerCosts(const LayerContext& ctx, LayerKind kind)
     LayerCosts lc;
     // Saved for backward (Korthikanti et al.): norm and GEMM inputs, Q K V, attention output
     // and its softmax statistics; the MLP's (or experts') part is added by termsOf.
-    lc.activationBytes = kActivationBytes * l.tokens *
-                         (6 * l.h / l.sp + (l.heads * l.qkDim + l.kvWidth) / l.t +
-                          l.heads * l.vDim / l.t);
+    lc.activationBytes =
+        kActivationBytes * l.tokens *
+        (6 * l.h / l.sp + (l.heads * l.qkDim + l.kvWidth) / l.t + l.heads * l.vDim / l.t);
     const Terms x = termsOf(ctx, kind, l, lc);
     lc.fullLayerBytes = lc.activationBytes;
 

@@ -188,9 +188,9 @@ Rates resolveRates(const ClusterDesc& cluster, const RunDesc& run, const Calibra
     // Blackwell (the GPUs with FP4) scales FP8 by blocks (MXFP8), whose grouped kernels
     // improved with the 2026 framework.
     const bool mxfp8 = run.precision == Precision::FP8 && gpu.peakTflopsNvfp4 > 0;
-    r.groupedEff =
-        cal.groupedGemmEfficiency(gpu.name, run.precision) *
-        (mxfp8 && w.framework == Framework::MegatronCore2026 ? cal.grouped2026Factor : 1);
+    w.wholeStepGraph = mxfp8 && w.framework == Framework::MegatronCore2026;
+    r.groupedEff = cal.groupedGemmEfficiency(gpu.name, run.precision) *
+                   (w.wholeStepGraph ? cal.grouped2026Factor : 1);
     r.bf16Peak = gpu.peakTflopsBf16 * 1e12;
     r.attention = r.bf16Peak * cal.attentionEfficiency;
     r.memory = gpu.hbmTBps * 1e12 * cal.memoryEfficiency;
@@ -309,29 +309,58 @@ LayerTable layerTable(const LayerContext& ctx)
 // not times, so that the split, and with it each stage's memory, does not move with the
 // micro-batch or recomputation. Chunk boundaries fall where the running FLOPs cross each
 // multiple of the mean; every chunk keeps at least one layer.
+// Groups of consecutive items, exactly `groups` of them, none above `most`: each group closes
+// before the item that would take it over, or when only as many items are left as groups.
+// Empty when the items need more groups.
+std::vector<int> groupsUpTo(const std::vector<double>& items, int groups, double most)
+{
+    std::vector<int> sizes;
+    double sum = 0;
+    int size = 0;
+    for (size_t i = 0; i < items.size(); ++i) {
+        const int itemsLeft = int(items.size() - i), groupsLeft = groups - int(sizes.size());
+        if (size > 0 && (sum + items[i] > most || itemsLeft < groupsLeft)) {
+            sizes.push_back(size);
+            sum = 0;
+            size = 0;
+        }
+        sum += items[i];
+        ++size;
+        if (sum > most || int(sizes.size()) >= groups)
+            return {};
+    }
+    sizes.push_back(size);
+    return int(sizes.size()) == groups ? sizes : std::vector<int>{};
+}
+
+// Layers per virtual stage, in order, as even in FLOPs as whole layers allow: the heaviest
+// virtual stage as light as it can be, as the frameworks' pipeline layouts make it (the LM
+// head and MTP layers count on the last virtual stage, which may hold no other layer then).
+// By FLOPs, not time, so that the split does not move with the micro-batch or the recompute.
 std::vector<int> balancedSplit(const ModelShape& model, const LayerTable& table, const Ends& ends,
                                int chunks)
 {
-    const int layers = model.layers;
-    std::vector<double> before(size_t(layers) + 1, 0); // FLOPs of the layers before i
-    for (int i = 0; i < layers; ++i)
-        before[size_t(i) + 1] = before[size_t(i)] + table.of(i).modelFlops;
-    const double total = before[size_t(layers)] + ends.headFlops + ends.mtp.modelFlops;
-    std::vector<int> split(size_t(chunks), 1);
-    int first = 0;
-    for (int k = 0; k < chunks - 1; ++k) {
-        const double target = total * (k + 1) / chunks;
-        // The last layer of chunk k: as close to the target as the other chunks allow.
-        int end = first + 1;
-        const int latest = layers - (chunks - 1 - k);
-        while (end < latest &&
-               std::abs(before[size_t(end) + 1] - target) < std::abs(before[size_t(end)] - target))
-            ++end;
-        split[size_t(k)] = end - first;
-        first = end;
+    std::vector<double> items(size_t(model.layers) + 1);
+    for (int i = 0; i < model.layers; ++i)
+        items[size_t(i)] = table.of(i).modelFlops;
+    items.back() = ends.headFlops + ends.mtp.modelFlops;
+    double low = *std::max_element(items.begin(), items.end()), high = 0;
+    for (double f : items)
+        high += f;
+    std::vector<int> best = groupsUpTo(items, chunks, high);
+    // The lightest heaviest stage, to a part in 10^4 of the model.
+    while (high - low > 1e-4 * high) {
+        const double mid = (low + high) / 2;
+        std::vector<int> split = groupsUpTo(items, chunks, mid);
+        if (split.empty()) {
+            low = mid;
+        } else {
+            best = std::move(split);
+            high = mid;
+        }
     }
-    split.back() = layers - first;
-    return split;
+    --best.back(); // the head is no layer
+    return best;
 }
 
 void fillOps(const RunDesc& run, const LayerTable& table, const Ends& ends, Workload& w)

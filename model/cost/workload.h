@@ -54,13 +54,13 @@ struct Links {
 
 struct Workload {
     int p = 1, v = 1, m = 1, t = 1, c = 1, d = 1;
-    std::vector<int> layers;               // per virtual stage, index chunk * p + stage
-    std::vector<Parts> forward, backward;  // per op, index stage * v + chunk
-    std::vector<PerDim<double>> commPerOp; // all communication of one op pair (fwd + bwd)
-    std::vector<double> send;              // per hop s -> s+1
-    double sendBytes = 0;                  // what one pipeline send carries
-    std::vector<bool> sendScaleOut;        // per hop
-    std::vector<double> paramsOfChunk; // dense, per GPU, index stage * v + chunk (with ends)
+    std::vector<int> layers;                // per virtual stage, index chunk * p + stage
+    std::vector<Parts> forward, backward;   // per op, index stage * v + chunk
+    std::vector<PerDim<double>> commPerOp;  // all communication of one op pair (fwd + bwd)
+    std::vector<double> send;               // per hop s -> s+1
+    double sendBytes = 0;                   // what one pipeline send carries
+    std::vector<bool> sendScaleOut;         // per hop
+    std::vector<double> paramsOfChunk;      // dense, per GPU, index stage * v + chunk (with ends)
     std::vector<double> layerParamsOfChunk; // dense, in the chunk's layers
     std::vector<double> expertParamsOfChunk;
     std::vector<double> activationBytesOfChunk; // kept for backward, per micro-batch
@@ -69,6 +69,9 @@ struct Workload {
     int expertDataWidth = 1;
     Links links;
     Framework framework = Framework::MegatronCore2026;
+    // The 2026 recipes capture the whole iteration in one CUDA graph, but only for MXFP8 on
+    // Blackwell (the GPUs with FP4); their other recipes launch layer by layer.
+    bool wholeStepGraph = false;
     bool distributedOptimizer = false;
     bool fsdp = false;
     bool overlapGradReduce = true;  // buckets reduced as the backward releases them
