@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common.h"
+#include "costmodel.h"
 #include "loader.h"
 #include "options.h"
 #include "placement.h"
@@ -142,10 +143,13 @@ void describeCluster(const ClusterDesc& c, std::ostream& out)
         out << "  overheads       virtualization " << fixed(c.virtualization * 100, 1) << " %\n";
 }
 
-void describeStages(const RunDesc& r, std::ostream& out)
+void describeStages(const RunDesc& r, const ClusterDesc& c, std::ostream& out)
 {
     const Parallelism& p = r.parallelism;
-    const std::vector<int> stages = layersPerStage(r.model.layers, p.pp, p.vp);
+    const std::vector<int> chunks = layersPerVirtualStage(c, r);
+    std::vector<int> stages(size_t(p.pp), 0);
+    for (size_t i = 0; i < chunks.size(); ++i)
+        stages[i % size_t(p.pp)] += chunks[i];
     const auto [lightest, heaviest] = std::minmax_element(stages.begin(), stages.end());
     out << "  stages          " << r.model.layers << " layers over " << p.pp << " stages";
     if (p.vp > 1)
@@ -154,8 +158,9 @@ void describeStages(const RunDesc& r, std::ostream& out)
         out << ": " << *heaviest << " layers per stage\n";
         return;
     }
-    out << ": uneven, " << *lightest << " to " << *heaviest
-        << " layers per stage; the heaviest stage sets the pace\n";
+    out << ": " << *lightest << " to " << *heaviest
+        << " layers per stage, as even in FLOPs as whole layers allow (the last stage also runs "
+           "the LM head)\n";
 }
 
 void describeRun(const RunDesc& r, const ClusterDesc* c, std::ostream& out)
@@ -184,10 +189,10 @@ void describeRun(const RunDesc& r, const ClusterDesc* c, std::ostream& out)
         out << "; " << r.batch.global / (dp * r.batch.micro)
             << " micro-batches per pipeline per step";
     out << "\n";
-    describeStages(r, out);
     out << "  placement       " << placementText(r.placement) << " (innermost first)\n";
     if (!c || dp <= 0)
         return;
+    describeStages(r, *c, out);
     const Placement pl = placeRun(r, *c);
     for (Dim d : kAllDims) {
         const DimensionPlacement& dim = pl.dimension(d);

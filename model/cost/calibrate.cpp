@@ -13,7 +13,7 @@ namespace cs {
 
 namespace {
 
-constexpr int kGoldenSteps = 14; // the bracket shrinks to 0.1 % of its width
+constexpr int kGoldenSteps = 14;  // the bracket shrinks to 0.1 % of its width
 constexpr double kSettled = 1e-4; // a sweep that moves no constant by more ends the fit
 
 std::string familyOf(const MeasuredRun& r)
@@ -27,6 +27,14 @@ bool hasExperts(const MeasuredRun& r)
 }
 
 // Evaluations of rows on both threads; `closedForm` chooses estimate() over evaluate().
+std::vector<const MeasuredRun*> pointersTo(const std::vector<MeasuredRun>& rows)
+{
+    std::vector<const MeasuredRun*> all;
+    for (const MeasuredRun& r : rows)
+        all.push_back(&r);
+    return all;
+}
+
 std::vector<double> stepTimes(const std::vector<const MeasuredRun*>& rows, const Calibration& cal,
                               bool closedForm)
 {
@@ -35,9 +43,9 @@ std::vector<double> stepTimes(const std::vector<const MeasuredRun*>& rows, const
     auto work = [&](size_t first) {
         for (size_t i = first; i < rows.size(); i += 2) {
             const MeasuredRun& r = *rows[i];
-            times[i] = (closedForm ? estimate(r.cluster, r.run, opts)
-                                   : evaluate(r.cluster, r.run, opts))
-                           .stepTimeS;
+            times[i] =
+                (closedForm ? estimate(r.cluster, r.run, opts) : evaluate(r.cluster, r.run, opts))
+                    .stepTimeS;
         }
     };
     std::thread second(work, 1);
@@ -100,7 +108,8 @@ void addEfficiencyKnobs(const std::string& name, std::vector<GemmEfficiency>& ta
             table.push_back({gpu, precision, start});
         const std::string g = gpu;
         const Precision p = precision;
-        knobs.push_back({name + " " + gpu + " " + toString(precision), 0.05, 0.98,
+        knobs.push_back({name + " " + gpu + " " + toString(precision), kEfficiencyMin,
+                         kEfficiencyMax,
                          [g, p, which](Calibration& c) -> double& {
                              for (GemmEfficiency& e : c.*which)
                                  if (e.gpu == g && e.precision == p)
@@ -135,8 +144,8 @@ std::vector<Knob> knobsFor(const std::vector<MeasuredRun>& rows, Calibration& ca
                        &Calibration::grouped, knobs);
     for (const FittedConstant& k : fittedConstants()) {
         const auto field = k.field;
-        knobs.push_back({k.key, k.min, k.max, [field](Calibration& c) -> double& { return c.*field; },
-                         all});
+        knobs.push_back(
+            {k.key, k.min, k.max, [field](Calibration& c) -> double& { return c.*field; }, all});
     }
     return knobs;
 }
@@ -183,10 +192,7 @@ double tune(Knob& knob, Calibration& cal, bool closedForm)
 
 std::string summary(const std::vector<MeasuredRun>& rows, const Calibration& cal, bool closedForm)
 {
-    std::vector<const MeasuredRun*> all;
-    for (const MeasuredRun& r : rows)
-        all.push_back(&r);
-    const std::vector<double> times = stepTimes(all, cal, closedForm);
+    const std::vector<double> times = stepTimes(pointersTo(rows), cal, closedForm);
     double sum = 0, worst = 0;
     for (size_t i = 0; i < rows.size(); ++i) {
         const double e = std::abs(times[i] / rows[i].run.measured->stepTimeS - 1);
@@ -222,14 +228,18 @@ const std::vector<FittedConstant>& fittedConstants()
 
 std::vector<RowError> predictRows(const std::vector<MeasuredRun>& rows, const Calibration& cal)
 {
-    std::vector<const MeasuredRun*> all;
-    for (const MeasuredRun& r : rows)
-        all.push_back(&r);
-    const std::vector<double> times = stepTimes(all, cal, false);
+    const std::vector<double> times = stepTimes(pointersTo(rows), cal, false);
     std::vector<RowError> errors;
     for (size_t i = 0; i < rows.size(); ++i)
-        errors.push_back({rows[i].id, familyOf(rows[i]), times[i], rows[i].run.measured->stepTimeS});
+        errors.push_back(
+            {rows[i].id, familyOf(rows[i]), times[i], rows[i].run.measured->stepTimeS});
     return errors;
+}
+
+double fitObjective(const std::vector<MeasuredRun>& rows, const Calibration& cal)
+{
+    const std::vector<const MeasuredRun*> all = pointersTo(rows);
+    return objective(all, stepTimes(all, cal, false));
 }
 
 double meanAbsoluteError(const std::vector<RowError>& errors)
@@ -263,9 +273,10 @@ Fit calibrate(const std::vector<MeasuredRun>& rows, const Calibration& start,
         }
     }
     for (auto* table : {&fit.calibration.gemm, &fit.calibration.grouped})
-        std::sort(table->begin(), table->end(), [](const GemmEfficiency& a, const GemmEfficiency& b) {
-            return a.gpu != b.gpu ? a.gpu < b.gpu : a.precision < b.precision;
-        });
+        std::sort(table->begin(), table->end(),
+                  [](const GemmEfficiency& a, const GemmEfficiency& b) {
+                      return a.gpu != b.gpu ? a.gpu < b.gpu : a.precision < b.precision;
+                  });
     fit.rows = predictRows(rows, fit.calibration);
     return fit;
 }

@@ -9,10 +9,10 @@
 //
 // The objective is the mean absolute error of each set of runs over its target (dense rows 4 %,
 // rows with experts 8 %: each set weighs the same however many rows it has) plus the excess of
-// any row over its set's worst-row bound (12 %, 20 %). It is minimized by coordinate descent: each constant in turn by golden-section
-// search inside its bounds, sweep after sweep until no constant moves, first on the closed form
-// (fast), then on the cost model's own evaluation. Deterministic: the same runs and start give
-// the same constants.
+// any row over its set's worst-row bound (12 %, 20 %). It is minimized by coordinate descent: each
+// constant in turn by golden-section search inside its bounds, sweep after sweep until no constant
+// moves, first on the closed form (fast), then on the cost model's own evaluation. Deterministic:
+// the same runs and start give the same constants.
 
 #include <functional>
 #include <string>
@@ -38,10 +38,17 @@ struct FittedConstant {
     double max;
 };
 const std::vector<FittedConstant>& fittedConstants();
+// The bounds of every fitted GEMM efficiency (per GPU and precision).
+inline constexpr double kEfficiencyMin = 0.05;
+inline constexpr double kEfficiencyMax = 0.98;
 
 // Every row predicted by evaluate() with the calibration.
 std::vector<RowError> predictRows(const std::vector<MeasuredRun>& rows, const Calibration& cal);
 double meanAbsoluteError(const std::vector<RowError>& errors);
+
+// What calibrate() minimizes, by evaluate(): lower is better. The built-in constants are a
+// minimum of it on the public runs along every fitted constant (test_calibration).
+double fitObjective(const std::vector<MeasuredRun>& rows, const Calibration& cal);
 
 struct FitOptions {
     int maxSweeps = 12;
@@ -66,8 +73,8 @@ Fit calibrate(const std::vector<MeasuredRun>& rows, const Calibration& start,
 struct FamilyError {
     std::string family;
     int rows = 0;
-    double fittedMape = 0;   // with constants fitted on every row
-    double heldOutMape = 0;  // with constants fitted without this family
+    double fittedMape = 0;  // with constants fitted on every row
+    double heldOutMape = 0; // with constants fitted without this family
 };
 std::vector<FamilyError> crossValidate(const std::vector<MeasuredRun>& rows,
                                        const Calibration& fitted, const FitOptions& options = {});

@@ -44,6 +44,11 @@ void finishTrainingRun(const ClusterDesc& cluster, const RunDesc& run, const Wor
 
 } // namespace
 
+std::vector<int> layersPerVirtualStage(const ClusterDesc& cluster, const RunDesc& run)
+{
+    return buildWorkload(cluster, run, defaultCalibration()).layers;
+}
+
 std::vector<Breakdown::Part> Breakdown::parts() const
 {
     std::vector<Part> out;

@@ -22,4 +22,8 @@ Evaluation evaluate(const ClusterDesc& cluster, const RunDesc& run, const EvalOp
 // layouts to evaluate. Never shown as a layout's step time.
 Evaluation estimate(const ClusterDesc& cluster, const RunDesc& run, const EvalOptions& opts = {});
 
+// The layers of each virtual pipeline stage as the evaluation splits them (index chunk x pp +
+// stage): as even in FLOPs as whole layers allow, the LM head and MTP layers on the last.
+std::vector<int> layersPerVirtualStage(const ClusterDesc& cluster, const RunDesc& run);
+
 } // namespace cs

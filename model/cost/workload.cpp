@@ -44,6 +44,8 @@ void resolveSizes(const ClusterDesc& cluster, const RunDesc& run, const Calibrat
     w.v = std::max(1, par.vp);
     w.t = std::max(1, par.tp);
     w.c = std::max(1, par.cp);
+    w.ep = std::max(1, par.ep);
+    w.etp = std::max(1, par.etp);
     w.d = std::max(1, run.dpFor(healthy));
     w.m = std::max(1, run.microBatchesFor(healthy));
     w.gpus = int64_t(w.t) * w.c * w.p * w.d;
@@ -333,10 +335,24 @@ std::vector<int> groupsUpTo(const std::vector<double>& items, int groups, double
     return int(sizes.size()) == groups ? sizes : std::vector<int>{};
 }
 
-// Layers per virtual stage, in order, as even in FLOPs as whole layers allow: the heaviest
-// virtual stage as light as it can be, as the frameworks' pipeline layouts make it (the LM
-// head and MTP layers count on the last virtual stage, which may hold no other layer then).
-// By FLOPs, not time, so that the split does not move with the micro-batch or the recompute.
+// The lightest the heaviest of `groups` groups of consecutive items can be, to a part in 10^4.
+double lightestHeaviest(const std::vector<double>& items, int groups)
+{
+    double low = *std::max_element(items.begin(), items.end()), high = 0;
+    for (double f : items)
+        high += f;
+    while (high - low > 1e-4 * high) {
+        const double mid = (low + high) / 2;
+        (groupsUpTo(items, groups, mid).empty() ? low : high) = mid;
+    }
+    return high;
+}
+
+// Layers per virtual stage, in order, as even in FLOPs as whole layers allow: each virtual
+// stage ends as close to its share of the model as it can without outweighing the lightest
+// possible heaviest stage, as the frameworks' pipeline layouts do (the LM head and MTP layers
+// count on the last virtual stage, which may then hold no other layer). By FLOPs, not time, so
+// that the split does not move with the micro-batch or the recompute.
 std::vector<int> balancedSplit(const ModelShape& model, const LayerTable& table, const Ends& ends,
                                int chunks)
 {
@@ -344,23 +360,28 @@ std::vector<int> balancedSplit(const ModelShape& model, const LayerTable& table,
     for (int i = 0; i < model.layers; ++i)
         items[size_t(i)] = table.of(i).modelFlops;
     items.back() = ends.headFlops + ends.mtp.modelFlops;
-    double low = *std::max_element(items.begin(), items.end()), high = 0;
-    for (double f : items)
-        high += f;
-    std::vector<int> best = groupsUpTo(items, chunks, high);
-    // The lightest heaviest stage, to a part in 10^4 of the model.
-    while (high - low > 1e-4 * high) {
-        const double mid = (low + high) / 2;
-        std::vector<int> split = groupsUpTo(items, chunks, mid);
-        if (split.empty()) {
-            low = mid;
-        } else {
-            best = std::move(split);
-            high = mid;
-        }
+    const double most = lightestHeaviest(items, chunks) * (1 + 1e-9);
+    std::vector<double> before(items.size() + 1, 0); // the FLOPs of the items before i
+    for (size_t i = 0; i < items.size(); ++i)
+        before[i + 1] = before[i] + items[i];
+    const double total = before.back();
+    std::vector<int> split(size_t(chunks), 0);
+    size_t first = 0;
+    for (int k = 0; k < chunks - 1; ++k) {
+        const double target = total * (k + 1) / chunks;
+        const size_t latest = items.size() - size_t(chunks - 1 - k); // one item for each after
+        size_t end = first + 1;
+        while (end < latest && before[end + 1] - before[first] <= most &&
+               std::abs(before[end + 1] - target) < std::abs(before[end] - target))
+            ++end;
+        split[size_t(k)] = int(end - first);
+        first = end;
     }
-    --best.back(); // the head is no layer
-    return best;
+    split.back() = int(items.size() - first);
+    if (before.back() - before[first] > most) // the end outweighs the others: pack to the cap
+        split = groupsUpTo(items, chunks, most);
+    --split.back(); // the head is no layer
+    return split;
 }
 
 void fillOps(const RunDesc& run, const LayerTable& table, const Ends& ends, Workload& w)

@@ -54,6 +54,7 @@ struct Links {
 
 struct Workload {
     int p = 1, v = 1, m = 1, t = 1, c = 1, d = 1;
+    int ep = 1, etp = 1;                    // experts are split over ep x etp GPUs
     std::vector<int> layers;                // per virtual stage, index chunk * p + stage
     std::vector<Parts> forward, backward;   // per op, index stage * v + chunk
     std::vector<PerDim<double>> commPerOp;  // all communication of one op pair (fwd + bwd)
@@ -91,12 +92,16 @@ struct Workload {
     const DimComm& dp() const { return dims[Dim::DP]; }
     // Parameters of the whole model: every chunk's share of one GPU times the tensor-parallel
     // GPUs that split it (context and data parallel ranks hold copies).
+    // The model's parameters: the dense ones of every stage split over tp, the experts' over
+    // ep x etp.
     double modelParams() const
     {
-        double sum = 0;
-        for (double params : paramsOfChunk)
-            sum += params;
-        return sum * t;
+        double dense = 0, expert = 0;
+        for (size_t i = 0; i < paramsOfChunk.size(); ++i) {
+            dense += paramsOfChunk[i];
+            expert += expertParamsOfChunk[i];
+        }
+        return dense * t + expert * ep * etp;
     }
 
     // Reducing gradients (all-reduce, or reduce-scatter with a sharded optimizer) of dense and

@@ -183,25 +183,6 @@ std::vector<int> Placement::expertDataMembers(int rank) const
     return members;
 }
 
-std::vector<int> layersPerVirtualStage(int layers, int pp, int vp)
-{
-    const int chunks = std::max(1, pp) * std::max(1, vp);
-    std::vector<int> split(size_t(chunks), layers / chunks);
-    for (int i = 0; i < layers % chunks; ++i)
-        ++split[size_t(i)];
-    return split;
-}
-
-std::vector<int> layersPerStage(int layers, int pp, int vp)
-{
-    pp = std::max(1, pp);
-    const std::vector<int> chunks = layersPerVirtualStage(layers, pp, vp);
-    std::vector<int> stages(size_t(pp), 0);
-    for (size_t i = 0; i < chunks.size(); ++i)
-        stages[i % size_t(pp)] += chunks[i];
-    return stages;
-}
-
 std::vector<int> healthyGpuIndices(const ClusterDesc& cluster)
 {
     if (cluster.healthyGpuCount() == cluster.gpuCount())

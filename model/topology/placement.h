@@ -83,12 +83,6 @@ private:
     DimensionPlacement m_expertData;
 };
 
-// Layers held by each virtual pipeline stage (index v * pp + s is chunk v of stage s, as in
-// interleaved 1F1B). When the layers do not divide, the first virtual stages take one more.
-std::vector<int> layersPerVirtualStage(int layers, int pp, int vp);
-// Layers per pipeline stage (the sum of its chunks); the heaviest stage sets the pace.
-std::vector<int> layersPerStage(int layers, int pp, int vp);
-
 // The healthy GPUs' indices in order; empty when every GPU is in service.
 std::vector<int> healthyGpuIndices(const ClusterDesc& cluster);
 

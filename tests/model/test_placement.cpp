@@ -124,22 +124,3 @@ TEST_CASE("a dimension crosses domains only where its members do", "[placement]"
         CHECK(p.dimension(Dim::DP).insideDomain() == c.dpInside);
     }
 }
-
-TEST_CASE("uneven layers: the first virtual stages take one more", "[placement]")
-{
-    struct Case {
-        int layers, pp, vp;
-        std::vector<int> stages;
-    };
-    const Case cases[] = {
-        {126, 8, 8, {16, 16, 16, 16, 16, 16, 15, 15}},
-        {96, 8, 12, {12, 12, 12, 12, 12, 12, 12, 12}},
-        {10, 4, 1, {3, 3, 2, 2}},
-        {5, 1, 1, {5}},
-    };
-    for (const Case& c : cases) {
-        const std::vector<int> stages = layersPerStage(c.layers, c.pp, c.vp);
-        CHECK(stages == c.stages);
-        CHECK(std::accumulate(stages.begin(), stages.end(), 0) == c.layers);
-    }
-}

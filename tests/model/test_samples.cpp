@@ -78,7 +78,7 @@ TEST_CASE("describe says which dimensions cross the fabric", "[samples][cli]")
     CHECK(text.find("TP groups of 4: inside one NVLink domain each") != std::string::npos);
     CHECK(text.find("PP groups of 8: inside one NVLink domain each") != std::string::npos);
     CHECK(text.find("DP groups of 128: cross the fabric") != std::string::npos);
-    CHECK(text.find("uneven, 15 to 16 layers per stage") != std::string::npos);
+    CHECK(text.find("14 to 16 layers per stage, as even in FLOPs") != std::string::npos);
 }
 
 TEST_CASE("the command line's usage errors exit 2", "[cli]")
