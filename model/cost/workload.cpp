@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "calibration.h"
+#include "checkpoint.h"
 #include "layers.h"
 #include "placement.h"
 #include "schedule.h"
@@ -13,9 +14,10 @@ namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr double kActivationBytes = 2; // BF16 activations and their gradients
-constexpr double kParamBytes = 2;      // BF16 weights, as kept
-constexpr double kMainGradBytes = 4;   // FP32 gradient accumulation buffer
-constexpr double kOptimizerBytes = 12; // FP32 master weights, Adam's two moments
+// Weights and optimizer state as kept, per parameter: what a checkpoint holds.
+constexpr double kParamBytes = kCheckpointWeightBytes;
+constexpr double kMainGradBytes = 4; // FP32 gradient accumulation buffer
+constexpr double kOptimizerBytes = kCheckpointOptimizerBytes;
 // The optimizer step's HBM traffic per parameter it owns: the gradient norm reads the FP32
 // gradient (4), clipping rewrites it (8), Adam reads weight, gradient and both moments and
 // writes weight and moments (28), the BF16 copy of the weight (6), zeroing the gradient (4).
@@ -135,6 +137,21 @@ bool alignedOnDomains(const PerDim<int>& sizes, const PerDim<int>& strides, int 
 
 // Strides follow the placement, innermost first; gradients are reduced over the data and
 // context parallel ranks together.
+// Whether the GPUs out of service are whole NVLink domains (or none): then the healthy ones,
+// which ranks fill in order, are whole domains too, laid out as if the others did not exist.
+bool onlyWholeDomainsOut(const ClusterDesc& cluster)
+{
+    if (cluster.healthyGpuCount() == cluster.gpuCount())
+        return true;
+    const std::vector<bool> healthy = cluster.healthyGpus();
+    const size_t domain = size_t(cluster.domainSize());
+    for (size_t first = 0; first < healthy.size(); first += domain)
+        for (size_t g = first + 1; g < std::min(first + domain, healthy.size()); ++g)
+            if (healthy[g] != healthy[first])
+                return false;
+    return true;
+}
+
 void placeDimensions(const ClusterDesc& cluster, const RunDesc& run, Workload& w)
 {
     PerDim<int> sizes;
@@ -150,7 +167,8 @@ void placeDimensions(const ClusterDesc& cluster, const RunDesc& run, Workload& w
     }
     const int domain = cluster.domainSize();
     std::optional<Placement> placement;
-    if (w.gpus != cluster.gpuCount() || !alignedOnDomains(sizes, strides, domain))
+    const bool wholeDomains = w.gpus % domain == 0 && onlyWholeDomainsOut(cluster);
+    if (!wholeDomains || !alignedOnDomains(sizes, strides, domain))
         placement = placeRun(run, cluster);
     auto dimComm = [&](Dim dim, GroupShape shape) { return dimCommOf(dim, shape, w.links); };
     const Placement* p = placement ? &*placement : nullptr;

@@ -78,6 +78,29 @@ TEST_CASE("a rack out of Fairwater leaves 64 GPUs failed and placement skips the
     CHECK(p.dimension(Dim::PP).insideDomain());
 }
 
+TEST_CASE("a rack out of service times a step as a cluster without that rack; a node out does "
+          "not split the others' NVLink groups")
+{
+    ClusterRun s = fairwater();
+    s.run.parallelism.dp = 96;
+    ClusterDesc fewer = s.cluster;
+    fewer.racks = 127;
+    ClusterDesc rackOut = s.cluster;
+    rackOut.failures.racks = {5};
+    const Evaluation withoutRack = evaluate(fewer, s.run), withRackOut = evaluate(rackOut, s.run);
+    CHECK(withRackOut.stepTimeS == Approx(withoutRack.stepTimeS).epsilon(1e-12));
+    CHECK(withRackOut.commTotalS[Dim::DP] ==
+          Approx(withoutRack.commTotalS[Dim::DP]).epsilon(1e-12));
+
+    // One tray out leaves rack 5 partly healthy: ranks then straddle racks and some TP or PP
+    // groups cross the fabric, which the step must show.
+    ClusterDesc nodeOut = s.cluster;
+    nodeOut.failures.nodes = {5 * 16 + 3};
+    const Placement p = placeRun(s.run, nodeOut);
+    CHECK_FALSE(p.dimension(Dim::PP).insideDomain());
+    CHECK(evaluate(nodeOut, s.run).stepTimeS > withRackOut.stepTimeS);
+}
+
 TEST_CASE("racks, nodes and GPUs out of service overlap and count once")
 {
     ClusterDesc c = fairwater().cluster;
