@@ -2,7 +2,8 @@
 // the whole search with one thread (the baseline) and with every hardware thread, and the
 // configurations evaluated per second. Then the same search where the fabric can slow traffic
 // (oversubscribed 3:1, ECMP), so that routes and contention factors are computed per placement
-// and dimension shape (fabricfactors.h); at full bisection none is.
+// and dimension shape (fabricfactors.h); at full bisection none is. Last, a search with experts:
+// DeepSeek-V3 on 1,024 GB200 (16 NVL72 racks), where expert layouts (ep, etp) multiply the rest.
 
 #include <cstdio>
 #include <ctime>
@@ -82,5 +83,16 @@ int main()
                     label, first.ms, first.cpuMs, first.cpuMs / one.cpuMs, again.ms, again.cpuMs,
                     again.outcome.results.empty() ? 0.0 : again.outcome.results.front().stepTimeS);
     }
+
+    const cs::ClusterRun moe = csbench::loadSampleRun("gb200-16-deepseek-v3.run.json");
+    std::printf("experts: %s on %s, %zu layouts\n", moe.run.name.c_str(), moe.cluster.name.c_str(),
+                cs::enumerateLayouts(moe.cluster, moe.run).size());
+    const Timing moeOne = timeSearch(moe.cluster, moe.run, 1);
+    print("baseline", 1, moeOne);
+    const Timing moeMany = timeSearch(moe.cluster, moe.run, all);
+    print("search", all, moeMany);
+    std::printf("speed-up   %.2fx with %d threads\n", moeOne.ms / moeMany.ms, all);
+    if (!moeMany.outcome.results.empty())
+        std::printf("best       %.4f s per step\n", moeMany.outcome.results.front().stepTimeS);
     return 0;
 }
