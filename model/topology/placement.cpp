@@ -183,6 +183,20 @@ std::vector<int> Placement::expertDataMembers(int rank) const
     return members;
 }
 
+int Placement::expertDataIndex(int rank) const
+{
+    const int span = m_etp * m_sizes[Dim::EP];
+    return coord(rank)[Dim::PP] * span + stageLocalIndex(rank) % span;
+}
+
+ExpertRange expertsOfRank(const Placement& placement, const ModelShape& model, int rank)
+{
+    if (!model.moe)
+        return {};
+    const int perRank = model.moe->experts / placement.size(Dim::EP);
+    return {placement.coord(rank)[Dim::EP] * perRank, perRank};
+}
+
 std::vector<int> layersPerVirtualStage(int layers, int pp, int vp)
 {
     const int chunks = std::max(1, pp) * std::max(1, vp);
