@@ -112,6 +112,17 @@ ImportDialog::ImportDialog(const cs::ClusterRun& current, QWidget* parent)
     for (QLineEdit* edit : {m_files, m_log, m_system, m_gpu, m_down, m_cluster})
         connect(edit, &QLineEdit::textChanged, this, [this] { m_open->setEnabled(false); });
 
+    // Tab follows the rows, each field before its Browse button.
+    QWidget* previous = m_kind;
+    for (int row = 1; row < m_form->rowCount(); ++row) {
+        QWidget* field = m_form->itemAt(row, QFormLayout::FieldRole)->widget();
+        const QList<QWidget*> parts = field->findChildren<QWidget*>(Qt::FindDirectChildrenOnly);
+        for (QWidget* w : parts.isEmpty() ? QList<QWidget*>{field} : parts) {
+            setTabOrder(previous, w);
+            previous = w;
+        }
+    }
+
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(m_form);
     layout->addWidget(new QLabel(tr("Report:"), this));
@@ -274,10 +285,9 @@ bool ImportDialog::runImport()
     for (const cs::Diagnostic& d : report.notes.items())
         lines << tr("note: %1").arg(QString::fromStdString(d.format()));
     if (m_result)
-        lines.prepend(tr("Imported %1 on %2 (%3 GPUs): open it as a document.")
+        lines.prepend(tr("Imported %1 on %2: open it as a document.")
                           .arg(QString::fromStdString(m_result->run.name),
-                               QString::fromStdString(m_result->cluster.name))
-                          .arg(m_result->cluster.gpuCount()));
+                               QString::fromStdString(m_result->cluster.name)));
     m_report->setPlainText(lines.join(QLatin1Char('\n')));
     m_open->setEnabled(m_result.has_value());
     return m_result.has_value();

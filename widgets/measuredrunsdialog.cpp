@@ -135,6 +135,9 @@ MeasuredRunsDialog::MeasuredRunsDialog(std::vector<cs::MeasuredRun> runs,
     split->addWidget(m_problems);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
+    split->setStretchFactor(2, 0);
+    // A few lines: the refused files are a footnote to the rows, not their equal.
+    m_problems->setMaximumHeight(m_problems->fontMetrics().height() * 6);
 
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(m_summary);
@@ -211,7 +214,7 @@ void MeasuredRunsDialog::showHistogram(int index)
     base->append(to, 0);
     auto* measured = new QAreaSeries(outline, base);
     measured->setName(times.size() == 1 ? tr("measured: one step time")
-                                         : tr("measured: %1 steps").arg(times.size()));
+                                        : tr("measured: %1 steps").arg(times.size()));
     QColor grey(0x8a, 0x8f, 0x98);
     measured->setBrush(grey);
     measured->setPen(QPen(grey.darker(130), 1));

@@ -47,7 +47,7 @@ int colorKey(const cs::Event& e, bool dimmed)
     return styleOf(e) * 4 + (hidden ? 1 : 0) + (dimmed ? 2 : 0);
 }
 
-// The labels inside boxes: micro-batch numbers, the all-to-all's phases.
+// The labels of boxes: micro-batch numbers, the all-to-all's phases.
 QFont smallFont(QFont font)
 {
     font.setPointSizeF(font.pointSizeF() * 0.8);
@@ -426,7 +426,7 @@ void TimelineView::drawLanes(QPainter& p) const
     std::vector<std::vector<QRect>> buckets(colors.boxes.size());
     std::vector<QRect> critical;
     std::vector<std::pair<QRect, int>> labels;     // micro-batch numbers in wide boxes
-    std::vector<std::pair<QRect, QString>> phases; // the all-to-all's, in boxes wide enough
+    std::vector<std::pair<QRect, QString>> phases; // the all-to-all's, above it where it fits
     const QFontMetrics small(smallFont(font()));
     const double xMin = m_mapping.left, xMax = m_mapping.left + m_mapping.width;
 
@@ -477,11 +477,16 @@ void TimelineView::drawLanes(QPainter& p) const
                 critical.push_back(box.adjusted(0, 0, -1, -1));
             if (e.microBatch >= 0 && box.width() >= 18 && box.height() >= 12 && !e.isComm())
                 labels.push_back({box, e.microBatch});
+            // The lane of exposed collectives is thin; the stage waits on them, so the row above
+            // them is free for their name.
             if (const auto phase = cs::allToAllLabel(events, size_t(item.event));
-                phase && box.height() >= 10) {
+                phase && e.exposed) {
                 const QString text = QString::fromStdString(phase->brief);
-                if (small.horizontalAdvance(text) + 6 <= box.width())
-                    phases.push_back({box, text});
+                const QRect above(box.left(), int(rowTop) + 1, box.width(),
+                                  box.top() - int(rowTop) - 1);
+                if (small.horizontalAdvance(text) + 6 <= above.width() &&
+                    small.height() <= above.height() + 2)
+                    phases.push_back({above, text});
             }
         }
         flush();
@@ -506,7 +511,7 @@ void TimelineView::drawLanes(QPainter& p) const
             p.drawText(box, Qt::AlignCenter, QString::number(microBatch));
         p.setPen(colors.text);
         for (const auto& [box, text] : phases)
-            p.drawText(box, Qt::AlignCenter, text);
+            p.drawText(box, Qt::AlignCenter | Qt::AlignBottom, text);
         p.setFont(font());
     }
 }
