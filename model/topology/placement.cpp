@@ -171,6 +171,12 @@ DimensionPlacement Placement::measure(Dim d) const
     return p;
 }
 
+int Placement::expertDataIndex(int rank) const
+{
+    const int span = m_etp * m_sizes[Dim::EP];
+    return coord(rank)[Dim::PP] * span + stageLocalIndex(rank) % span;
+}
+
 std::vector<int> Placement::expertDataMembers(int rank) const
 {
     const int span = m_etp * m_sizes[Dim::EP];
@@ -181,20 +187,6 @@ std::vector<int> Placement::expertDataMembers(int rank) const
     for (int k = 0; k < width; ++k)
         members[size_t(k)] = rankOfStageLocal(stage, local % span + k * span);
     return members;
-}
-
-int Placement::expertDataIndex(int rank) const
-{
-    const int span = m_etp * m_sizes[Dim::EP];
-    return coord(rank)[Dim::PP] * span + stageLocalIndex(rank) % span;
-}
-
-ExpertRange expertsOfRank(const Placement& placement, const ModelShape& model, int rank)
-{
-    if (!model.moe)
-        return {};
-    const int perRank = model.moe->experts / placement.size(Dim::EP);
-    return {placement.coord(rank)[Dim::EP] * perRank, perRank};
 }
 
 std::vector<int> layersPerVirtualStage(int layers, int pp, int vp)
@@ -233,6 +225,14 @@ Placement placeRun(const RunDesc& run, const ClusterDesc& cluster)
 {
     return Placement(run.parallelism, run.dpFor(cluster.healthyGpuCount()), run.placement,
                      cluster.domainSize(), healthyGpuIndices(cluster));
+}
+
+ExpertRange expertsOfRank(const Placement& placement, const ModelShape& model, int rank)
+{
+    if (!model.moe)
+        return {};
+    const int perRank = model.moe->experts / placement.size(Dim::EP);
+    return {placement.coord(rank)[Dim::EP] * perRank, perRank};
 }
 
 } // namespace cs

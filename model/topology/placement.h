@@ -86,17 +86,6 @@ private:
     DimensionPlacement m_expertData;
 };
 
-// The routed experts a rank holds, as Megatron-Core numbers them: the ep ranks of an EP group
-// split the experts into equal consecutive blocks (validation makes ep divide them), rank with
-// EP coordinate e holding [e x experts / ep, (e + 1) x experts / ep); the etp ranks of an
-// expert share its block and split each expert's weights.
-struct ExpertRange {
-    int first = 0;
-    int count = 0; // 0: the model has no experts
-    int last() const { return first + count - 1; }
-};
-ExpertRange expertsOfRank(const Placement& placement, const ModelShape& model, int rank);
-
 // Layers held by each virtual pipeline stage (index v * pp + s is chunk v of stage s, as in
 // interleaved 1F1B). When the layers do not divide, the first virtual stages take one more.
 std::vector<int> layersPerVirtualStage(int layers, int pp, int vp);
@@ -108,5 +97,16 @@ std::vector<int> healthyGpuIndices(const ClusterDesc& cluster);
 
 // The placement of a run on a cluster (dp derived from the healthy GPUs when not given).
 Placement placeRun(const RunDesc& run, const ClusterDesc& cluster);
+
+// The routed experts a rank holds, as Megatron-Core numbers them: the ep ranks of an EP group
+// split the experts into equal consecutive blocks (validation makes ep divide them), rank with
+// EP coordinate e holding [e x experts / ep, (e + 1) x experts / ep); the etp ranks of an
+// expert share its block and split each expert's weights.
+struct ExpertRange {
+    int first = 0;
+    int count = 0; // 0: the model has no experts
+    int last() const { return first + count - 1; }
+};
+ExpertRange expertsOfRank(const Placement& placement, const ModelShape& model, int rank);
 
 } // namespace cs
