@@ -9,10 +9,6 @@
 #include "loader.h"
 #include "writer.h"
 
-namespace {
-
-// A cluster opened alone still needs a run to place; a small dense model with pure data
-// parallelism shows the cluster without claiming anything about a real workload.
 cs::RunDesc defaultRunFor(const cs::ClusterDesc& cluster)
 {
     cs::RunDesc run;
@@ -23,8 +19,6 @@ cs::RunDesc defaultRunFor(const cs::ClusterDesc& cluster)
     run.parallelism.dp = int(cluster.gpuCount());
     return run;
 }
-
-} // namespace
 
 std::optional<cs::Session> loadSessionFromFile(const QString& path, QString* problems)
 {

@@ -12,6 +12,10 @@
 // fills it (one data-parallel replica per GPU). On failure, every problem, one per line.
 std::optional<cs::Session> loadSessionFromFile(const QString& path, QString* problems);
 
+// A cluster opened alone still needs a run to place: a small dense model with pure data
+// parallelism shows the cluster without claiming anything about a real workload.
+cs::RunDesc defaultRunFor(const cs::ClusterDesc& cluster);
+
 // Where a session made from a run or cluster file goes by default: beside it, named after it
 // ("a/b.run.json" -> "a/b.csession").
 QString sessionPathFor(const QString& sourcePath);

@@ -37,8 +37,10 @@
 #include "editcommands.h"
 #include "exports.h"
 #include "helppages.h"
+#include "importdialog.h"
 #include "inspectorpanel.h"
 #include "legendwidget.h"
+#include "logfolder.h"
 #include "measuredrunsdialog.h"
 #include "presentation.h"
 #include "propertiespanel.h"
@@ -190,7 +192,7 @@ void MainWindow::updateTopologyPanels()
         std::max(0, m_colorBy->findData(QString::fromStdString(cs::toString(view.colorBy)))));
     m_legend->setLegend(scene->legend());
     m_inspector->showRank(m_document->topology(), m_document->placement(), m_document->evaluation(),
-                          view.highlightRank);
+                          m_document->run(), view.highlightRank);
 }
 
 void MainWindow::createDocks()
@@ -283,6 +285,17 @@ void MainWindow::createFileMenu()
             openFile(path);
     });
     m_recentMenu = file->addMenu(tr("Open &Recent"));
+    file->addAction(tr("&Import..."), this, &MainWindow::openImportDialog)
+        ->setStatusTip(tr("A Megatron-LM launch and log, a NeMo config, an MLPerf result log or a "
+                          "Slurm topology as a new document"));
+    file->addAction(tr("Open Measured &Logs Folder..."), this,
+                    [this] {
+                        const QString folder = QFileDialog::getExistingDirectory(
+                            this, tr("Open Measured Logs Folder"), m_lastDir);
+                        if (!folder.isEmpty())
+                            openMeasuredRuns(folder);
+                    })
+        ->setStatusTip(tr("Every training log of a folder measured against the current run"));
     file->addAction(tr("&Compare With..."), this,
                     [this] {
                         const QString path = QFileDialog::getOpenFileName(
@@ -372,7 +385,7 @@ void MainWindow::addDockToggles()
 
 bool MainWindow::openFile(const QString& path)
 {
-    if (path.endsWith(QLatin1String(".jsonl")))
+    if (path.endsWith(QLatin1String(".jsonl")) || QFileInfo(path).isDir())
         return openMeasuredRuns(path);
     const bool isSession = path.endsWith(QLatin1String(".csession"));
     // Before loading: a change between the two makes a later save ask, never lose it.
@@ -403,41 +416,78 @@ bool MainWindow::openFile(const QString& path)
 
 bool MainWindow::openMeasuredRuns(const QString& path)
 {
+    const bool fromFolder = QFileInfo(path).isDir();
+    // A folder's logs measure the document's run: a copy, for the worker.
+    const cs::ClusterRun current{m_document->cluster(), m_document->run()};
     cs::Diagnostics diags;
     std::vector<cs::MeasuredRun> runs;
-    std::vector<double> predicted;
+    std::vector<MeasuredPrediction> predicted;
     const bool finished = runWithProgress(
         this, tr("Predicting the measured runs of %1...").arg(QFileInfo(path).fileName()),
         [&](TaskProgress& progress) {
-            runs = cs::readMeasuredRuns(path.toStdString(), diags);
+            if (fromFolder) {
+                cs::ImportReport report;
+                runs =
+                    cs::importLogFolder(path.toStdString(), current.cluster, current.run, report);
+                diags = report.errors;
+            } else {
+                runs = cs::readMeasuredRuns(path.toStdString(), diags);
+            }
             for (size_t i = 0; i < runs.size() && !progress.cancelled; ++i) {
                 progress.report(int64_t(i), int64_t(runs.size()));
-                predicted.push_back(cs::evaluate(runs[i].cluster, runs[i].run).stepTimeS);
+                const cs::Evaluation e = cs::evaluate(runs[i].cluster, runs[i].run);
+                MeasuredPrediction p{e.stepTimeS};
+                if (e.variance)
+                    p = {e.stepTimeS, e.variance->stragglerS, e.variance->stepStddevS};
+                predicted.push_back(p);
             }
         });
     if (!finished) {
         statusBar()->showMessage(tr("Cancelled: %1 not opened").arg(path), 4000);
         return false;
     }
-    if (!diags.empty())
+    // A folder lists its refused files beside the others; with none kept, they are the answer.
+    QStringList problems;
+    for (const cs::Diagnostic& d : diags.items())
+        problems << QString::fromStdString(d.format());
+    if (!diags.empty() && (!fromFolder || runs.empty()))
         report(tr("Problems in %1").arg(QFileInfo(path).fileName()),
                QString::fromStdString(diags.formatAll()));
     if (runs.empty())
         return false;
     addRecentFile(QFileInfo(path).absoluteFilePath());
-    auto* dialog = new MeasuredRunsDialog(std::move(runs), std::move(predicted),
-                                          QFileInfo(path).fileName(), this);
+    auto* dialog =
+        new MeasuredRunsDialog(std::move(runs), std::move(predicted), QFileInfo(path).fileName(),
+                               fromFolder ? problems : QStringList(), this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &MeasuredRunsDialog::openRequested, this, [this](const cs::MeasuredRun& run) {
-        if (!maybeSave())
-            return;
-        m_document->setSession(cs::Session{run.cluster, run.run, {}, {}, {}, {}}, QString());
-        setDiskState(std::nullopt);
+        openUnsaved(cs::Session{run.cluster, run.run, {}, {}, {}, {}});
     });
     m_measuredRuns = dialog;
     if (!m_quiet)
         dialog->open();
     return true;
+}
+
+bool MainWindow::openUnsaved(cs::Session session)
+{
+    if (!maybeSave())
+        return false;
+    m_document->setSession(std::move(session), QString());
+    setDiskState(std::nullopt);
+    return true;
+}
+
+ImportDialog* MainWindow::openImportDialog()
+{
+    if (!commitPendingEdit())
+        return nullptr;
+    auto* dialog = new ImportDialog(cs::ClusterRun{m_document->cluster(), m_document->run()}, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &ImportDialog::openRequested, this, &MainWindow::openUnsaved);
+    if (!m_quiet)
+        dialog->open();
+    return dialog;
 }
 
 bool MainWindow::compareWith(const QString& path)

@@ -13,6 +13,7 @@ class Autosaver;
 class BookmarksList;
 class Document;
 class MeasuredRunsDialog;
+class ImportDialog;
 class InspectorPanel;
 class LegendWidget;
 class QComboBox;
@@ -41,8 +42,15 @@ public:
     // Loads a session, run or cluster file; on failure shows the problems and keeps the
     // current document. Returns whether it loaded.
     bool openFile(const QString& path);
-    // Shows the cost model beside every measured run of a .jsonl file; a row opens as a document.
+    // Shows the cost model beside every measured run of a .jsonl file, or of a folder of
+    // training logs (each measured against the current run; cs::importLogFolder); a row opens
+    // as a document.
     bool openMeasuredRuns(const QString& path);
+    // File > Import; the dialog (deleted on close) opens its result through openUnsaved.
+    ImportDialog* openImportDialog();
+    // Replaces the document by a session not saved anywhere yet, after the usual question about
+    // unsaved changes; false when that was cancelled (or, quiet, when there are changes).
+    bool openUnsaved(cs::Session session);
     // Writes the step as Chrome trace events, on a worker behind a progress dialog with Cancel
     // (cancelled before the write, nothing is written). Returns whether it wrote the file.
     bool exportTraceTo(const QString& path);

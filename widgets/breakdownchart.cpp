@@ -18,6 +18,9 @@ namespace {
 
 constexpr QRgb kMeasured = 0xff8a8f98; // a mid grey: readable on a light and a dark chart
 constexpr QRgb kHidden = 0xffc9ced6;
+// The communication chart's title, axis and margins, and the height of each dimension's row.
+constexpr int kCommChartFrame = 107;
+constexpr int kCommChartRow = 17;
 
 // Replaces everything in a chart by a horizontal stacked bar series on the given categories.
 QHorizontalStackedBarSeries* resetChart(QChart* chart, const QStringList& categories,
@@ -92,7 +95,7 @@ BreakdownChart::BreakdownChart(QWidget* parent)
         chart->legend()->setFont(small);
     }
     m_stepView->setLeastSize({260, 160});
-    m_commView->setLeastSize({260, 175});
+    m_commView->setLeastSize({260, kCommChartFrame + kCommChartRow * 4});
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     // The step's parts need more lines of legend than the four dimensions.
@@ -222,6 +225,9 @@ void BreakdownChart::buildCommunicationChart(const cs::Evaluation& evaluation)
         hidden.values << total - onPath;
         longest = std::max(longest, total);
     }
+    // Qt Charts cuts a category label to "..." once the rows are thinner than its text: each row
+    // (expert parallelism makes five) keeps its room.
+    m_commView->setLeastSize({260, kCommChartFrame + kCommChartRow * int(categories.size())});
     QChart* chart = communicationChart();
     setBars(chart, categories, tr("ms per step"), {exposed, hidden});
     chart->setTitle(tr("Communication: %1 exposed of %2")

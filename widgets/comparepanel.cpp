@@ -17,6 +17,7 @@
 #include <QTableWidget>
 #include <QValueAxis>
 #include <cmath>
+#include <tuple>
 
 #include "activitycolors.h"
 #include "cachedchartview.h"
@@ -336,8 +337,39 @@ void ComparePanel::fillFigures()
             }
             m_figures->setItem(r, 3, ratioCell);
         }
+        if (!normalized)
+            addMeasuredRows();
     }
     fitRows(m_figures);
+}
+
+void ComparePanel::addMeasuredRows()
+{
+    const cs::Comparison& c = *m_comparison;
+    const auto& a = c.a.run.measured;
+    const auto& b = c.b.run.measured;
+    if (!a && !b)
+        return;
+    auto measured = [](const std::optional<cs::Measured>& m) {
+        return m ? qs(cs::stepTimeText(m->stepTimeS)) : QStringLiteral("-");
+    };
+    auto error = [](const std::optional<cs::Measured>& m, double predicted) {
+        if (!m || m->stepTimeS <= 0)
+            return QStringLiteral("-");
+        const double e = predicted / m->stepTimeS - 1;
+        return QStringLiteral("%1%2 %").arg(e >= 0 ? "+" : "").arg(e * 100, 0, 'f', 1);
+    };
+    for (const auto& [label, textA, textB] :
+         {std::tuple{tr("measured step time"), measured(a), measured(b)},
+          std::tuple{tr("predicted vs measured"), error(a, c.evalA.stepTimeS),
+                     error(b, c.evalB.stepTimeS)}}) {
+        const int r = m_figures->rowCount();
+        m_figures->insertRow(r);
+        m_figures->setItem(r, 0, cell(label, false));
+        m_figures->setItem(r, 1, cell(textA, true));
+        m_figures->setItem(r, 2, cell(textB, true));
+        m_figures->setItem(r, 3, cell(QStringLiteral("-"), true));
+    }
 }
 
 void ComparePanel::fillInputs()

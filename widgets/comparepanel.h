@@ -2,8 +2,9 @@
 // The session's `compare` run (B) beside its own (A), all from cs::Comparison (model/report):
 // where the difference comes from in sentences, both breakdowns as stacked bars (per step, or
 // per token when the GPU counts differ), the figures raw and per GPU, every input that differs,
-// and the breakdown difference per component; each run's notes. Narrow, the parts stack and
-// scroll; wide, the explanation and chart sit beside the tables.
+// and the breakdown difference per component; each run's notes; the error against a measured
+// step time where a run has one. Narrow, the parts stack and scroll; wide, the explanation and
+// chart sit beside the tables.
 
 #include <QWidget>
 
@@ -45,6 +46,8 @@ protected:
 private:
     void fillChart();
     void fillFigures();
+    // The measured step time of either run and the prediction's error against it.
+    void addMeasuredRows();
     void fillInputs();
     void fillBreakdown();
     void arrange(bool wide);

@@ -34,6 +34,22 @@ QString dimLabel(const cs::DimInfo& d)
     return QString::fromLatin1(d.shortLabel.data(), int(d.shortLabel.size()));
 }
 
+QString expertsText(const cs::ExpertRange& experts, const cs::Moe& moe, int etp)
+{
+    const QString range =
+        experts.count == 1 ? QObject::tr("expert %1").arg(experts.first)
+                           : QObject::tr("experts %1 to %2").arg(experts.first).arg(experts.last());
+    QString text =
+        QObject::tr("%1 of %2 routed (%3 per GPU)").arg(range).arg(moe.experts).arg(experts.count);
+    if (etp > 1)
+        text += QObject::tr(", each split over its %1 expert-TP ranks").arg(etp);
+    if (moe.sharedExperts > 0)
+        text += moe.sharedExperts == 1
+                    ? QObject::tr("; the shared expert on every GPU")
+                    : QObject::tr("; %1 shared experts on every GPU").arg(moe.sharedExperts);
+    return text;
+}
+
 QString clusterSummary(const cs::Topology& topology, const cs::Placement& placement)
 {
     const cs::ClusterDesc& c = topology.cluster();
@@ -61,7 +77,7 @@ QString clusterSummary(const cs::Topology& topology, const cs::Placement& placem
 } // namespace
 
 QString inspectorHtml(const cs::Topology& topology, const cs::Placement& placement,
-                      const cs::Evaluation& evaluation, int rank)
+                      const cs::Evaluation& evaluation, const cs::RunDesc& run, int rank)
 {
     if (rank < 0 || rank >= placement.worldSize())
         return clusterSummary(topology, placement);
@@ -84,6 +100,9 @@ QString inspectorHtml(const cs::Topology& topology, const cs::Placement& placeme
                           .arg(QString::fromLatin1(d.key.data(), int(d.key.size())))
                           .arg(coord[d.dim]);
     html += row(QObject::tr("Coordinates"), coords.join(QStringLiteral(", ")));
+    if (const cs::ExpertRange experts = cs::expertsOfRank(placement, run.model, rank);
+        experts.count > 0)
+        html += row(QObject::tr("Experts"), expertsText(experts, *run.model.moe, placement.etp()));
     const int stage = coord[cs::Dim::PP];
     if (size_t(stage) < evaluation.memoryGiBPerStage.size()) {
         const double mem = evaluation.memoryGiBPerStage[size_t(stage)];
@@ -96,11 +115,7 @@ QString inspectorHtml(const cs::Topology& topology, const cs::Placement& placeme
     }
     html += QStringLiteral("</table><h4>%1</h4><table>").arg(QObject::tr("Groups"));
     bool usesNvLink = false, usesFabric = false;
-    for (const cs::DimInfo& info : cs::kDims) {
-        const cs::Dim d = info.dim;
-        if (!info.placed && placement.size(d) <= 1)
-            continue;
-        const std::vector<int> members = placement.groupMembers(rank, d);
+    auto groupRow = [&](const QString& name, const QColor& color, const std::vector<int>& members) {
         std::set<int> domains;
         for (int r : members)
             domains.insert(topology.gpus()[size_t(placement.gpuOfRank(r))].domain);
@@ -112,11 +127,21 @@ QString inspectorHtml(const cs::Topology& topology, const cs::Placement& placeme
             : crosses ? QObject::tr("<b style='color:#ff9e9e'>crosses fabric</b> (%1 domains)")
                             .arg(domains.size())
                       : QObject::tr("<b style='color:#a8e07a'>inside NVLink domain</b>");
-        const QColor color = TopologyRenderer::selectionColor(d);
-        html += row(
+        return row(name, QStringLiteral("<span style='color:%1'>&#9632;</span> %2<br>%3")
+                             .arg(color.name(), where, membersText(members)));
+    };
+    for (const cs::DimInfo& info : cs::kDims) {
+        const cs::Dim d = info.dim;
+        if (!info.placed && placement.size(d) <= 1)
+            continue;
+        html += groupRow(
             QStringLiteral("%1 group %2").arg(dimLabel(info)).arg(placement.groupIndex(rank, d)),
-            QStringLiteral("<span style='color:%1'>&#9632;</span> %2<br>%3")
-                .arg(color.name(), where, membersText(members)));
+            TopologyRenderer::selectionColor(d), placement.groupMembers(rank, d));
+        // Expert gradients are reduced over the expert data-parallel group, not over DP.
+        if (d == cs::Dim::EP)
+            html += groupRow(QObject::tr("Expert DP group %1").arg(placement.expertDataIndex(rank)),
+                             TopologyRenderer::selectionColor(cs::Dim::DP),
+                             placement.expertDataMembers(rank));
     }
     html += QStringLiteral("</table><h4>%1</h4><table>").arg(QObject::tr("Links its traffic uses"));
     if (usesNvLink)
@@ -149,9 +174,9 @@ InspectorPanel::InspectorPanel(QWidget* parent)
 }
 
 void InspectorPanel::showRank(const cs::Topology& topology, const cs::Placement& placement,
-                              const cs::Evaluation& evaluation, int rank)
+                              const cs::Evaluation& evaluation, const cs::RunDesc& run, int rank)
 {
-    m_text->setHtml(inspectorHtml(topology, placement, evaluation, rank));
+    m_text->setHtml(inspectorHtml(topology, placement, evaluation, run, rank));
 }
 
 void InspectorPanel::clear()

@@ -1,7 +1,8 @@
 #pragma once
-// Everything about the selected rank: where it runs, its coordinates and groups, whether
-// each group stays inside the NVLink domain or crosses the fabric, its memory and the
-// bandwidth of each link class its traffic uses.
+// Everything about the selected rank: where it runs, its coordinates and groups (with experts:
+// its expert data-parallel group and the experts it holds), whether each group stays inside the
+// NVLink domain or crosses the fabric, its memory and the bandwidth of each link class its
+// traffic uses.
 
 #include <QWidget>
 
@@ -10,18 +11,19 @@ namespace cs {
 class Topology;
 class Placement;
 struct Evaluation;
+struct RunDesc;
 } // namespace cs
 
 // The inspector's text (HTML) for a rank; without a rank, the cluster and placement summary.
 QString inspectorHtml(const cs::Topology& topology, const cs::Placement& placement,
-                      const cs::Evaluation& evaluation, int rank);
+                      const cs::Evaluation& evaluation, const cs::RunDesc& run, int rank);
 
 class InspectorPanel : public QWidget {
     Q_OBJECT
 public:
     explicit InspectorPanel(QWidget* parent = nullptr);
     void showRank(const cs::Topology& topology, const cs::Placement& placement,
-                  const cs::Evaluation& evaluation, int rank);
+                  const cs::Evaluation& evaluation, const cs::RunDesc& run, int rank);
     void clear();
     QString text() const;
 

@@ -14,6 +14,7 @@
 
 #include "activity.h"
 #include "activitycolors.h"
+#include "alltoall.h"
 #include "text.h"
 
 namespace {
@@ -44,6 +45,13 @@ int colorKey(const cs::Event& e, bool dimmed)
 {
     const bool hidden = !e.exposed && e.isComm();
     return styleOf(e) * 4 + (hidden ? 1 : 0) + (dimmed ? 2 : 0);
+}
+
+// The labels of boxes: micro-batch numbers, the all-to-all's phases.
+QFont smallFont(QFont font)
+{
+    font.setPointSizeF(font.pointSizeF() * 0.8);
+    return font;
 }
 
 QColor blend(const QColor& a, const QColor& b, double towardsB)
@@ -417,7 +425,9 @@ void TimelineView::drawLanes(QPainter& p) const
     const auto& events = m_events;
     std::vector<std::vector<QRect>> buckets(colors.boxes.size());
     std::vector<QRect> critical;
-    std::vector<std::pair<QRect, int>> labels; // micro-batch numbers in wide boxes
+    std::vector<std::pair<QRect, int>> labels;     // micro-batch numbers in wide boxes
+    std::vector<std::pair<QRect, QString>> phases; // the all-to-all's, above it where it fits
+    const QFontMetrics small(smallFont(font()));
     const double xMin = m_mapping.left, xMax = m_mapping.left + m_mapping.width;
 
     for (const TimelineLane& lane : m_lanes.lanes()) {
@@ -467,6 +477,17 @@ void TimelineView::drawLanes(QPainter& p) const
                 critical.push_back(box.adjusted(0, 0, -1, -1));
             if (e.microBatch >= 0 && box.width() >= 18 && box.height() >= 12 && !e.isComm())
                 labels.push_back({box, e.microBatch});
+            // The lane of exposed collectives is thin; the stage waits on them, so the row above
+            // them is free for their name.
+            if (const auto phase = cs::allToAllLabel(events, size_t(item.event));
+                phase && e.exposed) {
+                const QString text = QString::fromStdString(phase->brief);
+                const QRect above(box.left(), int(rowTop) + 1, box.width(),
+                                  box.top() - int(rowTop) - 1);
+                if (small.horizontalAdvance(text) + 6 <= above.width() &&
+                    small.height() <= above.height() + 2)
+                    phases.push_back({above, text});
+            }
         }
         flush();
     }
@@ -483,13 +504,14 @@ void TimelineView::drawLanes(QPainter& p) const
         p.setPen(QPen(colors.text, 0));
         p.drawRects(critical.data(), int(critical.size()));
     }
-    if (!labels.empty()) {
-        QFont small = font();
-        small.setPointSizeF(small.pointSizeF() * 0.8);
-        p.setFont(small);
+    if (!labels.empty() || !phases.empty()) {
+        p.setFont(smallFont(font()));
         p.setPen(Qt::white);
         for (const auto& [box, microBatch] : labels)
             p.drawText(box, Qt::AlignCenter, QString::number(microBatch));
+        p.setPen(colors.text);
+        for (const auto& [box, text] : phases)
+            p.drawText(box, Qt::AlignCenter | Qt::AlignBottom, text);
         p.setFont(font());
     }
 }
@@ -604,7 +626,8 @@ QString TimelineView::describeEvent(int event) const
     const cs::Event& e = events[size_t(event)];
     QStringList lines;
     const std::string_view name = e.isComm() ? cs::dimInfo(e.dim).label : cs::labelOf(e.kind);
-    QString what = words(name);
+    const std::optional<cs::AllToAllLabel> phase = cs::allToAllLabel(events, size_t(event));
+    QString what = phase ? QString::fromStdString(phase->text) : words(name);
     what += e.stage >= 0 ? tr(", stage %1").arg(e.stage) : tr(", all stages");
     if (e.microBatch >= 0)
         what += tr(", micro-batch %1").arg(e.microBatch);

@@ -94,21 +94,29 @@ QString TopologyScene::describeGpu(int gpu) const
                           .arg(QString::fromLatin1(d.shortLabel.data(), int(d.shortLabel.size())))
                           .arg(rc[d.dim]);
     lines << QObject::tr("rank %1: %2").arg(rank).arg(coords.join(QStringLiteral(", ")));
-    for (const cs::DimInfo& d : cs::kDims) {
-        const int size = m_placement.size(d.dim);
-        if (size <= 1)
-            continue;
+    auto groupLine = [&](const QString& name, int index, const std::vector<int>& members) {
         std::vector<int> domains;
-        for (int member : m_placement.groupMembers(rank, d.dim))
+        for (int member : members)
             domains.push_back(topo.gpus()[size_t(m_placement.gpuOfRank(member))].domain);
         std::sort(domains.begin(), domains.end());
         const auto span = std::unique(domains.begin(), domains.end()) - domains.begin();
-        lines << QObject::tr("%1 group %2 of %3 ranks: %4")
-                     .arg(QString::fromLatin1(d.shortLabel.data(), int(d.shortLabel.size())))
-                     .arg(m_placement.groupIndex(rank, d.dim))
-                     .arg(size)
-                     .arg(span == 1 ? QObject::tr("inside its NVLink domain")
-                                    : QObject::tr("crosses the fabric (%1 domains)").arg(span));
+        return QObject::tr("%1 group %2 of %3 ranks: %4")
+            .arg(name)
+            .arg(index)
+            .arg(members.size())
+            .arg(span == 1 ? QObject::tr("inside its NVLink domain")
+                           : QObject::tr("crosses the fabric (%1 domains)").arg(span));
+    };
+    for (const cs::DimInfo& d : cs::kDims) {
+        if (m_placement.size(d.dim) <= 1)
+            continue;
+        lines << groupLine(QString::fromLatin1(d.shortLabel.data(), int(d.shortLabel.size())),
+                           m_placement.groupIndex(rank, d.dim),
+                           m_placement.groupMembers(rank, d.dim));
+        // Expert gradients are reduced over the expert data-parallel group.
+        if (d.dim == cs::Dim::EP && m_placement.expertData().size > 1)
+            lines << groupLine(QObject::tr("expert DP"), m_placement.expertDataIndex(rank),
+                               m_placement.expertDataMembers(rank));
     }
     return lines.join(QLatin1Char('\n'));
 }

@@ -105,8 +105,9 @@ void printEvaluation(const Evaluation& e, const RunDesc& run, std::ostream& out)
 {
     out << "step time          " << fixed(e.stepTimeS, 4) << " s\n";
     if (run.measured) {
+        const double error = e.stepTimeS / run.measured->stepTimeS - 1;
         out << "measured           " << fixed(run.measured->stepTimeS, 4) << " s (error "
-            << percent(e.stepTimeS / run.measured->stepTimeS - 1) << ")\n";
+            << (error >= 0 ? "+" : "") << percent(error) << ")\n";
     }
     out << "breakdown (critical path):\n";
     for (const Breakdown::Part& part : e.breakdown.parts()) {

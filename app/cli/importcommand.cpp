@@ -9,11 +9,9 @@
 
 #include "clicommands.h"
 #include "fileio.h"
-#include "megatron.h"
+#include "importrequest.h"
 #include "mllog.h"
-#include "nemo.h"
 #include "options.h"
-#include "slurmtopology.h"
 #include "text.h"
 
 namespace cs::cli {
@@ -47,15 +45,8 @@ namespace {
 
 using nlohmann::json;
 
-struct ImportArgs {
-    std::string kind;
-    std::vector<std::string> files;
+struct ImportArgs : ImportRequest {
     std::string output;
-    std::string log;
-    std::string system;
-    std::string gpu;
-    int gpusPerNode = 0;
-    std::string down;
     bool json = false;
 };
 
@@ -78,8 +69,7 @@ std::optional<ImportArgs> importArgsOf(const ParsedArgs& p, std::string& problem
             return std::nullopt;
         a.gpusPerNode = *n;
     }
-    static const std::vector<std::string> kKinds{"megatron", "nemo", "mllog", "slurm"};
-    if (std::find(kKinds.begin(), kKinds.end(), a.kind) == kKinds.end()) {
+    if (std::find(kImportKinds.begin(), kImportKinds.end(), a.kind) == kImportKinds.end()) {
         problem = "unknown KIND " + inQuotes(a.kind) + ": megatron, nemo, mllog or slurm";
         return std::nullopt;
     }
@@ -107,11 +97,6 @@ void printReport(const ImportReport& report, Io io)
         io.err << "note: " << d.format() << "\n";
     for (const Diagnostic& d : report.errors.items())
         io.err << d.format() << "\n";
-}
-
-std::optional<SourceText> read(const std::string& path, ImportReport& report)
-{
-    return path.empty() ? std::nullopt : readSource(path, report);
 }
 
 // The description, written to -o OUT or printed.
@@ -152,8 +137,8 @@ void printMlperf(const MlperfResult& r, const std::string& file, std::ostream& o
 
 int importMllog(const ImportArgs& a, ImportReport& report, Io io)
 {
-    const auto log = read(a.files.front(), report);
-    const auto system = read(a.system, report);
+    const auto log = readGivenSource(a.files.front(), report);
+    const auto system = readGivenSource(a.system, report);
     std::optional<MlperfResult> result;
     std::optional<json> cluster;
     if (log)
@@ -181,30 +166,6 @@ int importMllog(const ImportArgs& a, ImportReport& report, Io io)
                << printable(cluster->value("gpu", std::string()))
                << " (write it with -o CLUSTER.json)\n";
     return kExitOk;
-}
-
-std::optional<json> importDescription(const ImportArgs& a, ImportReport& report)
-{
-    if (a.kind == "megatron") {
-        std::vector<SourceText> scripts;
-        for (const std::string& f : a.files) {
-            if (auto s = read(f, report))
-                scripts.push_back(std::move(*s));
-        }
-        const auto log = read(a.log, report);
-        if (scripts.size() != a.files.size() || (!a.log.empty() && !log))
-            return std::nullopt;
-        return importMegatron(scripts, log ? &*log : nullptr, report);
-    }
-    const auto file = read(a.files.front(), report);
-    if (!file)
-        return std::nullopt;
-    if (a.kind == "nemo")
-        return importNemo(*file, report);
-    const auto down = read(a.down, report);
-    if (!a.down.empty() && !down)
-        return std::nullopt;
-    return importSlurmTopology(*file, {a.gpu, a.gpusPerNode, down ? &*down : nullptr}, report);
 }
 
 } // namespace

@@ -329,6 +329,16 @@ std::vector<double> MegatronLogTimes::measuredS() const
     return {stepTimesS.begin() + long(warmupEntries), stepTimesS.end()};
 }
 
+Measured measuredOfLog(const MegatronLogTimes& times, const std::string& logFile)
+{
+    const std::vector<double> measured = times.measuredS();
+    return {median(measured), "median of " + std::to_string(measured.size()) +
+                                  " logged iteration times in " + baseName(logFile) +
+                                  ", the first " + std::to_string(times.warmupEntries) +
+                                  " entries (" + std::to_string(times.warmupIterations) +
+                                  " iterations of warm-up) left out"};
+}
+
 std::optional<MegatronLogTimes> readMegatronLog(const SourceText& log, ImportReport& report)
 {
     static const std::regex kTime(R"(elapsed time per iteration \(ms\):\s*([0-9.eE+-]+))");
@@ -394,15 +404,10 @@ std::optional<json> importMegatron(const std::vector<SourceText>& scripts, const
     if (world)
         appendNote(*run, withThousands(world->value) + " GPUs: " + world->said + ".");
     if (times) {
-        const std::vector<double> measured = times->measuredS();
-        const std::string source = "median of " + std::to_string(measured.size()) +
-                                   " logged iteration times in " + baseName(log->file) +
-                                   ", the first " + std::to_string(times->warmupEntries) +
-                                   " entries (" + std::to_string(times->warmupIterations) +
-                                   " iterations of warm-up) left out";
-        (*run)["measured"] = {{"step_time_s", median(measured)}, {"source", source}};
-        (*run)[kMeasuredStepTimesKey] = measured;
-        report.note({log->file, 0, 0, ""}, "measured step time: " + source);
+        const Measured measured = measuredOfLog(*times, log->file);
+        (*run)["measured"] = {{"step_time_s", measured.stepTimeS}, {"source", measured.source}};
+        (*run)[kMeasuredStepTimesKey] = times->measuredS();
+        report.note({log->file, 0, 0, ""}, "measured step time: " + measured.source);
     }
     return run;
 }

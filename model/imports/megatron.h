@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "description.h"
 #include "importreport.h"
 
 namespace cs {
@@ -29,6 +30,9 @@ struct MegatronLogTimes {
 
 // The log's per-iteration times; nothing and an error when it has none.
 std::optional<MegatronLogTimes> readMegatronLog(const SourceText& log, ImportReport& report);
+
+// The measured step time of a log: the median after the warm-up, and how it was measured.
+Measured measuredOfLog(const MegatronLogTimes& times, const std::string& logFile);
 
 // The run the launch describes (scripts are read in order, later ones seeing the variables of
 // earlier ones); with a log, measured.step_time_s is the median after the warm-up and the times

@@ -171,6 +171,12 @@ DimensionPlacement Placement::measure(Dim d) const
     return p;
 }
 
+int Placement::expertDataIndex(int rank) const
+{
+    const int span = m_etp * m_sizes[Dim::EP];
+    return coord(rank)[Dim::PP] * span + stageLocalIndex(rank) % span;
+}
+
 std::vector<int> Placement::expertDataMembers(int rank) const
 {
     const int span = m_etp * m_sizes[Dim::EP];
@@ -200,6 +206,14 @@ Placement placeRun(const RunDesc& run, const ClusterDesc& cluster)
 {
     return Placement(run.parallelism, run.dpFor(cluster.healthyGpuCount()), run.placement,
                      cluster.domainSize(), healthyGpuIndices(cluster));
+}
+
+ExpertRange expertsOfRank(const Placement& placement, const ModelShape& model, int rank)
+{
+    if (!model.moe)
+        return {};
+    const int perRank = model.moe->experts / placement.size(Dim::EP);
+    return {placement.coord(rank)[Dim::EP] * perRank, perRank};
 }
 
 } // namespace cs

@@ -61,6 +61,9 @@ public:
     // expert gradients are reduced over them.
     const DimensionPlacement& expertData() const { return m_expertData; }
     std::vector<int> expertDataMembers(int rank) const;
+    // Index of the rank's expert data-parallel group, in [0, pp x etp x ep): one per stage and
+    // (etp, ep) digit pair.
+    int expertDataIndex(int rank) const;
 
 private:
     // The rank's index among the tp x cp x dp ranks of its stage, and back.
@@ -88,5 +91,16 @@ std::vector<int> healthyGpuIndices(const ClusterDesc& cluster);
 
 // The placement of a run on a cluster (dp derived from the healthy GPUs when not given).
 Placement placeRun(const RunDesc& run, const ClusterDesc& cluster);
+
+// The routed experts a rank holds, as Megatron-Core numbers them: the ep ranks of an EP group
+// split the experts into equal consecutive blocks (validation makes ep divide them), rank with
+// EP coordinate e holding [e x experts / ep, (e + 1) x experts / ep); the etp ranks of an
+// expert share its block and split each expert's weights.
+struct ExpertRange {
+    int first = 0;
+    int count = 0; // 0: the model has no experts
+    int last() const { return first + count - 1; }
+};
+ExpertRange expertsOfRank(const Placement& placement, const ModelShape& model, int rank);
 
 } // namespace cs

@@ -206,7 +206,7 @@ TEST_CASE("inspector says where each group of the selected rank runs")
 {
     auto doc = openSample("ndv5-h100-1344-gpt3-175b.csession");
     InspectorPanel panel;
-    panel.showRank(doc->topology(), doc->placement(), doc->evaluation(), 9);
+    panel.showRank(doc->topology(), doc->placement(), doc->evaluation(), doc->run(), 9);
     const QString text = panel.text();
     CHECK(text.contains("Rank 9"));
     CHECK(text.contains("tp 1, cp 0, pp 2, dp 0"));

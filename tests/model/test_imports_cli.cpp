@@ -91,3 +91,22 @@ TEST_CASE("import refuses bad input with 1 and bad usage with 2", "[imports][cli
     CHECK(wrongKind.err.find("not a Slurm topology.conf") != std::string::npos);
     CHECK(run({"--help"}).status == cli::kExitOk);
 }
+
+TEST_CASE("evaluate prints the measured step of an imported log and the signed error",
+          "[imports][cli]")
+{
+    const std::string out = tempPath("measured.run.json");
+    REQUIRE(run({"megatron", importPath("gpt3-175b-ndv5.sbatch"), "--log",
+                 importPath("gpt3-175b-ndv5.log"), "-o", out})
+                .status == 0);
+    const CliRun e =
+        runCli({"evaluate", std::string(CS_SAMPLES_DIR) + "/ndv5-h100-1344.cluster.json", out});
+    std::filesystem::remove(out);
+    INFO(e.err);
+    REQUIRE(e.status == 0);
+    const size_t at = e.out.find("measured           0.9450 s (error ");
+    REQUIRE(at != std::string::npos);
+    const char sign = e.out[at + std::string("measured           0.9450 s (error ").size()];
+    CHECK((sign == '+' || sign == '-'));
+    CHECK(e.out.find(" %)\n", at) != std::string::npos);
+}

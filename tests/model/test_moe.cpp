@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "alltoall.h"
 #include "calibration.h"
 #include "costmodel.h"
 #include "samplefiles.h"
@@ -150,4 +151,33 @@ TEST_CASE("the search ranks expert layouts of an MoE run")
             return a.layout.parallelism.ep < b.layout.parallelism.ep;
         });
     CHECK(widest->layout.parallelism.ep >= 8);
+}
+
+TEST_CASE("The all-to-all of a forward op is dispatch + combine, of a backward op their gradients",
+          "[moe][events]")
+{
+    const Evaluation e = evaluate(*acrossRacks().cluster, *acrossRacks().run);
+    int forward = 0, backward = 0;
+    for (size_t i = 0; i < e.events.size(); ++i) {
+        const std::optional<AllToAllLabel> label = allToAllLabel(e.events, i);
+        const bool expertComm = e.events[i].isComm() && e.events[i].dim == Dim::EP;
+        REQUIRE(label.has_value() == expertComm);
+        if (!label)
+            continue;
+        // The op's compute event, by the op it belongs to.
+        const auto compute = std::find_if(e.events.begin(), e.events.end(), [&](const Event& c) {
+            return c.op == e.events[i].op &&
+                   (c.kind == EventKind::Forward || c.kind == EventKind::Backward);
+        });
+        REQUIRE(compute != e.events.end());
+        if (compute->kind == EventKind::Forward) {
+            ++forward;
+            CHECK(label->brief == "dispatch + combine");
+        } else {
+            ++backward;
+            CHECK(label->brief == "combine + dispatch (grad)");
+        }
+    }
+    CHECK(forward > 0);
+    CHECK(backward > 0);
 }

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <numeric>
 #include <set>
 
@@ -29,6 +30,44 @@ TEST_CASE("Fairwater: TP, CP and PP stay in a rack and DP spans all 128 racks", 
             racks.insert(m / 64);
         CHECK(racks.size() == 128);
     }
+}
+
+TEST_CASE("Each EP group holds every routed expert once; expert-DP groups hold the same block",
+          "[placement][moe]")
+{
+    const LoadedFile f = loadSample("gb200-16-deepseek-v3-ep-across-racks.run.json");
+    const Placement p = placeRun(*f.run, *f.cluster);
+    const int experts = f.run->model.moe->experts;
+    const int ep = p.size(Dim::EP);
+    REQUIRE(ep > 1);
+    for (int rank : {0, 1, 77, p.worldSize() - 1}) {
+        INFO("rank " << rank);
+        std::vector<int> held(size_t(experts), 0);
+        for (int member : p.groupMembers(rank, Dim::EP)) {
+            const ExpertRange r = expertsOfRank(p, f.run->model, member);
+            CHECK(r.count == experts / ep);
+            for (int e = r.first; e <= r.last(); ++e)
+                ++held.at(size_t(e));
+        }
+        CHECK(std::count(held.begin(), held.end(), 1) == experts);
+        const ExpertRange own = expertsOfRank(p, f.run->model, rank);
+        for (int member : p.expertDataMembers(rank)) {
+            CHECK(expertsOfRank(p, f.run->model, member).first == own.first);
+            CHECK(p.expertDataIndex(member) == p.expertDataIndex(rank));
+        }
+    }
+    std::set<int> groups;
+    for (int rank = 0; rank < p.worldSize(); ++rank)
+        groups.insert(p.expertDataIndex(rank));
+    CHECK(int(groups.size()) == p.size(Dim::PP) * p.etp() * ep);
+    CHECK(*groups.rbegin() == int(groups.size()) - 1);
+}
+
+TEST_CASE("A dense model holds no experts", "[placement][moe]")
+{
+    const LoadedFile f = loadSample("fairwater-gb200-128-llama405b.run.json");
+    const Placement p = placeRun(*f.run, *f.cluster);
+    CHECK(expertsOfRank(p, f.run->model, 5).count == 0);
 }
 
 TEST_CASE("ND H100 v5: TP inside one VM, PP across VMs", "[placement]")

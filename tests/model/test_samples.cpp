@@ -41,7 +41,8 @@ TEST_CASE("every sample names its sources and assumptions", "[samples]")
 
 TEST_CASE("a session survives load, save, load unchanged", "[samples][session]")
 {
-    for (const char* name : {"fairwater-gb200-128.csession", "ndv5-h100-1344-gpt3-175b.csession"}) {
+    for (const char* name : {"fairwater-gb200-128.csession", "ndv5-h100-1344-gpt3-175b.csession",
+                             "gb200-16-deepseek-v3.csession"}) {
         const Session original = *loadSample(name).session;
         Diagnostics diags;
         const auto reparsed = parseJson(toJson(original).dump(2), "saved.csession", diags);
@@ -65,6 +66,23 @@ TEST_CASE("the record runs' sessions embed the same cluster and run as the sampl
     CHECK(embedded == *run.run);
     REQUIRE(s.compare);
     CHECK(s.compare->cluster.racks == 112);
+}
+
+TEST_CASE("the MoE session embeds the EP-inside-racks run and compares the EP-across-racks run",
+          "[samples][moe]")
+{
+    const Session s = *loadSample("gb200-16-deepseek-v3.csession").session;
+    REQUIRE(s.compare);
+    for (const auto& [name, desc] :
+         {std::pair{"gb200-16-deepseek-v3.run.json", ClusterRun{s.cluster, s.run}},
+          std::pair{"gb200-16-deepseek-v3-ep-across-racks.run.json", *s.compare}}) {
+        INFO(name);
+        const LoadedFile run = loadSample(name);
+        CHECK(desc.cluster == *run.cluster);
+        RunDesc embedded = desc.run;
+        embedded.clusterPath = run.run->clusterPath;
+        CHECK(embedded == *run.run);
+    }
 }
 
 TEST_CASE("describe says which dimensions cross the fabric", "[samples][cli]")

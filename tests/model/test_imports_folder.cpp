@@ -1,0 +1,92 @@
+// A folder of training logs read as measured runs: each log on its own, a refused one reported
+// by name without losing the others.
+
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+
+#include "importdata.h"
+#include "logfolder.h"
+#include "samplefiles.h"
+
+using namespace cs;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TempFolder {
+    fs::path path;
+    TempFolder()
+        : path(fs::temp_directory_path() /
+               ("cs-logfolder-" + std::to_string(reinterpret_cast<uintptr_t>(this))))
+    {
+        fs::remove_all(path);
+        fs::create_directories(path);
+    }
+    ~TempFolder() { fs::remove_all(path); }
+    void copy(const std::string& name, const std::string& as) const
+    {
+        fs::copy_file(importPath(name), path / as);
+    }
+    void write(const std::string& name, const std::string& text) const
+    {
+        std::ofstream(path / name) << text;
+    }
+};
+
+} // namespace
+
+TEST_CASE("a folder of logs gives a measured run per log, and lists the refused ones by file",
+          "[imports][folder]")
+{
+    const LoadedFile sample = loadSample("ndv5-h100-1344-gpt3-175b.run.json");
+    TempFolder folder;
+    folder.copy("gpt3-175b-ndv5.sbatch", "a-scripted.sbatch");
+    folder.copy("gpt3-175b-ndv5.log", "a-scripted.log");
+    folder.copy("gpt3-175b-ndv5.log", "b-alone.log");
+    folder.write("c-broken.log", "loading data\nno iteration finished\n");
+    folder.write("readme.md", "not a log");
+    ImportReport report;
+    const std::vector<MeasuredRun> runs =
+        importLogFolder(folder.path.string(), *sample.cluster, *sample.run, report);
+    REQUIRE(runs.size() == 2);
+    CHECK(runs[0].id == "a-scripted.log");
+    CHECK(runs[1].id == "b-alone.log");
+    for (const MeasuredRun& r : runs) {
+        REQUIRE(r.run.measured);
+        CHECK(r.run.measured->stepTimeS == Approx(0.945).epsilon(1e-9));
+        CHECK(measuredStepTimes(r.run).size() == 31);
+        CHECK(r.run.parallelism == sample.run->parallelism);
+    }
+    CHECK(runs[1].run.model == sample.run->model); // the current run, measured by the log
+    INFO(report.errors.formatAll());
+    REQUIRE(report.errors.size() == 1);
+    CHECK(hasLine(report.errors, {"c-broken.log"}));
+}
+
+TEST_CASE("a log whose run does not fit the cluster is refused with the cluster's rule",
+          "[imports][folder]")
+{
+    const LoadedFile small = loadSample("ndv5-h100-128-gpt3-175b.run.json");
+    TempFolder folder;
+    folder.copy("gpt3-175b-ndv5.sbatch", "big.sbatch");
+    folder.copy("gpt3-175b-ndv5.log", "big.log");
+    ImportReport report;
+    CHECK(importLogFolder(folder.path.string(), *small.cluster, *small.run, report).empty());
+    CHECK(hasLine(report.errors, {"big"}));
+}
+
+TEST_CASE("a folder that cannot be read, or holds no logs, says so", "[imports][folder]")
+{
+    const LoadedFile sample = loadSample("ndv5-h100-128-gpt3-175b.run.json");
+    TempFolder folder;
+    ImportReport empty;
+    CHECK(importLogFolder(folder.path.string(), *sample.cluster, *sample.run, empty).empty());
+    CHECK(hasLine(empty.errors, {"no training logs"}));
+    ImportReport missing;
+    CHECK(importLogFolder((folder.path / "nothing").string(), *sample.cluster, *sample.run, missing)
+              .empty());
+    CHECK(hasLine(missing.errors, {"cannot read the folder"}));
+}
