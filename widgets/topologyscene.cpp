@@ -6,6 +6,7 @@
 #include "activitylinks.h"
 #include "costmodel.h"
 #include "description.h"
+#include "linkloadink.h"
 #include "placement.h"
 #include "topology.h"
 
@@ -24,6 +25,9 @@ void TopologyScene::applyView(const cs::ViewState& view)
     if (view.colorBy != m_colorBy || !m_colorsApplied) {
         m_colorBy = view.colorBy;
         m_colorsApplied = true;
+        const bool loads = m_colorBy.kind == cs::ColorKind::LinkLoad && m_traffic;
+        if (loads || !m_renderer.linkInk().empty())
+            m_renderer.setLinkInk(loads ? linkLoadInk(m_layout, m_traffic()) : LinkInk{});
         if (!activity)
             m_renderer.setGpuColors(
                 colorGpus(m_colorBy, m_layout.topology(), m_placement, m_evaluation));
@@ -60,6 +64,8 @@ void TopologyScene::storeTransform(const ViewTransform& transform, cs::ViewState
 
 Legend TopologyScene::legend() const
 {
+    if (m_colorBy.kind == cs::ColorKind::LinkLoad && m_traffic)
+        return linkLoadLegend(m_layout.topology(), m_traffic());
     return legendFor(m_colorBy, m_layout.topology(), m_placement, m_evaluation);
 }
 

@@ -15,6 +15,7 @@
 #include "topologyrenderer.h"
 
 namespace cs {
+struct StepTraffic;
 class Topology;
 class Placement;
 struct Evaluation;
@@ -49,12 +50,17 @@ public:
     // until a model of the fabric's loads provides them: the Links view plugs in here.
     using LoadDescriber = std::function<QString(const Hit&)>;
     void setLoadDescriber(LoadDescriber describer) { m_load = std::move(describer); }
+    // Where the step's link traffic comes from (the document computes it when first asked):
+    // the link-load mode colours and explains links with it. Set before applyView.
+    using TrafficSource = std::function<const cs::StepTraffic&()>;
+    void setTrafficSource(TrafficSource source) { m_traffic = std::move(source); }
 
 private:
     QString describeGpu(int gpu) const;
 
     const cs::Placement& m_placement;
     LoadDescriber m_load;
+    TrafficSource m_traffic;
     const cs::Evaluation& m_evaluation;
     TopologyLayout m_layout;
     TopologyRenderer m_renderer;
