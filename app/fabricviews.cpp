@@ -5,6 +5,7 @@
 #include <QMainWindow>
 #include <QMenu>
 #include <QMessageBox>
+#include <QScrollArea>
 #include <QStatusBar>
 #include <QUndoStack>
 #include <algorithm>
@@ -173,7 +174,13 @@ public:
         , m_goodput(new GoodputPanel(window))
     {
         m_linksDock = addDock(m_links, tr("Links"), QStringLiteral("linksDock"));
-        m_goodputDock = addDock(m_goodput, tr("Goodput"), QStringLiteral("goodputDock"));
+        // Scrolled in a short window: its three charts keep the height their axes need.
+        auto* scroll = new QScrollArea(window);
+        scroll->setWidget(m_goodput);
+        scroll->setWidgetResizable(true);
+        scroll->setFrameShape(QFrame::NoFrame);
+        scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+        m_goodputDock = addDock(scroll, tr("Goodput"), QStringLiteral("goodputDock"));
         view->setSceneHooks([this](TopologyScene& scene) {
             scene.setTrafficSource(
                 [this]() -> const cs::StepTraffic& { return m_doc->stepTraffic(); });
