@@ -53,10 +53,11 @@ GoodputPanel::GoodputPanel(QWidget* parent)
     m_figures->setWordWrap(true);
     m_figures->setObjectName(QStringLiteral("goodputFigures"));
     m_figures->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_split->setLeastSize({260, 150});
-    m_curve->setLeastSize({260, 170});
-    m_histogram->setLeastSize({260, 150});
-    splitChart()->legend()->setAlignment(Qt::AlignRight);
+    // The dock scrolls: each chart keeps room for its axes and its legend's every line.
+    m_split->setLeastSize({300, 230});
+    m_curve->setLeastSize({300, 230});
+    m_histogram->setLeastSize({300, 210});
+    splitChart()->legend()->setAlignment(Qt::AlignBottom);
     curveChart()->legend()->setAlignment(Qt::AlignBottom);
     histogramChart()->legend()->hide();
     auto* layout = new QVBoxLayout(this);
@@ -190,10 +191,11 @@ void GoodputPanel::buildCurve(const cs::Evaluation& evaluation)
     auto* x = new QLogValueAxis;
     x->setBase(10);
     x->setLabelFormat(QStringLiteral("%g"));
-    x->setMinorTickCount(-1);
+    x->setMinorTickCount(0);
     chart->addAxis(x, Qt::AlignBottom);
     auto* y = new QValueAxis;
-    y->setLabelFormat(QStringLiteral("%.1f"));
+    y->setLabelFormat(QStringLiteral("%.2f"));
+    y->setTickCount(4);
     const double pad = std::max(0.05, (high - low) * 0.08);
     y->setRange(std::max(0.0, low - pad), std::min(100.0, high + pad));
     chart->addAxis(y, Qt::AlignLeft);

@@ -85,14 +85,23 @@ QColor loadColor(double fractionOfTop)
                   int(std::lround(a.blue() + f * (b.blue() - a.blue()))));
 }
 
+std::vector<int> bundleOfEachLink(const TopologyLayout& layout)
+{
+    const auto bySwitch = bundlesBySwitch(layout);
+    std::vector<int> out(layout.topology().links().size());
+    for (size_t i = 0; i < out.size(); ++i)
+        out[i] = bundleOfLink(layout, bySwitch, int(i));
+    return out;
+}
+
 std::vector<BundleLoad> bundleLoads(const TopologyLayout& layout, const cs::StepTraffic& traffic)
 {
     const cs::Topology& topo = layout.topology();
     std::vector<BundleLoad> loads(layout.bundles().size());
     std::vector<int> usable(loads.size(), 0);
-    const auto bySwitch = bundlesBySwitch(layout);
+    const std::vector<int> bundleOf = bundleOfEachLink(layout);
     for (size_t i = 0; i < topo.links().size(); ++i) {
-        const int b = bundleOfLink(layout, bySwitch, int(i));
+        const int b = bundleOf[i];
         if (b < 0)
             continue;
         BundleLoad& load = loads[size_t(b)];
@@ -110,9 +119,9 @@ std::vector<uint8_t> usableBundles(const TopologyLayout& layout)
 {
     const cs::Topology& topo = layout.topology();
     std::vector<uint8_t> usable(layout.bundles().size(), 0);
-    const auto bySwitch = bundlesBySwitch(layout);
+    const std::vector<int> bundleOf = bundleOfEachLink(layout);
     for (size_t i = 0; i < topo.links().size(); ++i) {
-        const int b = bundleOfLink(layout, bySwitch, int(i));
+        const int b = bundleOf[i];
         if (b >= 0 && topo.linkUsable(int(i)))
             usable[size_t(b)] = 1;
     }

@@ -45,6 +45,9 @@ struct BundleLoad {
 };
 std::vector<BundleLoad> bundleLoads(const TopologyLayout& layout, const cs::StepTraffic& traffic);
 
+// Per topology link, the bundle it is drawn in far out; -1 for NVLink.
+std::vector<int> bundleOfEachLink(const TopologyLayout& layout);
+
 // Per bundle: 1 when some link of it is in service.
 std::vector<uint8_t> usableBundles(const TopologyLayout& layout);
 

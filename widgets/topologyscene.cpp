@@ -33,8 +33,11 @@ void TopologyScene::applyView(const cs::ViewState& view)
                 colorGpus(m_colorBy, m_layout.topology(), m_placement, m_evaluation));
     }
     if (activity) {
-        if (!m_activity)
+        if (!m_activity) {
             m_activity.emplace(m_evaluation, m_placement, m_layout.topology());
+            if (m_traffic)
+                m_routes = dimRoutes(m_layout, m_traffic());
+        }
         m_timeS = view.timeS;
         m_renderer.setGpuColors(m_activity->colorsAt(view.timeS));
     }
@@ -47,7 +50,8 @@ void TopologyScene::applyView(const cs::ViewState& view)
 void TopologyScene::paintOverlay(QPainter& painter, const ViewTransform& transform) const
 {
     if (m_colorBy.kind == cs::ColorKind::Activity && m_activity)
-        paintActivityLinks(painter, m_layout, transform, m_activity->linkUseAt(m_timeS));
+        paintActivityLinks(painter, m_layout, transform, m_activity->linkUseAt(m_timeS),
+                           m_routes ? &*m_routes : nullptr);
 }
 
 ViewTransform TopologyScene::transform(const cs::ViewState& view, QSizeF viewport) const

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 
+#include "activitylinks.h"
 #include "activityoverlay.h"
 #include "description.h"
 #include "gpucolors.h"
@@ -68,5 +69,6 @@ private:
     int m_selectedRank = -2; // nothing applied yet
     bool m_colorsApplied = false;
     std::optional<ActivityOverlay> m_activity; // built when the activity mode is first shown
+    std::optional<DimRoutes> m_routes;         // with it, when the traffic is known
     double m_timeS = 0;
 };

@@ -16,7 +16,9 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QUndoStack>
+#include <set>
 
+#include "activitylinks.h"
 #include "document.h"
 #include "documentio.h"
 #include "fabricviews.h"
@@ -28,6 +30,7 @@
 #include "text.h"
 #include "topologyscene.h"
 #include "topologyview.h"
+#include "traffic.h"
 
 namespace {
 
@@ -388,4 +391,32 @@ TEST_CASE("the View menu's Colour By lists each mode once, link load among them"
     links->trigger();
     CHECK(window.document()->view().colorBy.kind == cs::ColorKind::LinkLoad);
     CHECK_FALSE(window.topologyView()->scene()->renderer().linkInk().empty());
+}
+
+TEST_CASE("playback lights each dimension's routed paths: the links its groups' routes cross",
+          "[fabric][activity]")
+{
+    auto doc = failedSpineDocument();
+    TopologyLayout layout(doc->topology());
+    const DimRoutes routes = dimRoutes(layout, doc->stepTraffic());
+    const cs::Placement& placement = doc->placement();
+    const bool interleaved = doc->run().parallelism.vp > 1;
+    for (cs::Dim d : {cs::Dim::TP, cs::Dim::PP, cs::Dim::DP}) {
+        INFO(cs::dimInfo(d).shortLabel);
+        std::set<int> routed;
+        for (int rank = 0; rank < placement.worldSize(); ++rank)
+            if (cs::leadsGroup(placement, rank, d))
+                for (const cs::GroupLink& g :
+                     cs::groupLinks(doc->router(), placement, rank, d, interleaved))
+                    routed.insert(g.link);
+        REQUIRE_FALSE(routed.empty());
+        CHECK(std::set<int>(routes.links[d].begin(), routes.links[d].end()) == routed);
+        // Nothing routed over the failed spine.
+        CHECK(std::all_of(routes.links[d].begin(), routes.links[d].end(),
+                          [&](int link) { return doc->topology().linkUsable(link); }));
+    }
+    // TP stays in the 8-GPU boards: NVLink only, no bundle.
+    CHECK(routes.nvLink[cs::Dim::TP]);
+    CHECK(routes.bundles[cs::Dim::TP].empty());
+    CHECK_FALSE(routes.bundles[cs::Dim::DP].empty());
 }
