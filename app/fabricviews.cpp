@@ -13,8 +13,8 @@
 
 #include "backgroundwork.h"
 #include "document.h"
+#include "editcheck.h"
 #include "editcommands.h"
-#include "fabriccheck.h"
 #include "goodputpanel.h"
 #include "linkloadink.h"
 #include "linkspanel.h"
@@ -22,7 +22,6 @@
 #include "topologyscene.h"
 #include "topologyview.h"
 #include "traffic.h"
-#include "validation.h"
 
 namespace {
 
@@ -330,11 +329,7 @@ std::vector<FailureEdit> failureEdits(const cs::ClusterDesc& cluster, const cs::
 QString problemsOf(const cs::ClusterDesc& cluster, const cs::RunDesc& run)
 {
     cs::Diagnostics diags;
-    cs::validateClusterRun(cluster, run, diags);
-    if (diags.empty())
-        cs::checkFabric(cluster, "", "/cluster", diags);
-    if (diags.empty())
-        cs::checkRunOnFabric(cluster, run, "", "/cluster", diags);
+    cs::checkEdit(cluster, run, diags);
     return qtext(diags.formatAll()).trimmed();
 }
 

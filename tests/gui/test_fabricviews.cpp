@@ -6,13 +6,16 @@
 #include <QAction>
 #include <QBarSet>
 #include <QChart>
+#include <QComboBox>
 #include <QDockWidget>
+#include <QDoubleSpinBox>
 #include <QHorizontalStackedBarSeries>
 #include <QImage>
 #include <QLabel>
 #include <QMenu>
 #include <QPainter>
 #include <QScatterSeries>
+#include <QSpinBox>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QUndoStack>
@@ -27,6 +30,7 @@
 #include "linkloadink.h"
 #include "linkspanel.h"
 #include "mainwindow.h"
+#include "propertiespanel.h"
 #include "text.h"
 #include "topologyscene.h"
 #include "topologyview.h"
@@ -419,4 +423,77 @@ TEST_CASE("playback lights each dimension's routed paths: the links its groups' 
     CHECK(routes.nvLink[cs::Dim::TP]);
     CHECK(routes.bundles[cs::Dim::TP].empty());
     CHECK_FALSE(routes.bundles[cs::Dim::DP].empty());
+}
+
+TEST_CASE("Properties edit the fabric, reliability, storage and checkpoints, one undo step each",
+          "[properties][goodput]")
+{
+    QTemporaryDir dir;
+    MainWindow window(dir.path());
+    window.setQuiet(true);
+    REQUIRE(window.openFile(sampleFile("ndv5-h200-64-gpt3-175b.run.json")));
+    Document* doc = window.document();
+    PropertiesPanel* panel = window.propertiesPanel();
+    const auto spin = [&](const char* name) {
+        auto* s = panel->findChild<QDoubleSpinBox*>(QString::fromLatin1(name));
+        REQUIRE(s);
+        return s;
+    };
+    const cs::ClusterDesc before = doc->cluster();
+    const double goodputBefore = doc->evaluation().goodput->goodput();
+    // The sample gives no reliability: the fields show the defaults, and an edit writes them.
+    REQUIRE_FALSE(before.reliability);
+    const cs::Reliability assumed;
+    CHECK(spin("GPU MTBF (h)")->value() == assumed.gpuMtbfH);
+
+    // Halving every GPU's MTBF lowers goodput; undone, the cluster is as it was.
+    spin("GPU MTBF (h)")->setValue(assumed.gpuMtbfH / 2);
+    REQUIRE(doc->cluster().reliability);
+    CHECK(doc->cluster().reliability->gpuMtbfH == Approx(assumed.gpuMtbfH / 2));
+    CHECK(doc->cluster().reliability->nodeMtbfH == assumed.nodeMtbfH);
+    CHECK(doc->evaluation().goodput->goodput() < goodputBefore);
+    CHECK(doc->undoStack()->count() == 1);
+
+    // Two tiers have no spine boundary: refused; with three it applies to the spines alone.
+    REQUIRE(before.scaleOut.topology.tiers == 2);
+    spin("Spine oversubscription")->setValue(2);
+    CHECK(doc->undoStack()->count() == 1);
+    CHECK(doc->cluster().scaleOut.topology.oversubscription ==
+          before.scaleOut.topology.oversubscription);
+    auto* tiers = panel->findChild<QSpinBox*>(QStringLiteral("Tiers"));
+    REQUIRE(tiers);
+    tiers->setValue(3);
+    REQUIRE(doc->cluster().scaleOut.topology.tiers == 3);
+    spin("Spine oversubscription")->setValue(2);
+    CHECK(doc->cluster().scaleOut.topology.oversubscriptionAt(1) == 2);
+    CHECK(doc->cluster().scaleOut.topology.oversubscriptionAt(0) ==
+          before.scaleOut.topology.oversubscriptionAt(0));
+    CHECK(doc->undoStack()->count() == 3);
+
+    auto* routing = panel->findChild<QComboBox*>(QStringLiteral("Routing"));
+    REQUIRE(routing);
+    routing->textActivated(QStringLiteral("ecmp"));
+    CHECK(doc->cluster().scaleOut.topology.routing == cs::Routing::Ecmp);
+
+    spin("Write GB/s")->setValue(500);
+    REQUIRE(doc->cluster().storage);
+    CHECK(doc->cluster().storage->writeGBps == 500);
+
+    auto* interval = panel->findChild<QSpinBox*>(QStringLiteral("Checkpoint every"));
+    REQUIRE(interval);
+    interval->setValue(40);
+    REQUIRE(doc->run().checkpoint);
+    CHECK(doc->run().checkpoint->intervalSteps == 40);
+    CHECK(doc->evaluation().goodput->intervalSteps() == 40);
+    CHECK(doc->undoStack()->count() == 6);
+
+    // A value the rules refuse is not applied, and says why.
+    spin("Switch MTBF (h)")->setValue(0);
+    CHECK(doc->undoStack()->count() == 6);
+    CHECK(doc->cluster().reliability->switchMtbfH == assumed.switchMtbfH);
+
+    while (doc->undoStack()->canUndo())
+        doc->undoStack()->undo();
+    CHECK(doc->cluster() == before);
+    CHECK_FALSE(doc->run().checkpoint.has_value());
 }
