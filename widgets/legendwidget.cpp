@@ -88,7 +88,16 @@ void paintLegendIn(QPainter& p, const Legend& legend, const QRectF& box, const L
         p.fillRect(QRectF(box.left(), y, barWidth, swatch), gradient);
         for (size_t i = 0; i < stops; ++i) {
             const double x = box.left() + barWidth * double(i) / std::max<size_t>(1, stops - 1);
-            p.drawText(QRectF(x - 3 * line, y + swatch, 6 * line, line), Qt::AlignCenter,
+            // The end labels keep inside the bar's ends: centred, the first would be cut.
+            const bool first = i == 0, last = i + 1 == stops && stops > 1;
+            const QRectF label = first  ? QRectF(x, y + swatch, 6 * line, line)
+                                 : last ? QRectF(x - 6 * line, y + swatch, 6 * line, line)
+                                        : QRectF(x - 3 * line, y + swatch, 6 * line, line);
+            p.drawText(label,
+                       (first  ? Qt::AlignLeft
+                        : last ? Qt::AlignRight
+                               : Qt::AlignHCenter) |
+                           Qt::AlignVCenter,
                        legend.entries[i].label);
         }
         const QRectF over(box.left() + barWidth + 10, y, swatch, swatch);
