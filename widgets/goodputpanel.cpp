@@ -1,7 +1,7 @@
 #include "goodputpanel.h"
 
+#include <QAreaSeries>
 #include <QBarCategoryAxis>
-#include <QBarSeries>
 #include <QBarSet>
 #include <QChart>
 #include <QHorizontalStackedBarSeries>
@@ -47,6 +47,7 @@ GoodputPanel::GoodputPanel(QWidget* parent)
     : QWidget(parent)
     , m_figures(new QLabel(this))
     , m_split(new CachedChartView(this))
+    , m_parts(new QLabel(this))
     , m_curve(new CachedChartView(this))
     , m_histogram(new CachedChartView(this))
 {
@@ -54,16 +55,19 @@ GoodputPanel::GoodputPanel(QWidget* parent)
     m_figures->setObjectName(QStringLiteral("goodputFigures"));
     m_figures->setTextInteractionFlags(Qt::TextSelectableByMouse);
     // The dock scrolls: each chart keeps room for its axes and its legend's every line.
-    m_split->setLeastSize({300, 230});
+    m_split->setLeastSize({300, 150});
     m_curve->setLeastSize({300, 230});
     m_histogram->setLeastSize({300, 210});
-    splitChart()->legend()->setAlignment(Qt::AlignBottom);
+    // The parts' names and times wrap in a label of their own: a chart legend elides them.
+    splitChart()->legend()->hide();
+    m_parts->setWordWrap(true);
+    m_parts->setObjectName(QStringLiteral("goodputParts"));
     curveChart()->legend()->setAlignment(Qt::AlignBottom);
-    histogramChart()->legend()->hide();
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(m_figures);
     layout->addWidget(m_split, 3);
+    layout->addWidget(m_parts);
     layout->addWidget(m_curve, 4);
     layout->addWidget(m_histogram, 3);
 }
@@ -108,6 +112,12 @@ void GoodputPanel::setEvaluation(const cs::Evaluation& evaluation)
     } else {
         lines << tr("No goodput for this run.");
     }
+    if (const auto& v = evaluation.variance)
+        lines << tr("Steps take %1 on average, %2 of it waiting for the slowest GPU; standard "
+                    "deviation %3")
+                     .arg(qtext(cs::stepTimeText(v->meanStepS())))
+                     .arg(qtext(cs::inStepTimeText(v->stragglerS)))
+                     .arg(qtext(cs::inStepTimeText(v->stepStddevS)));
     m_figures->setText(lines.join(QLatin1Char('\n')));
     buildSplit(evaluation);
     buildCurve(evaluation);
@@ -121,6 +131,7 @@ void GoodputPanel::buildSplit(const cs::Evaluation& evaluation)
     const bool perRun = split.has_value();
     QChart* chart = emptyChart(splitChart(),
                                perRun ? tr("Time to train (hours)") : tr("Wall time per step (s)"));
+    m_parts->clear();
     if (!g)
         return;
     const cs::TimeSplit parts = perRun ? *split : g->chosen.perStep;
@@ -128,17 +139,22 @@ void GoodputPanel::buildSplit(const cs::Evaluation& evaluation)
     auto* series = new QHorizontalStackedBarSeries;
     series->setBarWidth(0.6);
     const auto all = parts.parts();
+    QStringList entries;
     for (size_t i = 0; i < all.size(); ++i) {
         const double value = std::isfinite(all[i].seconds) ? all[i].seconds * scale : 0;
-        auto* set = new QBarSet(QStringLiteral("%1 %2")
-                                    .arg(qtext(std::string(all[i].label)))
-                                    .arg(perRun ? qtext(cs::trainingTimeText(all[i].seconds))
-                                                : qtext(cs::stepTimeText(all[i].seconds))));
+        const QString label = qtext(std::string(all[i].label));
+        const QColor color = QColor::fromRgb(kPartColors[i % std::size(kPartColors)]);
+        entries << QStringLiteral("<span style='color:%1'>&#9632;</span>&nbsp;%2&nbsp;%3")
+                       .arg(color.name(), label.toHtmlEscaped(),
+                            perRun ? qtext(cs::trainingTimeText(all[i].seconds))
+                                   : qtext(cs::stepTimeText(all[i].seconds)));
+        auto* set = new QBarSet(label);
         set->append(value);
-        set->setColor(QColor::fromRgb(kPartColors[i % std::size(kPartColors)]));
+        set->setColor(color);
         set->setBorderColor(Qt::transparent);
         series->append(set);
     }
+    m_parts->setText(entries.join(QStringLiteral(" &nbsp; ")));
     chart->addSeries(series);
     auto* categories = new QBarCategoryAxis;
     categories->append(QStringLiteral(" "));
@@ -207,45 +223,56 @@ void GoodputPanel::buildCurve(const cs::Evaluation& evaluation)
 
 void GoodputPanel::buildHistogram(const cs::Evaluation& evaluation)
 {
-    QChart* chart = emptyChart(histogramChart(), tr("Predicted step times (share of steps)"));
+    QChart* chart = emptyChart(histogramChart(), tr("Predicted step times (%)"));
     const auto& v = evaluation.variance;
     if (!v || v->quantilesS.empty())
         return;
     const auto& q = v->quantilesS;
     const double low = q.front(), high = q.back();
-    const double width = high > low ? (high - low) / kHistogramBins : 0;
-    std::vector<int> counts(width > 0 ? kHistogramBins : 1, 0);
+    const double width = (high > low ? high - low : std::max(1e-6, low * 1e-3)) / kHistogramBins;
+    std::vector<int> counts(kHistogramBins, 0);
     for (double s : q)
-        ++counts[width > 0 ? std::min(kHistogramBins - 1, int((s - low) / width)) : 0];
-    auto* set = new QBarSet(tr("steps"));
-    set->setColor(QColor(0x4a, 0x90, 0xc2));
-    set->setBorderColor(Qt::transparent);
-    QStringList labels;
-    for (size_t b = 0; b < counts.size(); ++b) {
-        set->append(100.0 * counts[b] / double(q.size()));
-        // Every fourth bin named: the axis stays legible at the dock's width. Categories must
-        // differ, even where two step times read alike: trailing spaces tell them apart.
-        labels << (b % 4 == 0 ? qtext(cs::stepTimeText(low + (double(b) + 0.5) * width))
-                              : QString()) +
-                      QString(int(b), QLatin1Char(' '));
+        ++counts[size_t(std::clamp(int((s - low) / width), 0, kHistogramBins - 1))];
+    // A stepped outline over the bins, on a time axis: bars on categories would need a label
+    // per bin.
+    auto* outline = new QLineSeries;
+    double tallest = 0;
+    for (int b = 0; b < kHistogramBins; ++b) {
+        const double share = 100.0 * counts[size_t(b)] / double(q.size());
+        tallest = std::max(tallest, share);
+        outline->append(low + b * width, share);
+        outline->append(low + (b + 1) * width, share);
     }
-    auto* series = new QBarSeries;
-    series->setBarWidth(1.0);
-    series->append(set);
-    chart->addSeries(series);
-    auto* x = new QBarCategoryAxis;
-    x->append(labels);
-    x->setTitleText(tr("step time; the mean %1 waits %2 for the slowest GPU, sd %3")
-                        .arg(qtext(cs::stepTimeText(v->meanStepS())))
-                        .arg(qtext(cs::inStepTimeText(v->stragglerS)))
-                        .arg(qtext(cs::inStepTimeText(v->stepStddevS))));
-    chart->addAxis(x, Qt::AlignBottom);
-    series->attachAxis(x);
+    auto* base = new QLineSeries;
+    base->append(low, 0);
+    base->append(low + kHistogramBins * width, 0);
+    auto* bins = new QAreaSeries(outline, base);
+    bins->setName(tr("steps"));
+    bins->setColor(QColor(0x4a, 0x90, 0xc2));
+    bins->setBorderColor(QColor(0x4a, 0x90, 0xc2).darker(130));
+    chart->addSeries(bins);
+    // The step as the schedule runs it: every wait for a straggler lies to its right.
+    auto* predicted = new QLineSeries;
+    predicted->setName(tr("the predicted step %1").arg(qtext(cs::stepTimeText(v->jitter.stepS))));
+    predicted->setColor(QColor(0xe0, 0x2a, 0x2a));
+    predicted->append(v->jitter.stepS, 0);
+    predicted->append(v->jitter.stepS, tallest * 1.1);
+    chart->addSeries(predicted);
+    chart->legend()->show();
+    chart->legend()->setAlignment(Qt::AlignBottom);
+    auto* x = new QValueAxis;
+    x->setTitleText(tr("step time (s)"));
+    x->setRange(std::min(low, v->jitter.stepS), low + kHistogramBins * width);
+    x->setTickCount(4);
+    x->setLabelFormat(QStringLiteral("%.3f"));
     auto* y = new QValueAxis;
     y->setLabelFormat(QStringLiteral("%.0f"));
-    y->setRange(0,
-                *std::max_element(counts.begin(), counts.end()) * 100.0 / double(q.size()) * 1.1);
+    y->setRange(0, tallest * 1.1);
     y->applyNiceNumbers();
+    chart->addAxis(x, Qt::AlignBottom);
     chart->addAxis(y, Qt::AlignLeft);
-    series->attachAxis(y);
+    for (QAbstractSeries* series : chart->series()) {
+        series->attachAxis(x);
+        series->attachAxis(y);
+    }
 }

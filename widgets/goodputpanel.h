@@ -32,6 +32,7 @@ private:
 
     QLabel* m_figures;
     CachedChartView* m_split;
+    QLabel* m_parts;
     CachedChartView* m_curve;
     CachedChartView* m_histogram;
 };

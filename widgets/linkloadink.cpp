@@ -178,9 +178,7 @@ QString rateText(double bytes, double stepTimeS)
 Legend linkLoadLegend(const cs::Topology& topology, const cs::StepTraffic& traffic)
 {
     Legend legend;
-    legend.title = QObject::tr("Link load: utilization of each link in the step (busier "
-                               "direction), the scale up to the busiest; far out, a bundle shows "
-                               "its busiest link");
+    legend.title = QObject::tr("Link load: utilization in the step, up to the busiest link");
     legend.gradient = true;
     const double top = loadScaleTop(traffic);
     for (int s = 0; s <= 4; ++s)
@@ -190,12 +188,14 @@ Legend linkLoadLegend(const cs::Topology& topology, const cs::StepTraffic& traff
         const cs::TierTraffic& tier = traffic.tier(e.value);
         if (tier.links == 0)
             continue;
-        legend.notes << QObject::tr("%1: %2 links, busiest %3, %4 in all (average over the step)")
+        legend.notes << QObject::tr("%1: %2 links, busiest %3, %4 in all")
                             .arg(QString::fromLatin1(e.label.data(), int(e.label.size())))
                             .arg(qtext(cs::withThousands(tier.links)))
                             .arg(utilizationText(tier.maxUtilization))
                             .arg(rateText(tier.bytes, traffic.stepTimeS));
     }
+    legend.notes << QObject::tr("GB/s: averages over the step; far out, a bundle shows its "
+                                "busiest link");
     if (topology.hasFabricFailures())
         legend.notes << QObject::tr("dashed links and crossed switches are out of service");
     return legend;

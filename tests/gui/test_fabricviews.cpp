@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <QAction>
+#include <QAreaSeries>
 #include <QBarSet>
 #include <QChart>
 #include <QComboBox>
@@ -12,6 +13,7 @@
 #include <QHorizontalStackedBarSeries>
 #include <QImage>
 #include <QLabel>
+#include <QLineSeries>
 #include <QMenu>
 #include <QPainter>
 #include <QScatterSeries>
@@ -262,10 +264,15 @@ TEST_CASE("the Goodput dock shows the evaluation's goodput, split and step-time 
             marked |= points->count() == 1 &&
                       points->at(0).x() == double(e.goodput->optimalIntervalSteps);
     CHECK(marked);
-    // The histogram holds every quantile once: its shares sum to 100 %.
-    auto* histogram = qobject_cast<QAbstractBarSeries*>(panel.histogramChart()->series().front());
+    // The histogram holds every quantile once: its bins' shares sum to 100 %.
+    auto* histogram = qobject_cast<QAreaSeries*>(panel.histogramChart()->series().front());
     REQUIRE(histogram);
-    CHECK(histogram->barSets().front()->sum() == Approx(100));
+    const QList<QPointF> outline = histogram->upperSeries()->points();
+    double shares = 0;
+    for (qsizetype i = 0; i < outline.size(); i += 2)
+        shares += outline[i].y();
+    CHECK(shares == Approx(100));
+    CHECK(outline.front().x() == Approx(e.variance->quantilesS.front()));
 }
 
 TEST_CASE("failing and repairing a switch, link or rack is one undo step each", "[failures]")
