@@ -175,7 +175,7 @@ QString rateText(double bytes, double stepTimeS)
     return QStringLiteral("%1 GB/s").arg(qtext(number));
 }
 
-Legend linkLoadLegend(const cs::Topology& topology, const cs::StepTraffic& traffic)
+Legend linkLoadLegend(const cs::StepTraffic& traffic)
 {
     Legend legend;
     legend.title = QObject::tr("Link load: utilization in the step, up to the busiest link");
@@ -196,7 +196,5 @@ Legend linkLoadLegend(const cs::Topology& topology, const cs::StepTraffic& traff
     }
     legend.notes << QObject::tr("GB/s: averages over the step; far out, a bundle shows its "
                                 "busiest link");
-    if (topology.hasFabricFailures())
-        legend.notes << QObject::tr("dashed links and crossed switches are out of service");
     return legend;
 }

@@ -53,7 +53,7 @@ std::vector<uint8_t> usableBundles(const TopologyLayout& layout);
 
 LinkInk linkLoadInk(const TopologyLayout& layout, const cs::StepTraffic& traffic);
 // The scale with its units, and per tier: links, busiest, GB/s over the step.
-Legend linkLoadLegend(const cs::Topology& topology, const cs::StepTraffic& traffic);
+Legend linkLoadLegend(const cs::StepTraffic& traffic);
 // "42 %" and "1,234 GB/s": a link's utilization and its average rate over the step.
 QString utilizationText(double utilization);
 QString rateText(double bytes, double stepTimeS);

@@ -348,11 +348,11 @@ void TopologyRenderer::drawStatic(QPainter& p, const ViewTransform& view, const 
     drawLinks(p, view, lod, reach);
     drawRacks(p, view, lod, reach);
     drawSwitches(p, view, lod, reach);
-    drawFailedSwitches(p, view, reach);
+    drawOutOfService(p, view, reach);
 }
 
-void TopologyRenderer::drawFailedSwitches(QPainter& p, const ViewTransform& view,
-                                          const QRectF& visible) const
+void TopologyRenderer::drawOutOfService(QPainter& p, const ViewTransform& view,
+                                        const QRectF& visible) const
 {
     const cs::Topology& topo = m_layout.topology();
     std::vector<QLineF> crosses;
@@ -371,6 +371,21 @@ void TopologyRenderer::drawFailedSwitches(QPainter& p, const ViewTransform& view
     for (size_t s = 0; s < topo.nvSwitches().size(); ++s)
         if (topo.nvSwitchFailed(int(s)))
             cross(m_layout.nvSwitchRect(int(s)));
+    // Racks and nodes out of service: their GPUs hold no rank (dark in every mode), and a
+    // dashed outline says why.
+    const cs::Failures& failures = topo.cluster().failures;
+    std::vector<QRectF> outOfService;
+    for (int r : failures.racks)
+        if (r >= 0 && r < int(topo.racks().size()) && m_layout.rackRect(r).intersects(visible))
+            outOfService.push_back(view.toScreen(m_layout.rackRect(r)).adjusted(1, 1, -1, -1));
+    for (int n : failures.nodes)
+        if (n >= 0 && n < int(topo.nodes().size()) && m_layout.trayRect(n).intersects(visible))
+            outOfService.push_back(view.toScreen(m_layout.trayRect(n)));
+    if (!outOfService.empty()) {
+        p.setBrush(Qt::NoBrush);
+        p.setPen(QPen(outOfServiceColor(), 0, Qt::DashLine));
+        p.drawRects(outOfService.data(), int(outOfService.size()));
+    }
     if (boxes.empty())
         return;
     p.setPen(Qt::NoPen);

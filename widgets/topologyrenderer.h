@@ -89,8 +89,9 @@ private:
                    const QRectF& cull) const;
     void drawSwitches(QPainter& p, const ViewTransform& view, const LevelOfDetail& lod,
                       const QRectF& cull) const;
-    // Out of service: a cross over each failed switch or NVSwitch in view.
-    void drawFailedSwitches(QPainter& p, const ViewTransform& view, const QRectF& cull) const;
+    // Out of service: a cross over each failed switch or NVSwitch in view, a dashed outline
+    // round each failed rack and node.
+    void drawOutOfService(QPainter& p, const ViewTransform& view, const QRectF& cull) const;
     void composeFrame(const ViewTransform& view);
     void restoreOverlaidPixels();
     void fillGpuCells();

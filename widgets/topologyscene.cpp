@@ -68,9 +68,16 @@ void TopologyScene::storeTransform(const ViewTransform& transform, cs::ViewState
 
 Legend TopologyScene::legend() const
 {
-    if (m_colorBy.kind == cs::ColorKind::LinkLoad && m_traffic)
-        return linkLoadLegend(m_layout.topology(), m_traffic());
-    return legendFor(m_colorBy, m_layout.topology(), m_placement, m_evaluation);
+    const cs::Topology& topo = m_layout.topology();
+    Legend legend = m_colorBy.kind == cs::ColorKind::LinkLoad && m_traffic
+                        ? linkLoadLegend(m_traffic())
+                        : legendFor(m_colorBy, topo, m_placement, m_evaluation);
+    if (!topo.cluster().failures.empty())
+        legend.notes << QObject::tr("out of service (dashed, crossed, dark GPUs): %1 GPUs%2")
+                            .arg(m_evaluation.gpusFailed)
+                            .arg(topo.hasFabricFailures() ? QObject::tr(", switches or links")
+                                                          : QString());
+    return legend;
 }
 
 QString TopologyScene::describeGpu(int gpu) const

@@ -147,6 +147,9 @@ TEST_CASE("a failed spine is crossed out and carries nothing, in every mode", "[
         CHECK(crossPixels > 4);
         const QPoint other = screenCenter(scene, view, scene.layout().switchRect(healthy));
         CHECK(QColor(image.pixel(other)) != TopologyRenderer::outOfServiceColor());
+        CHECK(scene.legend()
+                  .notes.join(QLatin1Char('\n'))
+                  .contains(QStringLiteral("out of service")));
     }
     for (int k = 0; k < topo.uplinkCount(topo.firstSwitchOfTier(1)); ++k) {
         const int link = topo.firstUplink(topo.firstSwitchOfTier(1)) + k;
