@@ -33,6 +33,7 @@
 #include "linkspanel.h"
 #include "mainwindow.h"
 #include "propertiespanel.h"
+#include "scenetestutil.h"
 #include "text.h"
 #include "topologyscene.h"
 #include "topologyview.h"
@@ -59,15 +60,6 @@ std::unique_ptr<Document> failedSpineDocument()
     auto doc = std::make_unique<Document>();
     doc->setSession(std::move(s), QString());
     return doc;
-}
-
-QImage render(TopologyScene& scene, const cs::ViewState& view)
-{
-    scene.applyView(view);
-    QImage image(kSize, QImage::Format_ARGB32_Premultiplied);
-    QPainter painter(&image);
-    scene.renderer().paint(painter, scene.transform(view, QSizeF(kSize)));
-    return image;
 }
 
 QPoint screenCenter(const TopologyScene& scene, const cs::ViewState& view, const QRectF& world)
@@ -99,7 +91,7 @@ TEST_CASE("the link-load mode colours switches by their busiest link and goes wh
     const int leaf = doc->topology().firstSwitchOfTier(1);
     const QPoint at = screenCenter(scene, links, scene.layout().switchRect(leaf));
 
-    QImage image = render(scene, links);
+    QImage image = renderScene(scene, links, kSize);
     const LinkInk& ink = scene.renderer().linkInk();
     REQUIRE_FALSE(ink.empty());
     // The busiest link anywhere sets the scale's top step.
@@ -120,7 +112,7 @@ TEST_CASE("the link-load mode colours switches by their busiest link and goes wh
     CHECK(QColor(image.pixel(at)) == loadColor((step + 0.5) / kLoadSteps));
     CHECK(scene.legend().notes.join(QLatin1Char('\n')).contains(QStringLiteral("GB/s")));
 
-    image = render(scene, viewColouredBy("pp"));
+    image = renderScene(scene, viewColouredBy("pp"), kSize);
     CHECK(scene.renderer().linkInk().empty());
     CHECK(QColor(image.pixel(at)) == scene.renderer().ink().tierFill[1]);
 }
@@ -136,7 +128,7 @@ TEST_CASE("a failed spine is crossed out and carries nothing, in every mode", "[
     for (const char* mode : {"pp", "links"}) {
         INFO(mode);
         const cs::ViewState view = viewColouredBy(mode);
-        const QImage image = render(scene, view);
+        const QImage image = renderScene(scene, view, kSize);
         const QRect failedRect = scene.transform(view, QSizeF(kSize))
                                      .toScreen(scene.layout().switchRect(failed))
                                      .toRect();
