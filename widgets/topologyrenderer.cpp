@@ -659,12 +659,13 @@ void TopologyRenderer::drawSelectedGpus(QPainter& p, const ViewTransform& view,
     if (m_selection.rank < 0)
         return;
     const QRectF visible = view.visibleWorld();
+    const int selectedGpu = m_placement.gpuOfRank(m_selection.rank);
     p.setBrush(Qt::NoBrush);
     for (cs::Dim d : cs::kAllDims) {
         p.setPen(QPen(selectionColor(d), 0));
         for (int g : m_selection.members[d]) {
             const QRectF cell = m_layout.gpuPitchRect(g);
-            if (g == m_selection.rank || !cell.intersects(visible))
+            if (g == selectedGpu || !cell.intersects(visible))
                 continue;
             const QRectF screen = view.toScreen(cell);
             p.drawRect(screen.adjusted(0, 0, -1, -1));
@@ -673,8 +674,7 @@ void TopologyRenderer::drawSelectedGpus(QPainter& p, const ViewTransform& view,
     }
     // The selected GPU: a white frame just outside its cell.
     p.setPen(QPen(Qt::white, 0));
-    const QRectF self =
-        view.toScreen(m_layout.gpuPitchRect(m_placement.gpuOfRank(m_selection.rank)));
+    const QRectF self = view.toScreen(m_layout.gpuPitchRect(selectedGpu));
     p.drawRect(self.adjusted(-1, -1, 0, 0));
     p.drawRect(self.adjusted(-2, -2, 1, 1));
     touched.push_back(self);
@@ -689,14 +689,18 @@ void TopologyRenderer::prepareGpuLabels(const ViewTransform& view, qreal dpr)
     m_labelFont = pixelFont(std::clamp(view.scale * 0.2, 8.0, 14.0));
     const QFontMetricsF metrics(m_labelFont);
     for (size_t i = 0; i < m_visibleGpus.size(); ++i) {
-        const int rank = m_visibleGpus[i]; // rank r runs on GPU r
+        const int gpu = m_visibleGpus[i];
+        // GPUs out of service or idle hold no rank: their cell's colour says so.
+        const int rank = m_placement.rankOfGpu(gpu);
+        if (rank < 0)
+            continue;
         QStringList lines{QStringLiteral("r%1").arg(rank)};
         if (lod.gpuCoordinates) {
             const cs::RankCoord c = m_placement.coord(rank);
             lines << QStringLiteral("tp%1 cp%2").arg(c[cs::Dim::TP]).arg(c[cs::Dim::CP])
                   << QStringLiteral("pp%1 dp%2").arg(c[cs::Dim::PP]).arg(c[cs::Dim::DP]);
         }
-        const QPointF centre = view.toScreen(m_layout.gpuRect(rank)).center();
+        const QPointF centre = view.toScreen(m_layout.gpuRect(gpu)).center();
         const QRectF cell(QPointF(m_gpuCells[i].topLeft()) / dpr,
                           QSizeF(m_gpuCells[i].size()) / dpr);
         double y = centre.y() - lines.size() * metrics.height() / 2;

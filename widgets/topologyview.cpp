@@ -12,6 +12,7 @@
 
 #include "description.h"
 #include "legendwidget.h"
+#include "placement.h"
 #include "topologyscene.h"
 
 namespace {
@@ -176,7 +177,9 @@ void TopologyView::zoomOut()
 void TopologyView::select(const Hit& hit)
 {
     cs::ViewState view = m_getView();
-    view.highlightRank = hit.kind == HitKind::Gpu ? hit.index : -1;
+    // A GPU out of service or idle holds no rank: clicking it clears the selection.
+    view.highlightRank =
+        hit.kind == HitKind::Gpu && m_scene ? m_scene->placement().rankOfGpu(hit.index) : -1;
     m_setView(view);
 }
 

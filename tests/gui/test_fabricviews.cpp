@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <QAction>
+#include <QApplication>
 #include <QAreaSeries>
 #include <QBarSet>
 #include <QChart>
@@ -15,6 +16,7 @@
 #include <QLabel>
 #include <QLineSeries>
 #include <QMenu>
+#include <QMouseEvent>
 #include <QPainter>
 #include <QScatterSeries>
 #include <QSpinBox>
@@ -498,4 +500,40 @@ TEST_CASE("Properties edit the fabric, reliability, storage and checkpoints, one
         doc->undoStack()->undo();
     CHECK(doc->cluster() == before);
     CHECK_FALSE(doc->run().checkpoint.has_value());
+}
+
+TEST_CASE("with racks out of service, clicking a GPU selects the rank it holds, and a failed GPU "
+          "none",
+          "[failures][window]")
+{
+    QTemporaryDir dir;
+    MainWindow window(dir.path());
+    window.setQuiet(true);
+    REQUIRE(window.openFile(sampleFile("ndv5-h200-64-gpt3-175b.run.json")));
+    Document* doc = window.document();
+    cs::ClusterDesc cluster = doc->cluster();
+    cluster.failures.racks = {0, 1, 2, 3, 4, 5, 6, 7};
+    cs::RunDesc run = doc->run();
+    run.parallelism.dp = 8;
+    REQUIRE(problemsOf(cluster, run).isEmpty());
+    doc->setClusterRun(cluster, run);
+    window.resize(1600, 900);
+    window.show();
+    QApplication::processEvents();
+    TopologyView* view = window.topologyView();
+    const auto click = [&](int gpu) {
+        const QPointF at =
+            view->currentTransform().toScreen(view->scene()->layout().gpuRect(gpu).center());
+        for (QEvent::Type type : {QEvent::MouseButtonPress, QEvent::MouseButtonRelease}) {
+            QMouseEvent event(type, at, view->mapToGlobal(at), Qt::LeftButton,
+                              type == QEvent::MouseButtonPress ? Qt::LeftButton : Qt::NoButton,
+                              Qt::NoModifier);
+            QApplication::sendEvent(view, &event);
+        }
+        return doc->view().highlightRank;
+    };
+    const int firstHealthy = 8 * 32; // racks of 4 VMs of 8 GPUs
+    REQUIRE(doc->placement().rankOfGpu(firstHealthy) == 0);
+    CHECK(click(firstHealthy + 9) == 9);
+    CHECK(click(5) == -1);
 }
