@@ -10,6 +10,7 @@
 #include <QUndoStack>
 #include <algorithm>
 #include <chrono>
+#include <memory>
 
 #include "backgroundwork.h"
 #include "document.h"
@@ -102,24 +103,43 @@ QString linkLoadLine(const cs::StepTraffic& traffic, int link)
                             : QObject::tr("; carries %1").arg(dims.join(QStringLiteral(", "))));
 }
 
-// The busiest link at a switch or NVSwitch.
-QString busiestAt(const cs::Topology& topo, const cs::StepTraffic& traffic, cs::Endpoint end)
-{
-    int busiest = -1;
-    for (size_t i = 0; i < topo.links().size(); ++i) {
-        const cs::Link& l = topo.links()[i];
-        if ((l.a == end || l.b == end) &&
-            (busiest < 0 ||
-             traffic.links[i].utilization > traffic.links[size_t(busiest)].utilization))
-            busiest = int(i);
+// What tooltips need beyond one link's traffic, worked out once per scene on the first hover:
+// a pass over every link is too slow for each move of the pointer on the largest clusters.
+struct LoadIndex {
+    std::vector<BundleLoad> bundles;
+    std::vector<int> busiestAtSwitch;   // per switch: a link index, -1 for none
+    std::vector<int> busiestAtNvSwitch; // per NVSwitch
+
+    LoadIndex(const TopologyLayout& layout, const cs::StepTraffic& traffic)
+        : bundles(bundleLoads(layout, traffic))
+    {
+        const cs::Topology& topo = layout.topology();
+        busiestAtSwitch.assign(topo.switches().size(), -1);
+        busiestAtNvSwitch.assign(topo.nvSwitches().size(), -1);
+        for (size_t i = 0; i < topo.links().size(); ++i) {
+            const cs::Link& l = topo.links()[i];
+            for (const cs::Endpoint& e : {l.a, l.b}) {
+                int* busiest =
+                    e.kind == cs::EndpointKind::Switch     ? &busiestAtSwitch[size_t(e.index)]
+                    : e.kind == cs::EndpointKind::NvSwitch ? &busiestAtNvSwitch[size_t(e.index)]
+                                                           : nullptr;
+                if (busiest && (*busiest < 0 || traffic.links[i].utilization >
+                                                    traffic.links[size_t(*busiest)].utilization))
+                    *busiest = int(i);
+            }
+        }
     }
-    if (busiest < 0)
+};
+
+QString busiestLine(const cs::Topology& topo, const cs::StepTraffic& traffic, int link)
+{
+    if (link < 0)
         return {};
     return QObject::tr("Busiest link %1: %2")
-        .arg(qtext(topo.linkName(busiest)), linkLoadLine(traffic, busiest));
+        .arg(qtext(topo.linkName(link)), linkLoadLine(traffic, link));
 }
 
-QString loadOf(const Document& doc, const TopologyLayout& layout, const Hit& hit)
+QString loadOf(const Document& doc, const LoadIndex& index, const Hit& hit)
 {
     const cs::Topology& topo = doc.topology();
     const cs::StepTraffic& traffic = doc.stepTraffic();
@@ -132,7 +152,7 @@ QString loadOf(const Document& doc, const TopologyLayout& layout, const Hit& hit
                   .arg(linkLoadLine(traffic, hit.index));
         break;
     case HitKind::Bundle: {
-        const BundleLoad b = bundleLoads(layout, traffic)[size_t(hit.index)];
+        const BundleLoad& b = index.bundles[size_t(hit.index)];
         out = b.down
                   ? QObject::tr("Every link of the bundle is out of service")
                   : QObject::tr("In the step: busiest link %1, %2 on average in all")
@@ -142,12 +162,14 @@ QString loadOf(const Document& doc, const TopologyLayout& layout, const Hit& hit
     case HitKind::Switch:
         out = qtext(topo.switchName(hit.index)) +
               (topo.switchFailed(hit.index) ? QObject::tr(" (out of service)") : QString()) +
-              QLatin1Char('\n') + busiestAt(topo, traffic, {cs::EndpointKind::Switch, hit.index});
+              QLatin1Char('\n') +
+              busiestLine(topo, traffic, index.busiestAtSwitch[size_t(hit.index)]);
         break;
     case HitKind::NvSwitch:
         out = qtext(topo.nvSwitchName(hit.index)) +
               (topo.nvSwitchFailed(hit.index) ? QObject::tr(" (out of service)") : QString()) +
-              QLatin1Char('\n') + busiestAt(topo, traffic, {cs::EndpointKind::NvSwitch, hit.index});
+              QLatin1Char('\n') +
+              busiestLine(topo, traffic, index.busiestAtNvSwitch[size_t(hit.index)]);
         break;
     case HitKind::Gpu: {
         const int nic = topo.nicLinkOfGpu(hit.index);
@@ -184,11 +206,16 @@ public:
             scene.setTrafficSource(
                 [this]() -> const cs::StepTraffic& { return m_doc->stepTraffic(); });
             const TopologyLayout* layout = &scene.layout();
-            scene.setLoadDescriber([this, layout](const Hit& hit) {
+            auto index = std::make_shared<std::optional<LoadIndex>>();
+            scene.setLoadDescriber([this, layout, index](const Hit& hit) {
                 // The traffic is worked out for the views that show it, not for a tooltip.
                 const bool shown = m_doc->view().colorBy.kind == cs::ColorKind::LinkLoad ||
                                    m_linksDock->isVisible();
-                return shown ? loadOf(*m_doc, *layout, hit) : QString();
+                if (!shown)
+                    return QString();
+                if (!*index)
+                    index->emplace(*layout, m_doc->stepTraffic());
+                return loadOf(*m_doc, **index, hit);
             });
         });
         connect(doc, &Document::modelChanged, this, &FabricViews::refresh);
