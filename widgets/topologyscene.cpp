@@ -72,11 +72,13 @@ Legend TopologyScene::legend() const
     Legend legend = m_colorBy.kind == cs::ColorKind::LinkLoad && m_traffic
                         ? linkLoadLegend(m_traffic())
                         : legendFor(m_colorBy, topo, m_placement, m_evaluation);
-    if (!topo.cluster().failures.empty())
-        legend.notes << QObject::tr("out of service (dashed, crossed, dark GPUs): %1 GPUs%2")
-                            .arg(m_evaluation.gpusFailed)
-                            .arg(topo.hasFabricFailures() ? QObject::tr(", switches or links")
-                                                          : QString());
+    QStringList out;
+    if (m_evaluation.gpusFailed > 0)
+        out << QObject::tr("%1 GPUs (dark)").arg(m_evaluation.gpusFailed);
+    if (topo.hasFabricFailures())
+        out << QObject::tr("switches (crossed) or links (dashed)");
+    if (!out.isEmpty())
+        legend.notes << QObject::tr("out of service: %1").arg(out.join(QObject::tr(" and ")));
     return legend;
 }
 
