@@ -1,6 +1,7 @@
 #include "activitylinks.h"
 
 #include <QPainter>
+#include <QRegion>
 #include <cmath>
 #include <vector>
 
@@ -51,12 +52,24 @@ void drawRoutes(QPainter& p, const TopologyLayout& layout, const ViewTransform& 
         lines.push_back(
             line.translated(std::abs(d.x()) > std::abs(d.y()) ? QPointF(0, 1) : QPointF(1, 0)));
     };
-    if (close)
-        for (int link : routes.links[dim])
+    const auto& all = layout.topology().links();
+    if (close) {
+        // As the static layer draws them: the NIC links of GPUs in view, not those passing
+        // through from racks out of it.
+        const QRectF world = t.visibleWorld();
+        const auto& nics = layout.topology().nics();
+        for (int link : routes.links[dim]) {
+            const cs::Link& l = all[size_t(link)];
+            if (l.cls == cs::LinkClass::NVLink ||
+                (l.cls == cs::LinkClass::ScaleOut1 &&
+                 !layout.gpuRect(nics[size_t(l.a.index)].firstGpu).intersects(world)))
+                continue;
             add(layout.linkLine(link));
-    else
+        }
+    } else {
         for (int b : routes.bundles[dim])
             add(layout.bundles()[size_t(b)].line);
+    }
     p.setPen(QPen(linkColor(dim, use[dim]), 0));
     p.drawLines(lines.data(), int(lines.size()));
 }
@@ -115,14 +128,26 @@ void paintActivityLinks(QPainter& p, const TopologyLayout& layout, const ViewTra
     p.save();
     p.setRenderHint(QPainter::Antialiasing, false);
     p.setBrush(Qt::NoBrush);
+    const QRectF viewport(QPointF(0, 0), view.viewport);
     const bool close = levelOfDetail(view.scale).gpuLinks;
+    // Close in, single links run from each GPU: lit, they keep to the aisles and the fabric
+    // band rather than cover the GPUs, as a selection's do. Nothing reaches past the view.
+    QRegion clip(viewport.toAlignedRect());
+    if (close && routes)
+        for (size_t r = 0; r < layout.topology().racks().size(); ++r) {
+            const QRectF rack = view.toScreen(layout.rackRect(int(r)));
+            if (rack.intersects(viewport))
+                clip -= QRegion(rack.toAlignedRect());
+        }
     for (cs::Dim d : cs::kAllDims) {
         if (use[d] <= 0)
             continue;
+        p.setClipRect(viewport);
         if (routes) {
-            // Far out NVLink traffic shows as its domains' rings; close in, as its links.
-            if (routes->nvLink[d] && !close)
+            // NVLink traffic shows as its domains' rings.
+            if (routes->nvLink[d])
                 drawDomains(p, layout, view, use, d);
+            p.setClipRegion(clip);
             drawRoutes(p, layout, view, use, *routes, d);
         } else if (use.crossesFabric(d)) {
             drawFabric(p, layout, view, use, d);
