@@ -232,6 +232,14 @@ public:
             m_links->showDetail(groupsOnLinkText(*m_doc, link));
         });
         connect(view, &TopologyView::contextMenuRequested, this, &FabricViews::showMenu);
+        // A link clicked in the view is the Links dock's choice too.
+        connect(view, &TopologyView::clicked, this, [this](const Hit& hit) {
+            if (hit.kind != HitKind::Link || !m_linksDock->isVisible())
+                return;
+            m_view->markHit(hit);
+            m_links->showLink(hit.index);
+            m_links->showDetail(groupsOnLinkText(*m_doc, hit.index));
+        });
         QAction* replan = tools->addAction(tr("&Re-plan on Healthy GPUs"), this,
                                            [this] { replanDocument(m_window, m_doc); });
         replan->setObjectName(QStringLiteral("replanHealthy"));

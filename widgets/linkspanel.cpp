@@ -2,6 +2,7 @@
 
 #include <QHeaderView>
 #include <QLabel>
+#include <QSignalBlocker>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -76,6 +77,17 @@ int LinksPanel::linkAt(int row) const
 {
     const QTableWidgetItem* item = m_table->item(row, Name);
     return item ? item->data(Qt::UserRole).toInt() : -1;
+}
+
+void LinksPanel::showLink(int link)
+{
+    const QSignalBlocker quiet(m_table);
+    m_table->clearSelection();
+    for (int row = 0; row < m_table->rowCount(); ++row)
+        if (linkAt(row) == link) {
+            m_table->selectRow(row);
+            m_table->scrollToItem(m_table->item(row, 0));
+        }
 }
 
 void LinksPanel::clear()

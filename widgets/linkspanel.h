@@ -26,6 +26,8 @@ public:
     QTableWidget* table() const { return m_table; }
     // The link of a row as the table is sorted now; -1 outside the table.
     int linkAt(int row) const;
+    // Selects the row of a link (none when it is not among the listed), without linkChosen.
+    void showLink(int link);
 
 signals:
     void linkChosen(int link);

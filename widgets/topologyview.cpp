@@ -248,10 +248,13 @@ void TopologyView::mouseReleaseEvent(QMouseEvent* event)
 {
     if (event->button() != Qt::LeftButton)
         return;
-    if (m_dragging)
+    if (m_dragging) {
         unsetCursor();
-    else
-        select(hitAt(event->position()));
+    } else {
+        const Hit hit = hitAt(event->position());
+        select(hit);
+        emit clicked(hit);
+    }
     m_dragging = false;
 }
 

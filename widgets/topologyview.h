@@ -55,6 +55,8 @@ public:
 signals:
     // What the pointer is over, in one line; empty when it leaves or is over nothing.
     void hovered(const QString& what);
+    // A click (not a drag) on what `hit` names; a GPU's also selects its rank.
+    void clicked(const Hit& hit);
     // A right-click: what is under the pointer, and where on the screen to put a menu.
     void contextMenuRequested(const Hit& hit, const QPoint& globalPos);
 

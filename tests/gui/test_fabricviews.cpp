@@ -207,6 +207,31 @@ TEST_CASE("in the window, choosing a link marks it in the view and shows the gro
     const QString tip = window.topologyView()->scene()->describe(mark);
     CHECK(tip.contains(
         utilizationText(window.document()->stepTraffic().links[size_t(link)].utilization)));
+
+    // Clicking a link in the view, close in, marks it and chooses its row when it is listed.
+    TopologyView* view = window.topologyView();
+    const cs::Topology& topo = window.document()->topology();
+    const int uplink = topo.firstUplink(topo.firstSwitchOfTier(1));
+    const QPointF middle = view->scene()->layout().linkLine(uplink).center();
+    cs::ViewState v = window.document()->view();
+    v.zoom = 40;
+    v.center = {middle.x(), middle.y()};
+    window.document()->setView(v);
+    QApplication::processEvents();
+    const QPointF at = view->currentTransform().toScreen(middle);
+    const Hit hit = view->hitAt(at);
+    REQUIRE(hit.kind == HitKind::Link);
+    for (QEvent::Type type : {QEvent::MouseButtonPress, QEvent::MouseButtonRelease}) {
+        QMouseEvent event(type, at, view->mapToGlobal(at), Qt::LeftButton,
+                          type == QEvent::MouseButtonPress ? Qt::LeftButton : Qt::NoButton,
+                          Qt::NoModifier);
+        QApplication::sendEvent(view, &event);
+    }
+    CHECK(view->scene()->renderer().mark() == hit);
+    CHECK(detail->text().contains(QString::fromStdString(topo.linkName(hit.index))));
+    const auto rows = panel->table()->selectionModel()->selectedRows();
+    for (const QModelIndex& row : rows)
+        CHECK(panel->linkAt(row.row()) == hit.index);
 }
 
 TEST_CASE("the Goodput dock shows the evaluation's goodput, split and step-time histogram",
