@@ -76,6 +76,17 @@ cs::ViewState viewColouredBy(const char* mode)
     return v;
 }
 
+// A left click, press and release, at a point of the view.
+void clickAt(TopologyView* view, QPointF at)
+{
+    for (QEvent::Type type : {QEvent::MouseButtonPress, QEvent::MouseButtonRelease}) {
+        QMouseEvent event(type, at, view->mapToGlobal(at), Qt::LeftButton,
+                          type == QEvent::MouseButtonPress ? Qt::LeftButton : Qt::NoButton,
+                          Qt::NoModifier);
+        QApplication::sendEvent(view, &event);
+    }
+}
+
 int spine(const cs::Topology& topo, int index)
 {
     return topo.firstSwitchOfTier(2) + index;
@@ -221,12 +232,7 @@ TEST_CASE("in the window, choosing a link marks it in the view and shows the gro
     const QPointF at = view->currentTransform().toScreen(middle);
     const Hit hit = view->hitAt(at);
     REQUIRE(hit.kind == HitKind::Link);
-    for (QEvent::Type type : {QEvent::MouseButtonPress, QEvent::MouseButtonRelease}) {
-        QMouseEvent event(type, at, view->mapToGlobal(at), Qt::LeftButton,
-                          type == QEvent::MouseButtonPress ? Qt::LeftButton : Qt::NoButton,
-                          Qt::NoModifier);
-        QApplication::sendEvent(view, &event);
-    }
+    clickAt(view, at);
     CHECK(view->scene()->renderer().mark() == hit);
     CHECK(detail->text().contains(QString::fromStdString(topo.linkName(hit.index))));
     const auto rows = panel->table()->selectionModel()->selectedRows();
@@ -549,12 +555,7 @@ TEST_CASE("with racks out of service, clicking a GPU selects the rank it holds, 
     const auto click = [&](int gpu) {
         const QPointF at =
             view->currentTransform().toScreen(view->scene()->layout().gpuRect(gpu).center());
-        for (QEvent::Type type : {QEvent::MouseButtonPress, QEvent::MouseButtonRelease}) {
-            QMouseEvent event(type, at, view->mapToGlobal(at), Qt::LeftButton,
-                              type == QEvent::MouseButtonPress ? Qt::LeftButton : Qt::NoButton,
-                              Qt::NoModifier);
-            QApplication::sendEvent(view, &event);
-        }
+        clickAt(view, at);
         return doc->view().highlightRank;
     };
     const int firstHealthy = 8 * 32; // racks of 4 VMs of 8 GPUs
