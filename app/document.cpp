@@ -84,8 +84,24 @@ cs::Session Document::sessionToSave() const
     return s;
 }
 
+const cs::StepTraffic& Document::stepTraffic() const
+{
+    if (!m_traffic)
+        m_traffic = cs::stepTraffic(*m_topology, m_session.run, m_evaluation.stepTimeS);
+    return *m_traffic;
+}
+
+const cs::Router& Document::router() const
+{
+    if (!m_router)
+        m_router = std::make_unique<cs::Router>(*m_topology);
+    return *m_router;
+}
+
 void Document::rebuild()
 {
+    m_traffic.reset();
+    m_router.reset();
     m_topology = std::make_unique<cs::Topology>(m_session.cluster);
     m_placement = std::make_unique<cs::Placement>(cs::placeRun(m_session.run, m_session.cluster));
     m_evaluation = cs::evaluate(m_session.cluster, m_session.run);

@@ -5,10 +5,13 @@
 #include <QObject>
 #include <QString>
 #include <memory>
+#include <optional>
 
 #include "costmodel.h"
 #include "description.h"
+#include "linkloads.h"
 #include "placement.h"
+#include "routing.h"
 #include "topology.h"
 
 class QUndoStack;
@@ -41,6 +44,10 @@ public:
     const cs::Topology& topology() const { return *m_topology; }
     const cs::Placement& placement() const { return *m_placement; }
     const cs::Evaluation& evaluation() const { return m_evaluation; }
+    // The step's traffic on every link and the routes it takes: computed when first asked for
+    // (only the link views need them), kept until the model changes.
+    const cs::StepTraffic& stepTraffic() const;
+    const cs::Router& router() const;
 
     QString filePath() const { return m_filePath; }
     void setFilePath(const QString& path);
@@ -67,6 +74,8 @@ private:
     std::unique_ptr<cs::Topology> m_topology;
     std::unique_ptr<cs::Placement> m_placement;
     cs::Evaluation m_evaluation;
+    mutable std::optional<cs::StepTraffic> m_traffic;
+    mutable std::unique_ptr<cs::Router> m_router;
     QString m_filePath;
     QString m_sourcePath;
     QUndoStack* m_undo = nullptr;

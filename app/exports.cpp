@@ -142,16 +142,16 @@ void paintFigure(QPainter& p, const QSizeF& size, const Document& doc, const cs:
                    p.fontMetrics().elidedText(title, Qt::ElideRight, int(line.width())));
         top = line.bottom();
     }
-    const Legend legend =
-        legendFor(view.colorBy, doc.topology(), doc.placement(), doc.evaluation());
+    // The window's layout, so that a session's zoom and centre show the same racks.
+    TopologyScene scene(doc.topology(), doc.placement(), doc.evaluation());
+    scene.setTrafficSource([&doc]() -> const cs::StepTraffic& { return doc.stepTraffic(); });
+    scene.applyView(view);
+    const Legend legend = scene.legend();
     const LegendStyle style = LegendStyle::onDark(fontPx);
     const double legendWidth = std::min(size.width() - 2 * pad, fontPx * 75);
     const double legendStrip = legendHeight(legend, legendWidth, style) + 2 * pad;
     const bool withLegend = legendStrip <= (size.height() - top) * 0.4;
     const QSizeF viewSize(size.width(), size.height() - top - (withLegend ? legendStrip : 0));
-    // The window's layout, so that a session's zoom and centre show the same racks.
-    TopologyScene scene(doc.topology(), doc.placement(), doc.evaluation());
-    scene.applyView(view);
     const ViewTransform transform = scene.transform(view, viewSize);
     p.translate(0, top);
     scene.renderer().paint(p, transform);

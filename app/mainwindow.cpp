@@ -36,6 +36,7 @@
 #include "documentio.h"
 #include "editcommands.h"
 #include "exports.h"
+#include "fabricviews.h"
 #include "helppages.h"
 #include "importdialog.h"
 #include "inspectorpanel.h"
@@ -69,6 +70,8 @@ MainWindow::MainWindow(const QString& recoveryDir, QWidget* parent)
     createDocks();
     createActions();
     addStepViews(this, m_document); // after the topology view: its colours are set first
+    addFabricViews(this, m_document, m_topologyView,
+                   findChild<QMenu*>(QStringLiteral("toolsMenu")));
     menuBar()->addAction(m_helpMenu->menuAction()); // Help stays last
     addDockToggles();
     m_autosaver = new Autosaver(
@@ -252,6 +255,7 @@ void MainWindow::createActions()
     createEditMenu();
     createViewMenu();
     QMenu* tools = menuBar()->addMenu(tr("&Tools"));
+    tools->setObjectName(QStringLiteral("toolsMenu"));
     QAction* search =
         tools->addAction(tr("&Search Parallelism..."), this, &MainWindow::searchParallelism);
     search->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L));
@@ -353,6 +357,21 @@ void MainWindow::createViewMenu()
 {
     m_viewMenu = menuBar()->addMenu(tr("&View"));
     m_viewMenu->addActions(m_topologyActions);
+    // The colour modes of the toolbar's list, from the one table of modes.
+    QMenu* colorBy = m_viewMenu->addMenu(tr("&Colour By"));
+    colorBy->setObjectName(QStringLiteral("colorByMenu"));
+    auto* modes = new QActionGroup(this);
+    for (int i = 0; i < m_colorBy->count(); ++i) {
+        QAction* a = colorBy->addAction(m_colorBy->itemText(i), this,
+                                        [this, i] { m_colorBy->activated(i); });
+        a->setCheckable(true);
+        a->setData(m_colorBy->itemData(i));
+        modes->addAction(a);
+    }
+    connect(colorBy, &QMenu::aboutToShow, this, [this, colorBy] {
+        for (QAction* a : colorBy->actions())
+            a->setChecked(a->data() == m_colorBy->currentData());
+    });
     m_viewMenu->addSeparator();
     m_viewMenu->addAction(m_presentation->toggleAction());
     m_viewMenu->addAction(m_presentation->nextAction());

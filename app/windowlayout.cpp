@@ -30,6 +30,8 @@ constexpr DockPlace kTallDocks[] = {
     {"breakdownDock", Qt::RightDockWidgetArea, nullptr},
     {"scalingDock", Qt::RightDockWidgetArea, "breakdownDock"},
     {"compareDock", Qt::RightDockWidgetArea, "scalingDock"},
+    {"linksDock", Qt::RightDockWidgetArea, "compareDock"},
+    {"goodputDock", Qt::RightDockWidgetArea, "linksDock"},
     {"timelineDock", Qt::BottomDockWidgetArea, nullptr},
 };
 constexpr DockPlace kShortDocks[] = {
@@ -40,6 +42,8 @@ constexpr DockPlace kShortDocks[] = {
     {"breakdownDock", Qt::RightDockWidgetArea, nullptr},
     {"scalingDock", Qt::RightDockWidgetArea, "breakdownDock"},
     {"compareDock", Qt::RightDockWidgetArea, "scalingDock"},
+    {"linksDock", Qt::RightDockWidgetArea, "compareDock"},
+    {"goodputDock", Qt::RightDockWidgetArea, "linksDock"},
     {"timelineDock", Qt::BottomDockWidgetArea, nullptr},
 };
 

@@ -86,10 +86,25 @@ void paintLegendIn(QPainter& p, const Legend& legend, const QRectF& box, const L
             gradient.setColorAt(double(i) / std::max<size_t>(1, stops - 1),
                                 legend.entries[i].color);
         p.fillRect(QRectF(box.left(), y, barWidth, swatch), gradient);
+        // Labels that would run into the one before are left out (a narrow dock); the end
+        // labels keep inside the bar's ends, where centred the first would be cut.
+        double taken = box.left() - 1e9;
         for (size_t i = 0; i < stops; ++i) {
             const double x = box.left() + barWidth * double(i) / std::max<size_t>(1, stops - 1);
-            p.drawText(QRectF(x - 3 * line, y + swatch, 6 * line, line), Qt::AlignCenter,
+            const bool first = i == 0, last = i + 1 == stops && stops > 1;
+            const double width = p.fontMetrics().horizontalAdvance(legend.entries[i].label);
+            const double left = first ? x : last ? x - width : x - width / 2;
+            const bool fitsAfter = left >= taken + line / 2;
+            const bool leavesRoomForLast =
+                last || stops < 2 ||
+                left + width + line / 2 <=
+                    box.left() + barWidth -
+                        p.fontMetrics().horizontalAdvance(legend.entries[stops - 1].label);
+            if (!first && !(fitsAfter && leavesRoomForLast))
+                continue;
+            p.drawText(QRectF(left, y + swatch, width + 1, line), Qt::AlignLeft | Qt::AlignVCenter,
                        legend.entries[i].label);
+            taken = left + width;
         }
         const QRectF over(box.left() + barWidth + 10, y, swatch, swatch);
         p.fillRect(over, legend.entries.back().color);

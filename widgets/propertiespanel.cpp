@@ -15,8 +15,9 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
+#include "checkpoint.h"
 #include "comparison.h"
-#include "validation.h"
+#include "editcheck.h"
 
 namespace {
 
@@ -128,6 +129,20 @@ struct PropertiesPanel::Field {
         group, label, tip, Kind::Bool, [](const cs::ClusterRun& v) { return QVariant(v.expr); },   \
             [](cs::ClusterRun& v, const QVariant& x) { v.expr = x.toBool(); }                      \
     }
+// A field of an optional part (reliability, storage): absent, it shows the value assumed, and
+// editing it writes the part with that value changed.
+#define OPTIONAL_REAL_FIELD(group, label, tip, part, member, assumed, step)                        \
+    Field                                                                                          \
+    {                                                                                              \
+        group, label, tip, Kind::Real,                                                             \
+            [](const cs::ClusterRun& v) { return QVariant(v.part.value_or(assumed).member); },     \
+            [](cs::ClusterRun& v, const QVariant& x) {                                             \
+                if (!v.part)                                                                       \
+                    v.part = assumed;                                                              \
+                v.part->member = x.toDouble();                                                     \
+            },                                                                                     \
+            {}, step                                                                               \
+    }
 #define TEXT_FIELD(group, label, tip, expr)                                                        \
     Field                                                                                          \
     {                                                                                              \
@@ -186,7 +201,8 @@ PropertiesPanel::~PropertiesPanel() = default;
 void PropertiesPanel::buildFields()
 {
     const QString cluster = tr("Cluster"), fabric = tr("Interconnect"), model = tr("Model"),
-                  run = tr("Run"), par = tr("Parallelism");
+                  run = tr("Run"), par = tr("Parallelism"), reliability = tr("Reliability"),
+                  storage = tr("Storage"), checkpoints = tr("Checkpoints");
     m_fields = {
         TEXT_FIELD(cluster, tr("Name"), tr("The cluster's name"), cluster.name),
         Field{cluster, tr("GPU"), tr("A GPU of the built-in catalog"), Kind::Choice,
@@ -254,6 +270,41 @@ void PropertiesPanel::buildFields()
         REAL_FIELD(fabric, tr("Oversubscription"),
                    tr("Leaf down/up bandwidth ratio (1 = full bisection)"),
                    cluster.scaleOut.topology.oversubscription[0], 0.5),
+        Field{fabric,
+              tr("Spine oversubscription"),
+              tr("Spine down/up bandwidth ratio, with 3 tiers (1 = full bisection)"),
+              Kind::Real,
+              [](const cs::ClusterRun& v) {
+                  return QVariant(v.cluster.scaleOut.topology.oversubscriptionAt(1));
+              },
+              [](cs::ClusterRun& v, const QVariant& x) {
+                  std::vector<double>& ratios = v.cluster.scaleOut.topology.oversubscription;
+                  // One value stood for every boundary: the leaves keep it.
+                  ratios.resize(2, ratios.empty() ? 1.0 : ratios.front());
+                  ratios[1] = x.toDouble();
+              },
+              {},
+              0.5},
+        Field{fabric, tr("Routing"),
+              tr("adaptive: flows spread over every equal-cost path; ecmp: each flow hashed to "
+                 "one path"),
+              Kind::Choice,
+              [](const cs::ClusterRun& v) {
+                  return QVariant(QString(cs::toString(v.cluster.scaleOut.topology.routing)));
+              },
+              [](cs::ClusterRun& v, const QVariant& x) {
+                  v.cluster.scaleOut.topology.routing =
+                      cs::enumFromString<cs::Routing>(x.toString().toStdString())
+                          .value_or(v.cluster.scaleOut.topology.routing);
+              },
+              choicesOf<cs::Routing>()},
+        INT_FIELD(fabric, tr("Switch radix"), tr("Ports per scale-out switch"),
+                  cluster.scaleOut.topology.switchRadix, Follow::Nothing),
+        INT_FIELD(fabric, tr("Nodes per leaf"),
+                  tr("Nodes a leaf serves (0: as many as its downlinks serve)"),
+                  cluster.scaleOut.topology.nodesPerLeaf, Follow::Nothing),
+        INT_FIELD(fabric, tr("Rails"), tr("NICs per node, each on its own rail (0: one per GPU)"),
+                  cluster.scaleOut.topology.rails, Follow::Nothing),
         TEXT_FIELD(model, tr("Model"), tr("The model's name"), run.model.name),
         INT_FIELD(model, tr("Layers"), tr("Transformer layers"), run.model.layers, Follow::Nothing),
         INT_FIELD(model, tr("Hidden"), tr("Hidden size"), run.model.hidden, Follow::Nothing),
@@ -313,6 +364,59 @@ void PropertiesPanel::buildFields()
                       cs::placementFromText(x.toString().toStdString()).value_or(v.run.placement);
               },
               placementChoices()},
+        OPTIONAL_REAL_FIELD(reliability, tr("GPU MTBF (h)"),
+                            tr("Mean time between failures of one GPU, in hours"),
+                            cluster.reliability, gpuMtbfH, cs::Reliability{}, 1000),
+        OPTIONAL_REAL_FIELD(reliability, tr("Node MTBF (h)"),
+                            tr("Mean time between failures of one node (host), in hours"),
+                            cluster.reliability, nodeMtbfH, cs::Reliability{}, 1000),
+        OPTIONAL_REAL_FIELD(reliability, tr("Switch MTBF (h)"),
+                            tr("Mean time between failures of one scale-out switch, in hours"),
+                            cluster.reliability, switchMtbfH, cs::Reliability{}, 1000),
+        OPTIONAL_REAL_FIELD(reliability, tr("Restart (s)"),
+                            tr("Detecting a failure, rescheduling and starting again, before the "
+                               "checkpoint is read"),
+                            cluster.reliability, restartS, cs::Reliability{}, 30),
+        OPTIONAL_REAL_FIELD(reliability, tr("Step jitter"),
+                            tr("Relative standard deviation of one GPU's step time"),
+                            cluster.reliability, stepJitter, cs::Reliability{}, 0.001),
+        OPTIONAL_REAL_FIELD(storage, tr("Write GB/s"),
+                            tr("Aggregate checkpoint write bandwidth of the storage"),
+                            cluster.storage, writeGBps, cs::kAssumedStorage, 100),
+        OPTIONAL_REAL_FIELD(storage, tr("Read GB/s"),
+                            tr("Aggregate checkpoint read bandwidth of the storage"),
+                            cluster.storage, readGBps, cs::kAssumedStorage, 100),
+        Field{checkpoints, tr("Checkpoint every"),
+              tr("Steps between checkpoints (0: auto, the interval that maximizes goodput)"),
+              Kind::Int,
+              [](const cs::ClusterRun& v) {
+                  return QVariant(
+                      v.run.checkpoint.value_or(cs::Checkpoint{}).intervalSteps.value_or(0));
+              },
+              [](cs::ClusterRun& v, const QVariant& x) {
+                  if (!v.run.checkpoint)
+                      v.run.checkpoint.emplace();
+                  v.run.checkpoint->intervalSteps =
+                      x.toInt() > 0 ? std::optional<int>(x.toInt()) : std::nullopt;
+              }},
+        Field{checkpoints, tr("Asynchronous"),
+              tr("Checkpoints copied to host memory and written while training goes on"),
+              Kind::Bool,
+              [](const cs::ClusterRun& v) {
+                  return QVariant(v.run.checkpoint.value_or(cs::Checkpoint{}).async);
+              },
+              [](cs::ClusterRun& v, const QVariant& x) {
+                  if (!v.run.checkpoint)
+                      v.run.checkpoint.emplace();
+                  v.run.checkpoint->async = x.toBool();
+              }},
+        Field{
+            checkpoints, tr("Training steps"),
+            tr("Steps of the whole training run, for the time to train (0: not given)"), Kind::Int,
+            [](const cs::ClusterRun& v) { return QVariant(v.run.trainingSteps.value_or(0)); },
+            [](cs::ClusterRun& v, const QVariant& x) {
+                v.run.trainingSteps = x.toInt() > 0 ? std::optional<int>(x.toInt()) : std::nullopt;
+            }},
     };
 }
 
@@ -320,6 +424,7 @@ void PropertiesPanel::buildFields()
 #undef REAL_FIELD
 #undef BOOL_FIELD
 #undef TEXT_FIELD
+#undef OPTIONAL_REAL_FIELD
 
 void PropertiesPanel::addEditor(int index, QFormLayout* form)
 {
@@ -436,7 +541,7 @@ void PropertiesPanel::commit(int index, const QVariant& value)
     if (next == m_values && m_badField != index)
         return;
     cs::Diagnostics diags;
-    cs::validateClusterRun(next.cluster, next.run, diags);
+    cs::checkEdit(next.cluster, next.run, diags);
     if (!diags.empty()) {
         m_problem->setText(refusal(index, value, diags));
         m_problem->show();
@@ -507,7 +612,7 @@ QString PropertiesPanel::valuesThatWork(int index, int typed) const
         if (f.follow != Follow::Nothing)
             dpFollows(m_values, candidate, f.follow == Follow::DpAndBatch);
         cs::Diagnostics diags;
-        cs::validateClusterRun(candidate.cluster, candidate.run, diags);
+        cs::checkEdit(candidate.cluster, candidate.run, diags);
         if (diags.empty())
             valid.push_back(v);
     }

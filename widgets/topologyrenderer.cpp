@@ -75,6 +75,9 @@ TopologyRenderer::TopologyRenderer(const TopologyLayout& layout, const cs::Place
 {
     m_colors.palette = {0xff808080};
     m_colors.index.assign(layout.topology().gpus().size(), 0);
+    m_bundleUsable.assign(layout.bundles().size(), 1);
+    if (layout.topology().hasFabricFailures())
+        m_bundleUsable = usableBundles(layout);
 }
 
 const TopologyInk& TopologyInk::dark()
@@ -136,6 +139,19 @@ QColor TopologyRenderer::selectionColor(cs::Dim dim)
 QColor TopologyRenderer::dimmed(QRgb color)
 {
     return dimmedOver(color, background());
+}
+
+QColor TopologyRenderer::outOfServiceColor()
+{
+    return QColor(0xff, 0x4d, 0x6d);
+}
+
+void TopologyRenderer::setLinkInk(LinkInk ink)
+{
+    m_linkInk = std::move(ink);
+    m_staticValid = false;
+    m_frameValid = false;
+    m_exact = QImage();
 }
 
 void TopologyRenderer::setGpuColors(GpuColors colors)
@@ -332,55 +348,124 @@ void TopologyRenderer::drawStatic(QPainter& p, const ViewTransform& view, const 
     drawLinks(p, view, lod, reach);
     drawRacks(p, view, lod, reach);
     drawSwitches(p, view, lod, reach);
+    drawOutOfService(p, view, reach);
+}
+
+void TopologyRenderer::drawOutOfService(QPainter& p, const ViewTransform& view,
+                                        const QRectF& visible) const
+{
+    const cs::Topology& topo = m_layout.topology();
+    std::vector<QLineF> crosses;
+    std::vector<QRect> boxes;
+    auto cross = [&](const QRectF& world) {
+        if (!world.intersects(visible))
+            return;
+        const QRectF r = view.toScreen(world).adjusted(-1, -1, 1, 1);
+        boxes.push_back(cellOnScreen(r));
+        crosses.emplace_back(r.topLeft(), r.bottomRight());
+        crosses.emplace_back(r.bottomLeft(), r.topRight());
+    };
+    for (size_t s = 0; s < topo.switches().size(); ++s)
+        if (topo.switchFailed(int(s)))
+            cross(m_layout.switchRect(int(s)));
+    for (size_t s = 0; s < topo.nvSwitches().size(); ++s)
+        if (topo.nvSwitchFailed(int(s)))
+            cross(m_layout.nvSwitchRect(int(s)));
+    // Racks and nodes out of service: their GPUs hold no rank (dark in every mode), and a
+    // dashed outline says why.
+    const cs::Failures& failures = topo.cluster().failures;
+    std::vector<QRectF> outOfService;
+    for (int r : failures.racks)
+        if (r >= 0 && r < int(topo.racks().size()) && m_layout.rackRect(r).intersects(visible))
+            outOfService.push_back(view.toScreen(m_layout.rackRect(r)).adjusted(1, 1, -1, -1));
+    for (int n : failures.nodes)
+        if (n >= 0 && n < int(topo.nodes().size()) && m_layout.trayRect(n).intersects(visible))
+            outOfService.push_back(view.toScreen(m_layout.trayRect(n)));
+    if (!outOfService.empty()) {
+        p.setBrush(Qt::NoBrush);
+        p.setPen(QPen(outOfServiceColor(), 0, Qt::DashLine));
+        p.drawRects(outOfService.data(), int(outOfService.size()));
+    }
+    if (boxes.empty())
+        return;
+    p.setPen(Qt::NoPen);
+    p.setBrush(m_ink->background);
+    p.drawRects(boxes.data(), int(boxes.size()));
+    std::vector<QLineF> thick;
+    for (const QLineF& l : crosses)
+        appendThickLine(thick, l, 2);
+    p.setPen(QPen(outOfServiceColor(), 0));
+    p.drawLines(thick.data(), int(thick.size()));
+    p.setBrush(Qt::NoBrush);
+    p.drawRects(boxes.data(), int(boxes.size()));
 }
 
 void TopologyRenderer::drawLinks(QPainter& p, const ViewTransform& view, const LevelOfDetail& lod,
                                  const QRectF& visible) const
 {
     const cs::Topology& topo = m_layout.topology();
+    // One line list per colour: a tier's ink, or a load step of the link ink. Links out of
+    // service are dashed in the out-of-service ink, over the rest.
+    const bool loads = !m_linkInk.empty();
+    std::vector<std::vector<QLineF>> lines(loads ? m_linkInk.palette.size() : 4);
+    std::vector<QLineF> down;
     if (!lod.gpuLinks) {
-        // Far out: one line per bundle, its width saying its bandwidth; batched per tier.
+        // Far out: one line per bundle, its width saying its bandwidth.
         std::array<double, 4> maxGBps{};
         for (const LinkBundle& b : m_layout.bundles())
             maxGBps[size_t(tierOf(b.cls))] = std::max(maxGBps[size_t(tierOf(b.cls))], b.GBps);
-        std::array<std::vector<QLineF>, 4> lines;
-        for (const LinkBundle& b : m_layout.bundles()) {
+        const auto& bundles = m_layout.bundles();
+        for (size_t i = 0; i < bundles.size(); ++i) {
+            const LinkBundle& b = bundles[i];
             if (!lineVisible(b.line, visible))
                 continue;
             const int tier = tierOf(b.cls);
+            const QLineF screen(view.toScreen(b.line.p1()), view.toScreen(b.line.p2()));
+            if (!m_bundleUsable[i]) {
+                down.push_back(screen);
+                continue;
+            }
             const int width = 1 + int(std::lround(4.0 * b.GBps / maxGBps[size_t(tier)]));
-            appendThickLine(lines[size_t(tier)],
-                            QLineF(view.toScreen(b.line.p1()), view.toScreen(b.line.p2())), width);
+            appendThickLine(lines[loads ? m_linkInk.bundle[i] : size_t(tier)], screen, width);
         }
-        for (size_t tier = 1; tier <= 3; ++tier) {
-            p.setPen(QPen(m_ink->tierLine[tier], 0));
-            p.drawLines(lines[tier].data(), int(lines[tier].size()));
+    } else {
+        // Close in: every link whose GPU or switch is in view.
+        const auto& links = topo.links();
+        auto add = [&](int i) {
+            const cs::LinkClass cls = links[size_t(i)].cls;
+            const QLineF l = m_layout.linkLine(i);
+            const QLineF screen(view.toScreen(l.p1()), view.toScreen(l.p2()));
+            if (!topo.linkUsable(i))
+                down.push_back(screen);
+            else
+                lines[loads ? m_linkInk.link[size_t(i)]
+                            : size_t(cls == cs::LinkClass::NVLink ? 0 : tierOf(cls))]
+                    .push_back(screen);
+        };
+        for (int g : m_visibleGpus) {
+            for (int i = topo.nvLinkOf(g, 0); i < topo.nvLinkOf(g, topo.nvSwitchesPerDomain()); ++i)
+                add(i);
+            add(topo.nicLinkOfGpu(g));
         }
+        for (size_t i = 0; i < links.size(); ++i)
+            if ((links[i].cls == cs::LinkClass::ScaleOut2 ||
+                 links[i].cls == cs::LinkClass::ScaleOut3) &&
+                lineVisible(m_layout.linkLine(int(i)), visible))
+                add(int(i));
+    }
+    for (size_t c = 0; c < lines.size(); ++c) {
+        const QColor color = loads    ? QColor(m_linkInk.palette[c])
+                             : c == 0 ? m_ink->nvLinkLine
+                                      : m_ink->tierLine[c];
+        p.setPen(QPen(color, 0));
+        p.drawLines(lines[c].data(), int(lines[c].size()));
+    }
+    if (!down.empty()) {
+        p.setPen(QPen(outOfServiceColor(), 0, Qt::DashLine));
+        p.drawLines(down.data(), int(down.size()));
+    }
+    if (!lod.gpuLinks)
         return;
-    }
-    // Close in: every link whose GPU or switch is in view.
-    const auto& links = topo.links();
-    std::array<std::vector<QLineF>, 4> lines; // by tier, 0 for NVLink
-    auto add = [&](int i) {
-        const cs::LinkClass cls = links[size_t(i)].cls;
-        const QLineF l = m_layout.linkLine(i);
-        lines[size_t(cls == cs::LinkClass::NVLink ? 0 : tierOf(cls))].emplace_back(
-            view.toScreen(l.p1()), view.toScreen(l.p2()));
-    };
-    for (int g : m_visibleGpus) {
-        for (int i = topo.nvLinkOf(g, 0); i < topo.nvLinkOf(g, topo.nvSwitchesPerDomain()); ++i)
-            add(i);
-        add(topo.nicLinkOfGpu(g));
-    }
-    for (size_t i = 0; i < links.size(); ++i)
-        if ((links[i].cls == cs::LinkClass::ScaleOut2 ||
-             links[i].cls == cs::LinkClass::ScaleOut3) &&
-            lineVisible(m_layout.linkLine(int(i)), visible))
-            add(int(i));
-    for (size_t tier = 0; tier <= 3; ++tier) {
-        p.setPen(QPen(tier == 0 ? m_ink->nvLinkLine : m_ink->tierLine[tier], 0));
-        p.drawLines(lines[tier].data(), int(lines[tier].size()));
-    }
     if (!lod.linkLabels)
         return;
     // One label per visible rack says what its NVLink and NIC links carry.
@@ -407,7 +492,8 @@ void TopologyRenderer::drawRacks(QPainter& p, const ViewTransform& view, const L
 {
     const cs::Topology& topo = m_layout.topology();
     const bool rackDomain = topo.cluster().scaleUp.domain == cs::DomainKind::Rack;
-    std::vector<QRect> racks, trays, nvSwitches;
+    std::vector<QRect> racks, trays;
+    std::vector<std::vector<QRect>> nvSwitches(m_linkInk.empty() ? 1 : m_linkInk.palette.size());
     for (size_t r = 0; r < topo.racks().size(); ++r) {
         const QRectF rack = m_layout.rackRect(int(r));
         if (!rack.intersects(visible))
@@ -421,7 +507,8 @@ void TopologyRenderer::drawRacks(QPainter& p, const ViewTransform& view, const L
     for (size_t s = 0; s < topo.nvSwitches().size(); ++s) {
         const QRectF sw = m_layout.nvSwitchRect(int(s));
         if (sw.intersects(visible))
-            nvSwitches.push_back(cellOnScreen(view.toScreen(sw)));
+            nvSwitches[m_linkInk.empty() ? 0 : m_linkInk.nvSwitch[s]].push_back(
+                cellOnScreen(view.toScreen(sw)));
     }
     p.setPen(QPen(rackDomain ? m_ink->domainOutline : m_ink->rackOutline, 0));
     p.setBrush(m_ink->rackFill);
@@ -432,8 +519,10 @@ void TopologyRenderer::drawRacks(QPainter& p, const ViewTransform& view, const L
     if (lod.trayOutlines || !rackDomain)
         p.drawRects(trays.data(), int(trays.size()));
     p.setPen(Qt::NoPen);
-    p.setBrush(m_ink->nvSwitchFill);
-    p.drawRects(nvSwitches.data(), int(nvSwitches.size()));
+    for (size_t c = 0; c < nvSwitches.size(); ++c) {
+        p.setBrush(m_linkInk.empty() ? m_ink->nvSwitchFill : QColor(m_linkInk.palette[c]));
+        p.drawRects(nvSwitches[c].data(), int(nvSwitches[c].size()));
+    }
 
     if (!lod.rackLabels)
         return;
@@ -460,19 +549,21 @@ void TopologyRenderer::drawSwitches(QPainter& p, const ViewTransform& view,
 {
     const cs::Topology& topo = m_layout.topology();
     const auto& switches = topo.switches();
-    std::array<std::vector<QRect>, 4> byTier;
+    // One rect list per colour: a tier's fill, or a load step of the link ink.
+    const bool loads = !m_linkInk.empty();
+    std::vector<std::vector<QRect>> byColor(loads ? m_linkInk.palette.size() : 4);
     std::array<QRectF, 4> rows;
     for (size_t s = 0; s < switches.size(); ++s) {
         const QRectF r = m_layout.switchRect(int(s));
         const size_t tier = size_t(std::clamp(switches[s].tier, 1, 3));
         rows[tier] |= r;
         if (r.intersects(visible))
-            byTier[tier].push_back(cellOnScreen(view.toScreen(r)));
+            byColor[loads ? m_linkInk.sw[s] : tier].push_back(cellOnScreen(view.toScreen(r)));
     }
     p.setPen(Qt::NoPen);
-    for (size_t t = 1; t <= 3; ++t) {
-        p.setBrush(m_ink->tierFill[t]);
-        p.drawRects(byTier[t].data(), int(byTier[t].size()));
+    for (size_t c = loads ? 0 : 1; c < byColor.size(); ++c) {
+        p.setBrush(loads ? QColor(m_linkInk.palette[c]) : m_ink->tierFill[c]);
+        p.drawRects(byColor[c].data(), int(byColor[c].size()));
     }
     // Each tier row is named above its left end.
     static const char* const kTierNames[] = {"", "leaf", "spine", "core"};
@@ -568,12 +659,13 @@ void TopologyRenderer::drawSelectedGpus(QPainter& p, const ViewTransform& view,
     if (m_selection.rank < 0)
         return;
     const QRectF visible = view.visibleWorld();
+    const int selectedGpu = m_placement.gpuOfRank(m_selection.rank);
     p.setBrush(Qt::NoBrush);
     for (cs::Dim d : cs::kAllDims) {
         p.setPen(QPen(selectionColor(d), 0));
         for (int g : m_selection.members[d]) {
             const QRectF cell = m_layout.gpuPitchRect(g);
-            if (g == m_selection.rank || !cell.intersects(visible))
+            if (g == selectedGpu || !cell.intersects(visible))
                 continue;
             const QRectF screen = view.toScreen(cell);
             p.drawRect(screen.adjusted(0, 0, -1, -1));
@@ -582,8 +674,7 @@ void TopologyRenderer::drawSelectedGpus(QPainter& p, const ViewTransform& view,
     }
     // The selected GPU: a white frame just outside its cell.
     p.setPen(QPen(Qt::white, 0));
-    const QRectF self =
-        view.toScreen(m_layout.gpuPitchRect(m_placement.gpuOfRank(m_selection.rank)));
+    const QRectF self = view.toScreen(m_layout.gpuPitchRect(selectedGpu));
     p.drawRect(self.adjusted(-1, -1, 0, 0));
     p.drawRect(self.adjusted(-2, -2, 1, 1));
     touched.push_back(self);
@@ -598,14 +689,18 @@ void TopologyRenderer::prepareGpuLabels(const ViewTransform& view, qreal dpr)
     m_labelFont = pixelFont(std::clamp(view.scale * 0.2, 8.0, 14.0));
     const QFontMetricsF metrics(m_labelFont);
     for (size_t i = 0; i < m_visibleGpus.size(); ++i) {
-        const int rank = m_visibleGpus[i]; // rank r runs on GPU r
+        const int gpu = m_visibleGpus[i];
+        // GPUs out of service or idle hold no rank: their cell's colour says so.
+        const int rank = m_placement.rankOfGpu(gpu);
+        if (rank < 0)
+            continue;
         QStringList lines{QStringLiteral("r%1").arg(rank)};
         if (lod.gpuCoordinates) {
             const cs::RankCoord c = m_placement.coord(rank);
             lines << QStringLiteral("tp%1 cp%2").arg(c[cs::Dim::TP]).arg(c[cs::Dim::CP])
                   << QStringLiteral("pp%1 dp%2").arg(c[cs::Dim::PP]).arg(c[cs::Dim::DP]);
         }
-        const QPointF centre = view.toScreen(m_layout.gpuRect(rank)).center();
+        const QPointF centre = view.toScreen(m_layout.gpuRect(gpu)).center();
         const QRectF cell(QPointF(m_gpuCells[i].topLeft()) / dpr,
                           QSizeF(m_gpuCells[i].size()) / dpr);
         double y = centre.y() - lines.size() * metrics.height() / 2;
@@ -639,28 +734,40 @@ void TopologyRenderer::drawGpuLabels(QPainter& p, std::vector<QRectF>& touched) 
 void TopologyRenderer::drawHover(QPainter& p, const ViewTransform& view,
                                  std::vector<QRectF>& touched) const
 {
+    drawOutline(p, view, m_mark, markColor(), 4, touched);
+    drawOutline(p, view, m_hover, m_ink->hover, 3, touched);
+}
+
+QColor TopologyRenderer::markColor()
+{
+    return QColor(0x00, 0xe5, 0xff);
+}
+
+void TopologyRenderer::drawOutline(QPainter& p, const ViewTransform& view, const Hit& hit,
+                                   const QColor& color, int width,
+                                   std::vector<QRectF>& touched) const
+{
     QRectF world;
-    switch (m_hover.kind) {
+    switch (hit.kind) {
     case HitKind::Gpu:
-        world = m_layout.gpuPitchRect(m_hover.index);
+        world = m_layout.gpuPitchRect(hit.index);
         break;
     case HitKind::NvSwitch:
-        world = m_layout.nvSwitchRect(m_hover.index);
+        world = m_layout.nvSwitchRect(hit.index);
         break;
     case HitKind::Rack:
-        world = m_layout.rackRect(m_hover.index);
+        world = m_layout.rackRect(hit.index);
         break;
     case HitKind::Switch:
-        world = m_layout.switchRect(m_hover.index);
+        world = m_layout.switchRect(hit.index);
         break;
     case HitKind::Link:
     case HitKind::Bundle: {
-        const QLineF l = m_hover.kind == HitKind::Link
-                             ? m_layout.linkLine(m_hover.index)
-                             : m_layout.bundles()[size_t(m_hover.index)].line;
+        const QLineF l = hit.kind == HitKind::Link ? m_layout.linkLine(hit.index)
+                                                   : m_layout.bundles()[size_t(hit.index)].line;
         const QLineF screen(view.toScreen(l.p1()), view.toScreen(l.p2()));
-        p.setPen(QPen(m_ink->hover, 0));
-        drawThickLine(p, screen, 3);
+        p.setPen(QPen(color, 0));
+        drawThickLine(p, screen, width);
         touched.push_back(QRectF(screen.p1(), screen.p2()).normalized());
         return;
     }
@@ -668,8 +775,10 @@ void TopologyRenderer::drawHover(QPainter& p, const ViewTransform& view,
         return;
     }
     const QRectF screen = view.toScreen(world);
-    p.setPen(QPen(m_ink->hover, 0));
+    p.setPen(QPen(color, 0));
     p.setBrush(Qt::NoBrush);
     p.drawRect(screen.adjusted(-1, -1, 0, 0));
+    if (width > 3)
+        p.drawRect(screen.adjusted(-2, -2, 1, 1));
     touched.push_back(screen);
 }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "gpucolors.h"
+#include "linkloadink.h"
 #include "topologylayout.h"
 
 class QPainter;
@@ -50,6 +51,14 @@ public:
     void setSelection(GroupSelection selection);
     const GroupSelection& selection() const { return m_selection; }
     void setHover(Hit hit) { m_hover = hit; }
+    // What the Links dock chose: outlined in the mark colour until another is chosen.
+    void setMark(Hit hit) { m_mark = hit; }
+    const Hit& mark() const { return m_mark; }
+    static QColor markColor();
+    // Links and switches in colours of their own (link load); empty: the ink's tier colours.
+    // Links are in the cached static layer: a new link ink draws it anew.
+    void setLinkInk(LinkInk ink);
+    const LinkInk& linkInk() const { return m_linkInk; }
     // While allowed (a wheel or an animated zoom in progress), a new scale scales the last
     // exact static layer instead of redrawing it; the first paint after it is disallowed draws
     // the exact layer.
@@ -64,6 +73,8 @@ public:
     static QColor background();
     static QColor selectionColor(cs::Dim dim);
     static QColor dimmed(QRgb color);
+    // Failed links (dashed) and switches (crossed), in every mode.
+    static QColor outOfServiceColor();
 
 private:
     void ensureStaticLayer(const ViewTransform& view, qreal devicePixelRatio);
@@ -78,6 +89,9 @@ private:
                    const QRectF& cull) const;
     void drawSwitches(QPainter& p, const ViewTransform& view, const LevelOfDetail& lod,
                       const QRectF& cull) const;
+    // Out of service: a cross over each failed switch or NVSwitch in view, a dashed outline
+    // round each failed rack and node.
+    void drawOutOfService(QPainter& p, const ViewTransform& view, const QRectF& cull) const;
     void composeFrame(const ViewTransform& view);
     void restoreOverlaidPixels();
     void fillGpuCells();
@@ -89,14 +103,19 @@ private:
     void prepareGpuLabels(const ViewTransform& view, qreal devicePixelRatio);
     void drawGpuLabels(QPainter& p, std::vector<QRectF>& touched) const;
     void drawHover(QPainter& p, const ViewTransform& view, std::vector<QRectF>& touched) const;
+    void drawOutline(QPainter& p, const ViewTransform& view, const Hit& hit, const QColor& color,
+                     int width, std::vector<QRectF>& touched) const;
 
     const TopologyLayout& m_layout;
     const cs::Placement& m_placement;
     const TopologyInk* m_ink = &TopologyInk::dark();
     GpuColors m_colors;
+    LinkInk m_linkInk;
+    std::vector<uint8_t> m_bundleUsable; // per bundle: some link of it is in service
     GroupSelection m_selection;
     std::vector<uint8_t> m_isMember; // per GPU, while a selection is shown
     Hit m_hover;
+    Hit m_mark;
 
     QImage m_static;
     QImage m_scratch; // the next static layer, drawn from the previous one when panning

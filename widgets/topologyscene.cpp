@@ -6,6 +6,7 @@
 #include "activitylinks.h"
 #include "costmodel.h"
 #include "description.h"
+#include "linkloadink.h"
 #include "placement.h"
 #include "topology.h"
 
@@ -24,13 +25,19 @@ void TopologyScene::applyView(const cs::ViewState& view)
     if (view.colorBy != m_colorBy || !m_colorsApplied) {
         m_colorBy = view.colorBy;
         m_colorsApplied = true;
+        const bool loads = m_colorBy.kind == cs::ColorKind::LinkLoad && m_traffic;
+        if (loads || !m_renderer.linkInk().empty())
+            m_renderer.setLinkInk(loads ? linkLoadInk(m_layout, m_traffic()) : LinkInk{});
         if (!activity)
             m_renderer.setGpuColors(
                 colorGpus(m_colorBy, m_layout.topology(), m_placement, m_evaluation));
     }
     if (activity) {
-        if (!m_activity)
+        if (!m_activity) {
             m_activity.emplace(m_evaluation, m_placement, m_layout.topology());
+            if (m_traffic)
+                m_routes = dimRoutes(m_layout, m_traffic());
+        }
         m_timeS = view.timeS;
         m_renderer.setGpuColors(m_activity->colorsAt(view.timeS));
     }
@@ -43,7 +50,8 @@ void TopologyScene::applyView(const cs::ViewState& view)
 void TopologyScene::paintOverlay(QPainter& painter, const ViewTransform& transform) const
 {
     if (m_colorBy.kind == cs::ColorKind::Activity && m_activity)
-        paintActivityLinks(painter, m_layout, transform, m_activity->linkUseAt(m_timeS));
+        paintActivityLinks(painter, m_layout, transform, m_activity->linkUseAt(m_timeS),
+                           m_routes ? &*m_routes : nullptr);
 }
 
 ViewTransform TopologyScene::transform(const cs::ViewState& view, QSizeF viewport) const
@@ -60,7 +68,18 @@ void TopologyScene::storeTransform(const ViewTransform& transform, cs::ViewState
 
 Legend TopologyScene::legend() const
 {
-    return legendFor(m_colorBy, m_layout.topology(), m_placement, m_evaluation);
+    const cs::Topology& topo = m_layout.topology();
+    Legend legend = m_colorBy.kind == cs::ColorKind::LinkLoad && m_traffic
+                        ? linkLoadLegend(m_traffic())
+                        : legendFor(m_colorBy, topo, m_placement, m_evaluation);
+    QStringList out;
+    if (m_evaluation.gpusFailed > 0)
+        out << QObject::tr("%1 GPUs (dark)").arg(m_evaluation.gpusFailed);
+    if (topo.hasFabricFailures())
+        out << QObject::tr("switches (crossed) or links (dashed)");
+    if (!out.isEmpty())
+        legend.notes << QObject::tr("out of service: %1").arg(out.join(QObject::tr(" and ")));
+    return legend;
 }
 
 QString TopologyScene::describeGpu(int gpu) const

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 
+#include "activitylinks.h"
 #include "activityoverlay.h"
 #include "description.h"
 #include "gpucolors.h"
@@ -15,6 +16,7 @@
 #include "topologyrenderer.h"
 
 namespace cs {
+struct StepTraffic;
 class Topology;
 class Placement;
 struct Evaluation;
@@ -49,12 +51,17 @@ public:
     // until a model of the fabric's loads provides them: the Links view plugs in here.
     using LoadDescriber = std::function<QString(const Hit&)>;
     void setLoadDescriber(LoadDescriber describer) { m_load = std::move(describer); }
+    // Where the step's link traffic comes from (the document computes it when first asked):
+    // the link-load mode colours and explains links with it. Set before applyView.
+    using TrafficSource = std::function<const cs::StepTraffic&()>;
+    void setTrafficSource(TrafficSource source) { m_traffic = std::move(source); }
 
 private:
     QString describeGpu(int gpu) const;
 
     const cs::Placement& m_placement;
     LoadDescriber m_load;
+    TrafficSource m_traffic;
     const cs::Evaluation& m_evaluation;
     TopologyLayout m_layout;
     TopologyRenderer m_renderer;
@@ -62,5 +69,6 @@ private:
     int m_selectedRank = -2; // nothing applied yet
     bool m_colorsApplied = false;
     std::optional<ActivityOverlay> m_activity; // built when the activity mode is first shown
+    std::optional<DimRoutes> m_routes;         // with it, when the traffic is known
     double m_timeS = 0;
 };

@@ -1,5 +1,6 @@
 #include "topologyview.h"
 
+#include <QContextMenuEvent>
 #include <QHelpEvent>
 #include <QKeyEvent>
 #include <QMouseEvent>
@@ -11,6 +12,7 @@
 
 #include "description.h"
 #include "legendwidget.h"
+#include "placement.h"
 #include "topologyscene.h"
 
 namespace {
@@ -50,6 +52,8 @@ void TopologyView::setModel(const cs::Topology& topology, const cs::Placement& p
     // One layout per cluster whatever the window's shape: a bookmark's centre is a world
     // position, and must show the same racks in a window, full screen and in --render.
     m_scene = std::make_unique<TopologyScene>(topology, placement, evaluation);
+    if (m_sceneHooks)
+        m_sceneHooks(*m_scene);
     applyInk();
     m_paintedScale = 0;
     m_hover = {};
@@ -173,7 +177,9 @@ void TopologyView::zoomOut()
 void TopologyView::select(const Hit& hit)
 {
     cs::ViewState view = m_getView();
-    view.highlightRank = hit.kind == HitKind::Gpu ? hit.index : -1;
+    // A GPU out of service or idle holds no rank: clicking it clears the selection.
+    view.highlightRank =
+        hit.kind == HitKind::Gpu && m_scene ? m_scene->placement().rankOfGpu(hit.index) : -1;
     m_setView(view);
 }
 
@@ -242,10 +248,13 @@ void TopologyView::mouseReleaseEvent(QMouseEvent* event)
 {
     if (event->button() != Qt::LeftButton)
         return;
-    if (m_dragging)
+    if (m_dragging) {
         unsetCursor();
-    else
-        select(hitAt(event->position()));
+    } else {
+        const Hit hit = hitAt(event->position());
+        select(hit);
+        emit clicked(hit);
+    }
     m_dragging = false;
 }
 
@@ -274,6 +283,43 @@ void TopologyView::keyPressEvent(QKeyEvent* event)
     default:
         QWidget::keyPressEvent(event);
     }
+}
+
+void TopologyView::contextMenuEvent(QContextMenuEvent* event)
+{
+    if (!m_scene)
+        return;
+    emit contextMenuRequested(hitAt(event->pos()), event->globalPos());
+    event->accept();
+}
+
+void TopologyView::markHit(const Hit& hit)
+{
+    if (!m_scene)
+        return;
+    m_scene->renderer().setMark(hit);
+    const TopologyLayout& layout = m_scene->layout();
+    QPointF world;
+    switch (hit.kind) {
+    case HitKind::Link:
+        world = layout.linkLine(hit.index).center();
+        break;
+    case HitKind::Switch:
+        world = layout.switchRect(hit.index).center();
+        break;
+    case HitKind::Gpu:
+        world = layout.gpuRect(hit.index).center();
+        break;
+    default:
+        update();
+        return;
+    }
+    ViewTransform t = currentTransform();
+    if (!t.visibleWorld().contains(world)) {
+        t.center = world;
+        applyTransform(t);
+    }
+    update();
 }
 
 void TopologyView::leaveEvent(QEvent* event)

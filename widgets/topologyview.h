@@ -34,6 +34,12 @@ public:
     void setModel(const cs::Topology& topology, const cs::Placement& placement,
                   const cs::Evaluation& evaluation);
     void clearModel();
+    // Given to every scene the view makes (see TopologyScene::setTrafficSource and
+    // setLoadDescriber).
+    void setSceneHooks(std::function<void(TopologyScene&)> hooks)
+    {
+        m_sceneHooks = std::move(hooks);
+    }
     TopologyScene* scene() const { return m_scene.get(); }
     // The legend in a strip along the view's bottom, in type of this pixel size (0: none), for
     // presenting with the docks hidden. The hall keeps the rest: a bookmark shows the same
@@ -42,10 +48,17 @@ public:
     double overlayLegend() const { return m_overlayLegendPx; }
     ViewTransform currentTransform() const;
     Hit hitAt(QPointF widgetPos) const;
+    // Outlines a link, switch or GPU in the mark colour and brings it into view (the Links
+    // dock's choice); an empty hit clears the mark.
+    void markHit(const Hit& hit);
 
 signals:
     // What the pointer is over, in one line; empty when it leaves or is over nothing.
     void hovered(const QString& what);
+    // A click (not a drag) on what `hit` names; a GPU's also selects its rank.
+    void clicked(const Hit& hit);
+    // A right-click: what is under the pointer, and where on the screen to put a menu.
+    void contextMenuRequested(const Hit& hit, const QPoint& globalPos);
 
 public slots:
     void viewStateChanged();
@@ -60,6 +73,7 @@ protected:
     void mouseMoveEvent(QMouseEvent* event) override;
     void mouseReleaseEvent(QMouseEvent* event) override;
     void keyPressEvent(QKeyEvent* event) override;
+    void contextMenuEvent(QContextMenuEvent* event) override;
     void leaveEvent(QEvent* event) override;
     void changeEvent(QEvent* event) override;
     bool event(QEvent* event) override;
@@ -78,6 +92,7 @@ private:
     ViewGetter m_getView;
     ViewSetter m_setView;
     std::unique_ptr<TopologyScene> m_scene;
+    std::function<void(TopologyScene&)> m_sceneHooks;
     QPointF m_pressPos;
     QPointF m_lastDragPos;
     bool m_dragging = false;

@@ -13,6 +13,7 @@
 #include "guitestutil.h"
 #include "inspectorpanel.h"
 #include "render.h"
+#include "scenetestutil.h"
 #include "topologyscene.h"
 
 namespace {
@@ -33,15 +34,6 @@ std::unique_ptr<Document> openSample(const char* name)
     auto doc = std::make_unique<Document>();
     doc->setSession(std::move(*session), sampleFile(name));
     return doc;
-}
-
-QImage renderScene(TopologyScene& scene, const cs::ViewState& view)
-{
-    scene.applyView(view);
-    QImage image(kSize, QImage::Format_ARGB32_Premultiplied);
-    QPainter painter(&image);
-    scene.renderer().paint(painter, scene.transform(view, QSizeF(kSize)));
-    return image;
 }
 
 // The colour a mode gives a GPU, worked out from the model, not from the renderer's palette.
@@ -81,7 +73,7 @@ TEST_CASE("each sample renders each colour mode with the model's colour in known
         for (const std::string mode : {"tp", "cp", "pp", "dp", "domain", "memory"}) {
             cs::ViewState view;
             view.colorBy = *cs::colorModeFromString(mode);
-            const QImage image = renderScene(scene, view);
+            const QImage image = renderScene(scene, view, kSize);
             const ViewTransform t = scene.transform(view, QSizeF(kSize));
             REQUIRE(t.scale >= 2.0); // a GPU cell is at least a few pixels at fit-to-view
             for (int g : {0, 1, 5, gpus / 3, gpus / 2 + 7, gpus - 1}) {
@@ -104,7 +96,7 @@ TEST_CASE("on Fairwater, TP/CP/PP stay in the rack and DP repeats the same colou
     TopologyScene scene(doc->topology(), pl, doc->evaluation(), 1.6);
     cs::ViewState view;
     view.colorBy = *cs::colorModeFromString("dp");
-    const QImage image = renderScene(scene, view);
+    const QImage image = renderScene(scene, view, kSize);
     const ViewTransform t = scene.transform(view, QSizeF(kSize));
     const int perRack = 64;
     for (int local : {0, 9, 63})
@@ -141,7 +133,7 @@ TEST_CASE("selecting a rank highlights exactly the members of its TP, CP, PP and
         cs::ViewState view;
         view.colorBy = *cs::colorModeFromString("pp");
         view.highlightRank = rank;
-        const QImage image = renderScene(scene, view);
+        const QImage image = renderScene(scene, view, kSize);
         const ViewTransform t = scene.transform(view, QSizeF(kSize));
         const GpuColors& colors = scene.renderer().gpuColors();
         std::set<int> lit;
@@ -171,11 +163,11 @@ TEST_CASE("a frame drawn after a selection, hover and labels is the frame of a f
         cs::ViewState selected = plain;
         selected.highlightRank = 5 * 64 + 9;
         used.renderer().setHover({HitKind::Rack, 5});
-        renderScene(used, selected);
+        renderScene(used, selected, kSize);
         used.renderer().setHover({HitKind::Gpu, 5 * 64 + 20});
-        renderScene(used, plain);
+        renderScene(used, plain, kSize);
         used.renderer().setHover({});
-        CHECK(renderScene(used, plain) == renderScene(fresh, plain));
+        CHECK(renderScene(used, plain, kSize) == renderScene(fresh, plain, kSize));
     }
 }
 
@@ -187,13 +179,13 @@ TEST_CASE("while zooming the static layer is a scaled preview, and exact once zo
     cs::ViewState start, zoomed;
     zoomed.zoom = 1.3;
     zoomed.center = {40, -20};
-    renderScene(zooming, start);
+    renderScene(zooming, start, kSize);
     zooming.renderer().setScalingPreview(true);
-    const QImage preview = renderScene(zooming, zoomed);
+    const QImage preview = renderScene(zooming, zoomed, kSize);
     zooming.renderer().setScalingPreview(false);
-    const QImage exact = renderScene(fresh, zoomed);
+    const QImage exact = renderScene(fresh, zoomed, kSize);
     CHECK(preview != exact);
-    CHECK(renderScene(zooming, zoomed) == exact);
+    CHECK(renderScene(zooming, zoomed, kSize) == exact);
     // The GPU cells are exact in the preview too: only the layer under them is scaled.
     const ViewTransform t = fresh.transform(zoomed, QSizeF(kSize));
     for (int g : {0, 777, 5000, 10751})
