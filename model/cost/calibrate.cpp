@@ -100,19 +100,19 @@ void addEfficiencyKnobs(const std::string& name, std::vector<GemmEfficiency>& ta
     for (const MeasuredRun* r : rows)
         groups[{r->cluster.gpu.name, r->run.precision}].push_back(r);
     for (const auto& [key, members] : groups) {
-        const auto& [gpu, precision] = key;
+        // Copies, not the bindings: lambdas capture them (clang 14 cannot capture a binding).
+        const std::string gpu = key.first;
+        const Precision precision = key.second;
         const auto found = std::find_if(table.begin(), table.end(), [&](const GemmEfficiency& e) {
             return e.gpu == gpu && e.precision == precision;
         });
         if (found == table.end())
             table.push_back({gpu, precision, start});
-        const std::string g = gpu;
-        const Precision p = precision;
         knobs.push_back({name + " " + gpu + " " + toString(precision), kEfficiencyMin,
                          kEfficiencyMax,
-                         [g, p, which](Calibration& c) -> double& {
+                         [gpu, precision, which](Calibration& c) -> double& {
                              for (GemmEfficiency& e : c.*which)
-                                 if (e.gpu == g && e.precision == p)
+                                 if (e.gpu == gpu && e.precision == precision)
                                      return e.efficiency;
                              return c.defaultGemmEfficiency; // not reached: added above
                          },
