@@ -72,7 +72,9 @@ cs::ClusterDesc aCluster(FuzzedDataProvider& in)
     c.scaleOut.latencyUs = aDouble(in, 20);
     c.scaleOut.topology.kind = anEnum<cs::FabricKind>(in, 2);
     c.scaleOut.topology.tiers = anInt(in, 3);
-    c.scaleOut.topology.oversubscription = aDouble(in, 8);
+    c.scaleOut.topology.oversubscription.clear();
+    for (int b = 0, boundaries = in.ConsumeIntegralInRange(0, 4); b < boundaries; ++b)
+        c.scaleOut.topology.oversubscription.push_back(aDouble(in, 8));
     c.virtualization = aDouble(in, 0.5);
     return c;
 }
@@ -101,7 +103,7 @@ cs::RunDesc aRun(FuzzedDataProvider& in)
     p.dp = in.ConsumeBool() ? 0 : anInt(in, 256);
     p.sequenceParallel = in.ConsumeBool();
     p.distributedOptimizer = in.ConsumeBool();
-    p.recompute = anEnum<cs::Recompute>(in, 3);
+    p.recompute = {anEnum<cs::RecomputeMode>(in, 4), in.ConsumeIntegral<uint8_t>()};
     for (cs::Dim& d : r.placement)
         d = anEnum<cs::Dim>(in, 4);
     if (in.ConsumeBool())

@@ -10,6 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "loader.h"
+#include "validation.h"
+#include "writer.h"
 
 namespace csfuzz {
 
