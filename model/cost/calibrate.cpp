@@ -13,8 +13,10 @@ namespace cs {
 
 namespace {
 
-constexpr int kGoldenSteps = 14;  // the bracket shrinks to 0.1 % of its width
-constexpr double kSettled = 1e-4; // a sweep that moves no constant by more ends the fit
+constexpr int kGoldenSteps = 14; // the bracket shrinks to 0.1 % of its width
+constexpr double kSettled = 1e-4;
+constexpr double kEfficiencyMin = 0.05; // the bounds of every fitted GEMM efficiency
+constexpr double kEfficiencyMax = 0.98; // a sweep that moves no constant by more ends the fit
 
 std::string familyOf(const MeasuredRun& r)
 {
@@ -82,19 +84,11 @@ double objective(const std::vector<const MeasuredRun*>& rows, const std::vector<
     return (sets ? mean / sets : 0) + excess / double(std::max<size_t>(1, rows.size()));
 }
 
-// One constant of the fit: a shared one, or the GEMM efficiency of a GPU and precision (only
-// its rows see it).
-struct Knob {
-    std::string name;
-    double min = 0, max = 1;
-    std::function<double&(Calibration&)> value;
-    std::vector<const MeasuredRun*> rows;
-};
-
 // One efficiency knob per GPU and precision of a table, seen by the rows that use it.
 void addEfficiencyKnobs(const std::string& name, std::vector<GemmEfficiency>& table,
                         const std::vector<const MeasuredRun*>& rows, double start,
-                        std::vector<GemmEfficiency> Calibration::*which, std::vector<Knob>& knobs)
+                        std::vector<GemmEfficiency> Calibration::*which,
+                        std::vector<FitKnob>& knobs)
 {
     std::map<std::pair<std::string, Precision>, std::vector<const MeasuredRun*>> groups;
     for (const MeasuredRun* r : rows)
@@ -120,9 +114,11 @@ void addEfficiencyKnobs(const std::string& name, std::vector<GemmEfficiency>& ta
     }
 }
 
-std::vector<Knob> knobsFor(const std::vector<MeasuredRun>& rows, Calibration& cal)
+} // namespace
+
+std::vector<FitKnob> fitKnobs(const std::vector<MeasuredRun>& rows, Calibration& cal)
 {
-    std::vector<Knob> knobs;
+    std::vector<FitKnob> knobs;
     std::vector<const MeasuredRun*> all, dense, experts;
     for (const MeasuredRun& r : rows) {
         all.push_back(&r);
@@ -130,10 +126,10 @@ std::vector<Knob> knobsFor(const std::vector<MeasuredRun>& rows, Calibration& ca
     }
     // Dense efficiencies from dense runs only (the rows with experts see them too), then the
     // expert GEMMs' from the runs with experts; they carry most of the step.
-    std::vector<Knob> denseKnobs;
+    std::vector<FitKnob> denseKnobs;
     addEfficiencyKnobs("gemm", cal.gemm, dense, cal.defaultGemmEfficiency, &Calibration::gemm,
                        denseKnobs);
-    for (Knob& k : denseKnobs) {
+    for (FitKnob& k : denseKnobs) {
         // The runs with experts of the same GPU and precision see the knob too.
         for (const MeasuredRun* r : experts)
             if (k.name == "gemm " + r->cluster.gpu.name + " " + toString(r->run.precision))
@@ -152,7 +148,9 @@ std::vector<Knob> knobsFor(const std::vector<MeasuredRun>& rows, Calibration& ca
 
 // Golden-section search of one knob inside its bounds, starting from a bracket around the
 // current value; returns the change.
-double tune(Knob& knob, Calibration& cal, bool closedForm)
+namespace {
+
+double tune(FitKnob& knob, Calibration& cal, bool closedForm)
 {
     double& value = knob.value(cal);
     const double start = value;
@@ -236,10 +234,9 @@ std::vector<RowError> predictRows(const std::vector<MeasuredRun>& rows, const Ca
     return errors;
 }
 
-double fitObjective(const std::vector<MeasuredRun>& rows, const Calibration& cal)
+double fitObjective(const std::vector<const MeasuredRun*>& rows, const Calibration& cal)
 {
-    const std::vector<const MeasuredRun*> all = pointersTo(rows);
-    return objective(all, stepTimes(all, cal, false));
+    return objective(rows, stepTimes(rows, cal, false));
 }
 
 double meanAbsoluteError(const std::vector<RowError>& errors)
@@ -255,13 +252,13 @@ Fit calibrate(const std::vector<MeasuredRun>& rows, const Calibration& start,
 {
     Fit fit;
     fit.calibration = start;
-    std::vector<Knob> knobs = knobsFor(rows, fit.calibration);
+    std::vector<FitKnob> knobs = fitKnobs(rows, fit.calibration);
     for (bool closedForm : {true, false}) {
         if (!closedForm && options.closedFormOnly)
             break;
         for (int sweep = 0; sweep < options.maxSweeps; ++sweep) {
             double moved = 0;
-            for (Knob& knob : knobs)
+            for (FitKnob& knob : knobs)
                 moved = std::max(moved, tune(knob, fit.calibration, closedForm));
             ++fit.sweeps;
             if (options.progress)

@@ -38,17 +38,25 @@ struct FittedConstant {
     double max;
 };
 const std::vector<FittedConstant>& fittedConstants();
-// The bounds of every fitted GEMM efficiency (per GPU and precision).
-inline constexpr double kEfficiencyMin = 0.05;
-inline constexpr double kEfficiencyMax = 0.98;
 
 // Every row predicted by evaluate() with the calibration.
 std::vector<RowError> predictRows(const std::vector<MeasuredRun>& rows, const Calibration& cal);
 double meanAbsoluteError(const std::vector<RowError>& errors);
 
-// What calibrate() minimizes, by evaluate(): lower is better. The built-in constants are a
-// minimum of it on the public runs along every fitted constant (test_calibration).
-double fitObjective(const std::vector<MeasuredRun>& rows, const Calibration& cal);
+// One constant the fit chooses: a shared one (seen by every row), or the GEMM efficiency of a
+// GPU and precision (seen by its rows only).
+struct FitKnob {
+    std::string name;
+    double min = 0, max = 1;
+    std::function<double&(Calibration&)> value;
+    std::vector<const MeasuredRun*> rows;
+};
+// The knobs of a fit on these rows; GEMM efficiencies missing from `cal` are added to it.
+std::vector<FitKnob> fitKnobs(const std::vector<MeasuredRun>& rows, Calibration& cal);
+
+// What the fit minimizes over the rows a knob sees, by evaluate(): lower is better. Each
+// built-in constant is a minimum of it along its knob on the public runs (test_calibration).
+double fitObjective(const std::vector<const MeasuredRun*>& rows, const Calibration& cal);
 
 struct FitOptions {
     int maxSweeps = 12;

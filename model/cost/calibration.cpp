@@ -30,7 +30,8 @@ json tableJson(const std::vector<GemmEfficiency>& table)
 {
     json j = json::array();
     for (const GemmEfficiency& e : table)
-        j.push_back({{"gpu", e.gpu}, {"precision", toString(e.precision)}, {"efficiency", e.efficiency}});
+        j.push_back(
+            {{"gpu", e.gpu}, {"precision", toString(e.precision)}, {"efficiency", e.efficiency}});
     return j;
 }
 
@@ -140,8 +141,8 @@ std::optional<Calibration> calibrationFromJson(const json& j, const std::string&
     FieldReader top(j, file, "", diags);
     std::string format;
     if (top.readString("format", format, Need::Required) && format != kCalibrationFormat)
-        top.error("format", std::string("must be \"") + kCalibrationFormat + "\", got " +
-                                inQuotes(format));
+        top.error("format",
+                  std::string("must be \"") + kCalibrationFormat + "\", got " + inQuotes(format));
     readTable(top, "gemm", c.gemm, file, diags);
     readTable(top, "grouped_gemm", c.grouped, file, diags);
     for (const Constant& k : kConstants)
@@ -170,42 +171,42 @@ const Calibration& defaultCalibration()
     static const Calibration c{
         .gemm =
             {
-                {"A100", Precision::BF16, 0.6075},
-                {"B200", Precision::FP8, 0.5507},
-                {"GB200", Precision::FP8, 0.5115},
-                {"GB200", Precision::NVFP4, 0.4024},
-                {"GB300", Precision::FP8, 0.7618},
-                {"GB300", Precision::NVFP4, 0.4635},
-                {"H100", Precision::FP8, 0.6264},
-                {"H200", Precision::FP8, 0.6035},
+                {"A100", Precision::BF16, 0.66025},
+                {"B200", Precision::FP8, 0.602596},
+                {"GB200", Precision::FP8, 0.548945},
+                {"GB200", Precision::NVFP4, 0.448522},
+                {"GB300", Precision::FP8, 0.784752},
+                {"GB300", Precision::NVFP4, 0.495971},
+                {"H100", Precision::FP8, 0.694744},
+                {"H200", Precision::FP8, 0.637946},
             },
         .grouped =
             {
-                {"B200", Precision::BF16, 0.1843},
-                {"B200", Precision::FP8, 0.2143},
-                {"GB200", Precision::BF16, 0.2365},
-                {"GB200", Precision::FP8, 0.2488},
-                {"GB300", Precision::BF16, 0.2718},
-                {"GB300", Precision::FP8, 0.3477},
-                {"H100", Precision::BF16, 0.5840},
-                {"H100", Precision::FP8, 0.1647},
+                {"B200", Precision::BF16, 0.178455},
+                {"B200", Precision::FP8, 0.204877},
+                {"GB200", Precision::BF16, 0.228712},
+                {"GB200", Precision::FP8, 0.222767},
+                {"GB300", Precision::BF16, 0.263966},
+                {"GB300", Precision::FP8, 0.320534},
+                {"H100", Precision::BF16, 0.436722},
+                {"H100", Precision::FP8, 0.154102},
             },
         .defaultGemmEfficiency = 0.5,
-        .bf16OverFp8 = 1.185,
-        .grouped2026Factor = 2.798,
-        .gemmHalfWidth = 802.8,
-        .groupedHalfWidth = 1588,
-        .attentionEfficiency = 0.4173,
-        .memoryEfficiency = 0.6429,
+        .bf16OverFp8 = 1.21693,
+        .grouped2026Factor = 2.05031,
+        .gemmHalfWidth = 805.387,
+        .groupedHalfWidth = 1697.05,
+        .attentionEfficiency = 0.421192,
+        .memoryEfficiency = 0.640221,
         .nvlinkEfficiency = 0.8,
-        .scaleOutEfficiency = 0.7608,
+        .scaleOutEfficiency = 0.824187,
         .allToAllEfficiency = 0.9999,
-        .tpOverlap = 0.9476,
-        .epOverlap = 0.2537,
-        .dpContention = 0.2412,
-        .layerHostUs = 55.74,
-        .moeLayerHostUs = 3838,
-        .expertHostUs = 275.7,
+        .tpOverlap = 0.464065,
+        .epOverlap = 0.515886,
+        .dpContention = 0.244967,
+        .layerHostUs = 166.422,
+        .moeLayerHostUs = 4453.42,
+        .expertHostUs = 260.859,
         .frameworkMemoryGiB = 4,
     };
     return c;
