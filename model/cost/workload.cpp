@@ -353,6 +353,25 @@ std::vector<int> groupsUpTo(const std::vector<double>& items, int groups, double
     return int(sizes.size()) == groups ? sizes : std::vector<int>{};
 }
 
+// Whether `groups` groups of consecutive items, none above `most`, can hold them all.
+bool fitsIn(const std::vector<double>& items, int groups, double most)
+{
+    if (int(items.size()) < groups)
+        return false;
+    int needed = 1;
+    double sum = 0;
+    for (double item : items) {
+        if (item > most)
+            return false;
+        if (sum + item > most) {
+            ++needed;
+            sum = 0;
+        }
+        sum += item;
+    }
+    return needed <= groups;
+}
+
 // The lightest the heaviest of `groups` groups of consecutive items can be, to a part in 10^4.
 double lightestHeaviest(const std::vector<double>& items, int groups)
 {
@@ -361,7 +380,7 @@ double lightestHeaviest(const std::vector<double>& items, int groups)
         high += f;
     while (high - low > 1e-4 * high) {
         const double mid = (low + high) / 2;
-        (groupsUpTo(items, groups, mid).empty() ? low : high) = mid;
+        (fitsIn(items, groups, mid) ? high : low) = mid;
     }
     return high;
 }

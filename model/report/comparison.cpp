@@ -237,16 +237,22 @@ bool changesAlone(const std::string& path)
     return true;
 }
 
-// B with one input at A's value, on B's cluster.
-WhatIf withInputOfA(const ClusterRun& b, const InputDifference& d)
+// B with one input at A's value, on B's cluster. Where B has none of the section the input
+// belongs to (no `storage`), it takes A's whole section: its fields do not stand alone.
+WhatIf withInputOfA(const ClusterRun& a, const ClusterRun& b, const InputDifference& d)
 {
     WhatIf w{"B with " + d.label + " " + inputText(d.a) + " (A's)", d.path};
     json j = {{"cluster", toJson(b.cluster)}, {"run", toJson(b.run)}};
     const json::json_pointer pointer(d.path);
-    if (d.a.is_null())
-        j[pointer.parent_pointer()].erase(pointer.back());
-    else
+    const json::json_pointer section = pointer.parent_pointer();
+    if (d.a.is_null()) {
+        j[section].erase(pointer.back());
+    } else if (!j.contains(section) && !section.empty()) {
+        const json jA = {{"cluster", toJson(a.cluster)}, {"run", toJson(a.run)}};
+        j[section] = jA.at(section);
+    } else {
         j[pointer] = d.a;
+    }
     Diagnostics diags;
     const std::optional<ClusterDesc> cluster = clusterFromJson(j["cluster"], "", "/cluster", diags);
     const std::optional<RunDesc> run = runFromJson(j["run"], "", "/run", diags);
@@ -428,7 +434,7 @@ Comparison compareRuns(const ClusterRun& a, const Evaluation& evalA, const Clust
     }
     for (const InputDifference& d : c.differences)
         if (changesAlone(d.path))
-            c.oneAtATime.push_back(withInputOfA(b, d));
+            c.oneAtATime.push_back(withInputOfA(a, b, d));
     c.findings = findingsOf(c);
     return c;
 }

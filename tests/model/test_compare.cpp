@@ -168,6 +168,21 @@ TEST_CASE("the H200's gain comes from the layout its memory allows", "[compare]"
     CHECK(saysMemory);
 }
 
+TEST_CASE("one input of a section only A has takes A's whole section", "[compare]")
+{
+    // The H100 sample sets storage (read and write, both required); the H200 one has none.
+    const cs::Comparison c = cs::compareRuns(h100(), h200());
+    int storage = 0;
+    for (const cs::WhatIf& w : c.oneAtATime) {
+        if (w.path.rfind("/cluster/storage/", 0) != 0)
+            continue;
+        INFO(w.label << ": " << w.why);
+        CHECK(w.valid);
+        ++storage;
+    }
+    CHECK(storage == 2);
+}
+
 TEST_CASE("compare on the command line", "[compare][cli]")
 {
     const std::vector<std::string> args{
