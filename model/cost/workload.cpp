@@ -385,18 +385,8 @@ double lightestHeaviest(const std::vector<double>& items, int groups)
     return high;
 }
 
-// Layers per virtual stage, in order, as even in FLOPs as whole layers allow: each virtual
-// stage ends as close to its share of the model as it can without outweighing the lightest
-// possible heaviest stage, as the frameworks' pipeline layouts do (the LM head and MTP layers
-// count on the last virtual stage, which may then hold no other layer). By FLOPs, not time, so
-// that the split does not move with the micro-batch or the recompute.
-std::vector<int> balancedSplit(const ModelShape& model, const LayerTable& table, const Ends& ends,
-                               int chunks)
+std::vector<int> splitByShares(const std::vector<double>& items, int chunks)
 {
-    std::vector<double> items(size_t(model.layers) + 1);
-    for (int i = 0; i < model.layers; ++i)
-        items[size_t(i)] = table.of(i).modelFlops;
-    items.back() = ends.headFlops + ends.mtp.modelFlops;
     const double most = lightestHeaviest(items, chunks) * (1 + 1e-9);
     std::vector<double> before(items.size() + 1, 0); // the FLOPs of the items before i
     for (size_t i = 0; i < items.size(); ++i)
@@ -419,6 +409,40 @@ std::vector<int> balancedSplit(const ModelShape& model, const LayerTable& table,
         split = groupsUpTo(items, chunks, most);
     --split.back(); // the head is no layer
     return split;
+}
+
+// The last split asked for on this thread: a search asks for one model's split again and
+// again, its FLOPs only scaled by the micro-batch and the parallel sizes.
+struct SplitMemo {
+    int chunks = 0;
+    std::vector<double> shares;
+    std::vector<int> split;
+};
+
+// Layers per virtual stage, in order, as even in FLOPs as whole layers allow: each virtual
+// stage ends as close to its share of the model as it can without outweighing the lightest
+// possible heaviest stage, as the frameworks' pipeline layouts do (the LM head and MTP layers
+// count on the last virtual stage, which may then hold no other layer). By FLOPs, not time, so
+// that the split does not move with the micro-batch or the recompute.
+std::vector<int> balancedSplit(const ModelShape& model, const LayerTable& table, const Ends& ends,
+                               int chunks)
+{
+    std::vector<double> shares(size_t(model.layers) + 1);
+    double total = ends.headFlops + ends.mtp.modelFlops;
+    for (int i = 0; i < model.layers; ++i)
+        total += shares[size_t(i)] = table.of(i).modelFlops;
+    shares.back() = ends.headFlops + ends.mtp.modelFlops;
+    for (double& share : shares)
+        share /= total;
+    thread_local SplitMemo memo;
+    const bool same = memo.chunks == chunks && memo.shares.size() == shares.size() &&
+                      std::equal(shares.begin(), shares.end(), memo.shares.begin(),
+                                 [](double a, double b) { return std::abs(a - b) <= 1e-12; });
+    if (!same) {
+        std::vector<int> split = splitByShares(shares, chunks);
+        memo = {chunks, std::move(shares), std::move(split)};
+    }
+    return memo.split;
 }
 
 void fillOps(const RunDesc& run, const LayerTable& table, const Ends& ends, Workload& w)
