@@ -90,3 +90,16 @@ TEST_CASE("a folder that cannot be read, or holds no logs, says so", "[imports][
               .empty());
     CHECK(hasLine(missing.errors, {"cannot read the folder"}));
 }
+
+TEST_CASE("a folder of more than 1,000 logs reads the first 1,000 and says so", "[imports][folder]")
+{
+    const LoadedFile sample = loadSample("ndv5-h100-128-gpt3-175b.run.json");
+    TempFolder folder;
+    for (size_t i = 0; i <= kMaxFolderLogs; ++i)
+        folder.write("run" + std::to_string(10000 + i) + ".log", "");
+    ImportReport report;
+    CHECK(importLogFolder(folder.path.string(), *sample.cluster, *sample.run, report).empty());
+    CHECK(hasLine(report.errors, {"holds 1001 logs; the first 1000 are read"}));
+    // Each log read is refused on its own (empty): one line each, none for the logs left out.
+    CHECK(report.errors.size() == kMaxFolderLogs + 1);
+}
