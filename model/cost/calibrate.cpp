@@ -294,15 +294,20 @@ std::vector<FamilyError> crossValidate(const std::vector<MeasuredRun>& rows,
             if (familyOf(rows[i]) == family)
                 fittedErrors.push_back(all[i]);
         }
-        // A GPU and precision seen only in this family gets the default efficiency.
+        // An efficiency no training row fits (dense ones are fitted on dense rows, expert ones
+        // on rows with experts) is not carried over from the full fit: the default stands in.
         Calibration start = fitted;
-        std::set<std::pair<std::string, Precision>> trained;
+        std::set<std::pair<std::string, Precision>> trainedDense, trainedExperts;
         for (const MeasuredRun& r : training)
-            trained.insert({r.cluster.gpu.name, r.run.precision});
-        for (auto* table : {&start.gemm, &start.grouped})
-            std::erase_if(*table, [&](const GemmEfficiency& e) {
+            (hasExperts(r) ? trainedExperts : trainedDense)
+                .insert({r.cluster.gpu.name, r.run.precision});
+        const auto untrained = [](const auto& trained) {
+            return [&trained](const GemmEfficiency& e) {
                 return !trained.count({e.gpu, e.precision});
-            });
+            };
+        };
+        std::erase_if(start.gemm, untrained(trainedDense));
+        std::erase_if(start.grouped, untrained(trainedExperts));
         const Fit fit = calibrate(training, start, options);
         out.push_back({family, int(held.size()), meanAbsoluteError(fittedErrors),
                        meanAbsoluteError(predictRows(held, fit.calibration))});
