@@ -1,9 +1,11 @@
 #include "cachedchartview.h"
 
 #include <QAbstractAxis>
+#include <QAreaSeries>
 #include <QChart>
 #include <QGraphicsScene>
 #include <QLegend>
+#include <QLineSeries>
 #include <QPaintEvent>
 #include <QPainter>
 
@@ -14,6 +16,14 @@ void clearChart(QChart* chart)
         chart->removeAxis(axis);
         delete axis;
     }
+}
+
+QAreaSeries* areaBetween(QLineSeries* upper, QLineSeries* lower)
+{
+    auto* area = new QAreaSeries(upper, lower);
+    upper->setParent(area);
+    lower->setParent(area);
+    return area;
 }
 
 void styleChart(QChart* chart, const QPalette& palette)

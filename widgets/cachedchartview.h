@@ -8,10 +8,15 @@
 #include <QList>
 
 class QAbstractAxis;
+class QAreaSeries;
+class QLineSeries;
 
 // Removes and deletes every series and axis of a chart (QChart::removeAxis only hands the
 // axis back to the caller).
 void clearChart(QChart* chart);
+
+// The area between two lines, owning them: a QAreaSeries does not, so its lines would outlive it.
+QAreaSeries* areaBetween(QLineSeries* upper, QLineSeries* lower);
 // The chart's background, title, legend and axes in the palette's colours (light or dark
 // theme); the series keep theirs.
 void styleChart(QChart* chart, const QPalette& palette);

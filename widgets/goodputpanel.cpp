@@ -246,7 +246,7 @@ void GoodputPanel::buildHistogram(const cs::Evaluation& evaluation)
     auto* base = new QLineSeries;
     base->append(low, 0);
     base->append(low + kHistogramBins * width, 0);
-    auto* bins = new QAreaSeries(outline, base);
+    auto* bins = areaBetween(outline, base);
     bins->setName(tr("steps"));
     bins->setColor(QColor(0x4a, 0x90, 0xc2));
     bins->setBorderColor(QColor(0x4a, 0x90, 0xc2).darker(130));

@@ -79,7 +79,7 @@ QAreaSeries* band(const QString& name, double from, double to, double top, QColo
     auto* lower = new QLineSeries;
     lower->append(from, 0);
     lower->append(to, 0);
-    auto* area = new QAreaSeries(upper, lower);
+    auto* area = areaBetween(upper, lower);
     area->setName(name);
     color.setAlphaF(0.25f);
     area->setBrush(color);
@@ -212,7 +212,7 @@ void MeasuredRunsDialog::showHistogram(int index)
     }
     base->append(from, 0);
     base->append(to, 0);
-    auto* measured = new QAreaSeries(outline, base);
+    auto* measured = areaBetween(outline, base);
     measured->setName(times.size() == 1 ? tr("measured: one step time")
                                         : tr("measured: %1 steps").arg(times.size()));
     QColor grey(0x8a, 0x8f, 0x98);

@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <memory>
+
 #include <QAction>
 #include <QApplication>
 #include <QChart>
@@ -78,7 +80,8 @@ TEST_CASE("the dark theme reaches every painted view, and the light one comes ba
     REQUIRE(timeline);
     REQUIRE(bar);
     REQUIRE(breakdown);
-    const QPalette light = QStyleFactory::create(QStringLiteral("Fusion"))->standardPalette();
+    const std::unique_ptr<QStyle> fusion(QStyleFactory::create(QStringLiteral("Fusion")));
+    const QPalette light = fusion->standardPalette();
 
     f.window.setDarkTheme(true);
     QApplication::processEvents();
@@ -177,9 +180,8 @@ TEST_CASE("the status bar says the step and what the pointer is over", "[window]
     // The cost model's own figure for the session, beside the measured one the session keeps.
     const Document& doc = *f.window.document();
     const double predicted = cs::evaluate(doc.cluster(), doc.run()).stepTimeS;
-    CHECK(figure->text().startsWith(
-        QStringLiteral("Step %1 predicted, measured 1.271 s")
-            .arg(QString::fromStdString(cs::stepTimeText(predicted)))));
+    CHECK(figure->text().startsWith(QStringLiteral("Step %1 predicted, measured 1.271 s")
+                                        .arg(QString::fromStdString(cs::stepTimeText(predicted)))));
 
     f.window.resize(1600, 900);
     f.window.show();
