@@ -1,8 +1,6 @@
 #include "simulation.h"
 
 #include <algorithm>
-#include <map>
-#include <tuple>
 
 #include "commtotals.h"
 #include "databuckets.h"
@@ -236,10 +234,22 @@ WaitReason waitOf(OpBound bound)
 // that op takes; an op numbered as an input but left out of the events has no events.
 class OpIds {
 public:
+    explicit OpIds(const Workload& w)
+        : m_p(w.p)
+        , m_v(w.v)
+        , m_ids(size_t(w.m) * size_t(w.p) * size_t(w.v) * 2, -1)
+    {
+    }
+
     int of(int stage, int chunk, int microBatch, bool backward)
     {
-        return m_ids.try_emplace({stage, chunk, microBatch, backward}, int(m_ids.size()))
-            .first->second;
+        const size_t key =
+            ((size_t(microBatch) * size_t(m_p) + size_t(stage)) * size_t(m_v) + size_t(chunk)) * 2 +
+            (backward ? 1 : 0);
+        int& id = m_ids[key];
+        if (id < 0)
+            id = m_next++;
+        return id;
     }
 
     int of(const PipelineOp& op) { return of(op.stage, op.chunk, op.microBatch, op.backward); }
@@ -255,7 +265,9 @@ public:
     }
 
 private:
-    std::map<std::tuple<int, int, int, bool>, int> m_ids;
+    int m_p, m_v;
+    std::vector<int> m_ids; // by (micro-batch, stage, chunk, direction); -1 until numbered
+    int m_next = 0;
 };
 
 Event sendEvent(const Workload& w, const PipelineOp& op, int opId, int inputId)
@@ -342,7 +354,7 @@ void scheduleEvents(const Workload& w, const PipelineSchedule& sched, int critic
     std::vector<Event>& events = e.events;
     const size_t eventsBefore = events.size();
     const std::vector<PipelineOp>& ops = sched.ops;
-    OpIds ids;
+    OpIds ids(w);
     OpEvents start(w, critical, ids);
     int64_t opsShown = 0;
     auto leaveOut = [&](double fromS, double toS, int64_t opsLeftOut) {
