@@ -534,6 +534,20 @@ std::string notesIn(const Extensions& e)
         return {};
     return e.value()["notes"].get<std::string>();
 }
+
+// A what-if's figures after the fields that name it; why it was refused instead, if it was.
+json whatIfJson(const WhatIf& w, json item)
+{
+    item["valid"] = w.valid;
+    if (w.valid) {
+        item["tokens_per_s_per_gpu"] = w.tokensPerSPerGpu;
+        item["memory_gib_per_gpu"] = w.memoryGiBPerGpu;
+        item["fits_memory"] = w.fitsMemory;
+    } else {
+        item["why"] = w.why;
+    }
+    return item;
+}
 } // namespace
 
 std::string notesOf(const ClusterDesc& cluster)
@@ -573,30 +587,12 @@ json comparisonJson(const Comparison& c)
     j["breakdown_gpu_s_per_token"] = perToken;
     j["breakdown_delta"] = delta;
     json whatIfs = json::array();
-    for (const WhatIf& w : c.whatIfs) {
-        json item = {{"change", w.label}, {"valid", w.valid}};
-        if (w.valid) {
-            item["tokens_per_s_per_gpu"] = w.tokensPerSPerGpu;
-            item["memory_gib_per_gpu"] = w.memoryGiBPerGpu;
-            item["fits_memory"] = w.fitsMemory;
-        } else {
-            item["why"] = w.why;
-        }
-        whatIfs.push_back(item);
-    }
+    for (const WhatIf& w : c.whatIfs)
+        whatIfs.push_back(whatIfJson(w, {{"change", w.label}}));
     j["what_if"] = whatIfs;
     json oneAtATime = json::array();
-    for (const WhatIf& w : c.oneAtATime) {
-        json item = {{"path", w.path}, {"label", w.label}, {"valid", w.valid}};
-        if (w.valid) {
-            item["tokens_per_s_per_gpu"] = w.tokensPerSPerGpu;
-            item["memory_gib_per_gpu"] = w.memoryGiBPerGpu;
-            item["fits_memory"] = w.fitsMemory;
-        } else {
-            item["why"] = w.why;
-        }
-        oneAtATime.push_back(item);
-    }
+    for (const WhatIf& w : c.oneAtATime)
+        oneAtATime.push_back(whatIfJson(w, {{"path", w.path}, {"label", w.label}}));
     j["one_at_a_time"] = oneAtATime;
     j["findings"] = c.findings;
     return j;
