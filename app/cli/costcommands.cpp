@@ -188,7 +188,7 @@ int runValidateRuns(const Args& args, Io io)
         io.out << "id" << std::string(width - 2, ' ') << "  predicted_s  measured_s    error\n";
     for (size_t i = 0; i < runs.size(); ++i) {
         const MeasuredRun& r = runs[i];
-        const Evaluation e = evaluate(r.cluster, r.run, {&*cal});
+        const Evaluation e = evaluate(r.cluster, r.run, {&*cal, false});
         const double measured = r.run.measured->stepTimeS;
         const double error = e.stepTimeS / measured - 1;
         sumAbs += std::abs(error);

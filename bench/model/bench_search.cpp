@@ -1,9 +1,10 @@
 // The parallelism search on the Llama 3.1 405B run on 8,192 GB200 (Fairwater, 128 racks):
 // the whole search with one thread (the baseline) and with every hardware thread, and the
-// configurations evaluated per second. Then the same search where the fabric can slow traffic
-// (oversubscribed 3:1, ECMP), so that routes and contention factors are computed per placement
-// and dimension shape (fabricfactors.h); at full bisection none is. Last, a search with experts:
-// DeepSeek-V3 on 1,024 GB200 (16 NVL72 racks), where expert layouts (ep, etp) multiply the rest.
+// configurations that fit per second (each bounded, placed or skipped, the listed ones
+// re-evaluated). Then the same search where the fabric can slow traffic (oversubscribed 3:1, ECMP),
+// so that routes and contention factors are computed per placement and dimension shape
+// (fabricfactors.h); at full bisection none is. Last, a search with experts: DeepSeek-V3 on 1,024
+// GB200 (16 NVL72 racks), where expert layouts (ep, etp) multiply the rest.
 
 #include <cstdio>
 #include <ctime>
@@ -39,11 +40,12 @@ Timing timeSearch(const cs::ClusterDesc& cluster, const cs::RunDesc& run, int th
 
 void print(const char* label, int threads, const Timing& t)
 {
-    std::printf("%-10s threads %d  median %8.1f ms (cpu %7.1f ms)  %9.0f configurations/s  "
-                "(%lld evaluated, %lld fit, %zu kept)\n",
-                label, threads, t.ms, t.cpuMs, double(t.outcome.evaluated) / (t.ms / 1000),
-                static_cast<long long>(t.outcome.evaluated),
-                static_cast<long long>(t.outcome.fitting), t.outcome.results.size());
+    std::printf(
+        "%-10s threads %d  median %8.1f ms (cpu %7.1f ms)  %9.0f configurations that fit/s  "
+        "(%lld evaluated, %lld fit, %zu kept)\n",
+        label, threads, t.ms, t.cpuMs, double(t.outcome.fitting) / (t.ms / 1000),
+        static_cast<long long>(t.outcome.evaluated), static_cast<long long>(t.outcome.fitting),
+        t.outcome.results.size());
 }
 
 } // namespace

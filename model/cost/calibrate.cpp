@@ -41,7 +41,7 @@ std::vector<double> stepTimes(const std::vector<const MeasuredRun*>& rows, const
                               bool closedForm)
 {
     std::vector<double> times(rows.size());
-    const EvalOptions opts{&cal};
+    const EvalOptions opts{&cal, false};
     auto work = [&](size_t first) {
         for (size_t i = first; i < rows.size(); i += 2) {
             const MeasuredRun& r = *rows[i];

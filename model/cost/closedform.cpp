@@ -126,7 +126,6 @@ double dataParallel(const Workload& w, int critical, const MeanOp& mean, Breakdo
     const size_t ops = size_t(w.p) * w.v;
     std::vector<double> ready(ops, 0);
     gatherChunks(w, critical, ready);
-    const double firstGather = ready[w.op(critical, 0)];
     const double trip = groupSize(w.p, w.m, 0) * mean.forward;
     double gatherWait = 0;
     for (int k = 0; k < w.v; ++k)
@@ -146,15 +145,7 @@ double dataParallel(const Workload& w, int critical, const MeanOp& mean, Breakdo
             tail = std::max(tail, queued - k * spacing);
     }
     bd.exposed[Dim::DP] = gatherWait + std::max(0.0, tail);
-    double dpTotal = firstGather;
-    for (int k = 0; k < w.v; ++k) {
-        dpTotal += chunkReduceS(w, critical, k);
-        if (k > 0)
-            dpTotal += w.parameterGatherS(w.paramsOfChunk[w.op(critical, k)] * w.gatherBytesPerParam,
-                                          w.expertParamsOfChunk[w.op(critical, k)] *
-                                              w.gatherBytesPerParam);
-    }
-    return dpTotal;
+    return ready[w.op(critical, w.v - 1)] + queued; // every gather and every reduction
 }
 
 } // namespace

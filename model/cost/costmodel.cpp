@@ -82,7 +82,7 @@ std::string_view eventName(const Event& e)
 Evaluation evaluate(const ClusterDesc& cluster, const RunDesc& run, const EvalOptions& opts)
 {
     const Workload w = buildWorkload(cluster, run, calibrationOf(opts));
-    Evaluation e = simulateStep(w);
+    Evaluation e = simulateStep(w, opts.timeline);
     finish(cluster, run, w, e);
     finishTrainingRun(cluster, run, w, e);
     return e;
@@ -90,7 +90,8 @@ Evaluation evaluate(const ClusterDesc& cluster, const RunDesc& run, const EvalOp
 
 Evaluation estimate(const ClusterDesc& cluster, const RunDesc& run, const EvalOptions& opts)
 {
-    const Workload w = buildWorkload(cluster, run, calibrationOf(opts));
+    thread_local Workload w; // its buffers serve the next estimate on the thread
+    rebuildWorkload(cluster, run, calibrationOf(opts), w);
     Evaluation e = estimateStep(w);
     finish(cluster, run, w, e);
     return e;

@@ -12,6 +12,10 @@ struct EvalOptions {
     // The efficiency constants; nullptr: defaultCalibration() (calibration.h). Fitting tools
     // and tests pass their own.
     const Calibration* calibration = nullptr;
+    // Whether to lay out the step's events for the timeline and the animation. They are drawn
+    // from the simulated schedule after its figures are read, so no figure depends on them; a
+    // search that lists figures only leaves them out.
+    bool timeline = true;
 };
 
 // The run must be valid on the cluster (checkRunOnCluster reports nothing). The step is

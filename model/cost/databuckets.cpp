@@ -40,9 +40,16 @@ double drainBuckets(const Workload& w, std::vector<Bucket>& buckets, double fabr
 {
     std::sort(buckets.begin(), buckets.end(),
               [](const Bucket& a, const Bucket& b) { return a.release < b.release; });
+    // A chunk's buckets carry the same bytes but for its last: each size is timed once.
+    const Bucket* timed = nullptr;
+    double reduceS = 0;
     for (const Bucket& b : buckets) {
+        if (!timed || b.denseBytes != timed->denseBytes || b.expertBytes != timed->expertBytes) {
+            timed = &b;
+            reduceS = b.reduceS(w);
+        }
         const double start = std::max(fabricFree, b.release);
-        fabricFree = start + b.reduceS(w);
+        fabricFree = start + reduceS;
         if (events) {
             Event e;
             e.start = start;

@@ -1,6 +1,8 @@
 #include "layers.h"
 
 #include <algorithm>
+#include <array>
+#include <cassert>
 #include <cmath>
 
 #include "calibration.h"
@@ -69,8 +71,31 @@ struct Gemm {
     double params() const { return k * n; }
 };
 
+// A layer's few GEMMs, held in place: a search costs layers for every layout it tries.
+class Gemms {
+public:
+    Gemms() = default;
+    Gemms(std::initializer_list<Gemm> gemms)
+    {
+        for (const Gemm& g : gemms)
+            push_back(g);
+    }
+    void push_back(const Gemm& g)
+    {
+        assert(m_count < m_items.size());
+        m_items[m_count++] = g;
+    }
+    const Gemm* begin() const { return m_items.data(); }
+    const Gemm* end() const { return m_items.data() + m_count; }
+    bool empty() const { return m_count == 0; }
+
+private:
+    std::array<Gemm, 6> m_items{};
+    size_t m_count = 0;
+};
+
 // Seconds of a set of GEMMs over `rows` rows, forward; backward is twice the FLOPs.
-double gemmsForward(const std::vector<Gemm>& gemms, double rows, double eff, const Rates& r)
+double gemmsForward(const Gemms& gemms, double rows, double eff, const Rates& r)
 {
     double seconds = 0;
     for (const Gemm& g : gemms)
@@ -79,7 +104,7 @@ double gemmsForward(const std::vector<Gemm>& gemms, double rows, double eff, con
     return seconds;
 }
 
-double paramsOf(const std::vector<Gemm>& gemms)
+double paramsOf(const Gemms& gemms)
 {
     double p = 0;
     for (const Gemm& g : gemms)
@@ -89,8 +114,8 @@ double paramsOf(const std::vector<Gemm>& gemms)
 
 // The projections of attention on one GPU; MLA's down-projections are not split by TP.
 struct AttentionGemms {
-    std::vector<Gemm> all;
-    std::vector<Gemm> upProjections; // MLA's, which `mla_up_proj` recomputes
+    Gemms all;
+    Gemms upProjections; // MLA's, which `mla_up_proj` recomputes
 };
 
 AttentionGemms attentionGemms(const ModelShape& m, const Shape& l)
@@ -108,7 +133,8 @@ AttentionGemms attentionGemms(const ModelShape& m, const Shape& l)
         g.all.push_back({l.h, double(a.kvLoraRank + a.qkRopeHeadDim)});
         g.upProjections.push_back(
             {double(a.kvLoraRank), l.heads * (a.qkNopeHeadDim + l.vDim) / l.t});
-        g.all.insert(g.all.end(), g.upProjections.begin(), g.upProjections.end());
+        for (const Gemm& up : g.upProjections)
+            g.all.push_back(up);
         g.all.push_back({l.heads * l.vDim / l.t, l.h});
     } else {
         g.all.push_back({l.h, (l.heads * l.qkDim + l.kvWidth) / l.t});
@@ -118,7 +144,7 @@ AttentionGemms attentionGemms(const ModelShape& m, const Shape& l)
 }
 
 // A dense MLP of width f split over t GPUs.
-std::vector<Gemm> mlpGemms(double h, double f, double mats, double t)
+Gemms mlpGemms(double h, double f, double mats, double t)
 {
     return {{h, (mats - 1) * f / t}, {f / t, h}};
 }
@@ -138,10 +164,10 @@ struct Experts {
     double routedTokens = 0; // tokens this GPU routes per micro-batch
     double copies = 0;       // token copies its experts compute, with imbalance or padding
     double rowsPerExpert = 0;
-    std::vector<Gemm> local;  // one expert's GEMMs on this GPU
-    double localExperts = 1;  // experts held by this GPU
-    std::vector<Gemm> shared; // the shared experts, split by TP
-    double allToAllS = 0;     // one dispatch or combine, forward
+    Gemms local;             // one expert's GEMMs on this GPU
+    double localExperts = 1; // experts held by this GPU
+    Gemms shared;            // the shared experts, split by TP
+    double allToAllS = 0;    // one dispatch or combine, forward
 };
 
 // One dispatch (or combine) of a GPU's token copies, hierarchical as DeepEP and HybridEP run
@@ -264,7 +290,7 @@ Terms termsOf(const LayerContext& ctx, LayerKind kind, const Shape& l, LayerCost
         lc.activationBytes +=
             kActivationBytes * e.copies * etp * (l.h + (l.mats + 1) * m.moe->ffnHidden / etp);
     } else {
-        const std::vector<Gemm> mlp = mlpGemms(l.h, l.dense, l.mats, l.t);
+        const Gemms mlp = mlpGemms(l.h, l.dense, l.mats, l.t);
         x.mlpGemms = gemmsForward(mlp, l.tokens, r.gemmEff, r);
         denseParams += paramsOf(mlp);
         mlpWidth = (l.mats - 1) * l.dense / l.t;
@@ -361,13 +387,52 @@ void recompute(const LayerContext& ctx, LayerKind kind, const Shape& l, const Te
 
 } // namespace
 
-LayerKind layerKindOf(const ModelShape& model, int index)
+LayerKinds layerKindsOf(const ModelShape& model)
 {
-    LayerKind kind;
-    kind.moe = model.moe && index >= model.moe->denseLayers;
+    LayerKinds p;
+    p.layers = model.layers;
+    p.denseLayers = model.moe ? std::min(model.layers, model.moe->denseLayers) : model.layers;
     const Attention& a = model.attention;
-    kind.sliding = a.kind == AttentionKind::SlidingWindow && index % std::max(1, a.every) == 0;
-    return kind;
+    p.slidingEvery = a.kind == AttentionKind::SlidingWindow ? std::max(1, a.every) : 0;
+    return p;
+}
+
+LayerKind LayerKinds::kindAt(int index) const
+{
+    return {index >= denseLayers, slidingEvery > 0 && index % slidingEvery == 0};
+}
+
+int LayerKinds::count(LayerKind kind, int first, int end) const
+{
+    if (kind.moe)
+        first = std::max(first, denseLayers);
+    else
+        end = std::min(end, denseLayers);
+    if (end <= first)
+        return 0;
+    if (slidingEvery == 0)
+        return kind.sliding ? 0 : end - first;
+    auto multiplesBelow = [this](int n) { return (n + slidingEvery - 1) / slidingEvery; };
+    const int sliding = multiplesBelow(end) - multiplesBelow(first);
+    return kind.sliding ? sliding : end - first - sliding;
+}
+
+std::vector<LayerKind> LayerKinds::present() const
+{
+    // Each kind first appears at one of these layers.
+    const int firstSlidingExpert =
+        slidingEvery > 0 ? (denseLayers + slidingEvery - 1) / slidingEvery * slidingEvery : 0;
+    std::vector<int> firsts{0, 1, denseLayers, denseLayers + 1, firstSlidingExpert};
+    std::sort(firsts.begin(), firsts.end());
+    std::vector<LayerKind> found;
+    for (int i : firsts) {
+        if (i >= layers)
+            break;
+        const LayerKind kind = kindAt(i);
+        if (std::find(found.begin(), found.end(), kind) == found.end())
+            found.push_back(kind);
+    }
+    return found;
 }
 
 double gemmSeconds(double flops, double width, double eff, double peak, double widthHalf)

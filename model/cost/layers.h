@@ -18,24 +18,36 @@ struct LayerKind {
     bool sliding = false; // sliding-window attention
     bool operator==(const LayerKind&) const = default;
 };
-// The kind of layer `index` (0-based) of the model.
-LayerKind layerKindOf(const ModelShape& model, int index);
+// Which layers of a model are of which kind: leading dense layers then experts, sliding-window
+// attention on every n-th layer. Counts in a range of layers are closed-form, so that a
+// pipeline chunk's layers are summed by kind without a pass over them.
+struct LayerKinds {
+    int layers = 0;
+    int denseLayers = 0;  // before the first expert layer: all of them in a dense model
+    int slidingEvery = 0; // 0: no sliding-window layer
+    bool operator==(const LayerKinds&) const = default;
+
+    LayerKind kindAt(int index) const;
+    int count(LayerKind kind, int first, int end) const; // of the layers [first, end)
+    std::vector<LayerKind> present() const;              // by first layer
+};
+LayerKinds layerKindsOf(const ModelShape& model);
 
 // Throughputs of one GPU as the calibration says they are reached.
 struct Rates {
-    double gemmPeak = 0;     // FLOP/s: dense tensor-core peak at the run's precision
-    double gemmEff = 0;      // fraction of it a large GEMM reaches at the reference width
-    double gemmBf16Eff = 0;  // the same for BF16 GEMMs (LM head)
-    double groupedEff = 0;   // expert GEMMs (grouped), at the reference width
-    double bf16Peak = 0;     // FLOP/s
-    double attention = 0;    // FLOP/s of flash attention
-    double memory = 0;       // bytes/s reached by elementwise and streaming kernels
-    double widthHalf = 0;    // GEMM width at which efficiency halves (calibration)
+    double gemmPeak = 0;         // FLOP/s: dense tensor-core peak at the run's precision
+    double gemmEff = 0;          // fraction of it a large GEMM reaches at the reference width
+    double gemmBf16Eff = 0;      // the same for BF16 GEMMs (LM head)
+    double groupedEff = 0;       // expert GEMMs (grouped), at the reference width
+    double bf16Peak = 0;         // FLOP/s
+    double attention = 0;        // FLOP/s of flash attention
+    double memory = 0;           // bytes/s reached by elementwise and streaming kernels
+    double widthHalf = 0;        // GEMM width at which efficiency halves (calibration)
     double groupedWidthHalf = 0; // the same for expert (grouped) GEMMs
-    double weightBytes = 0;  // HBM bytes per parameter per micro-batch outside the GEMM FLOPs
-    double layerFixedS = 0;  // per layer per micro-batch, forward and backward together
-    double moeFixedS = 0;    // more per MoE layer per micro-batch (routing, permutes, syncs)
-    double castBytes = 0;    // per element cast to the GEMM precision (0 in BF16)
+    double weightBytes = 0;      // HBM bytes per parameter per micro-batch outside the GEMM FLOPs
+    double layerFixedS = 0;      // per layer per micro-batch, forward and backward together
+    double moeFixedS = 0;        // more per MoE layer per micro-batch (routing, permutes, syncs)
+    double castBytes = 0;        // per element cast to the GEMM precision (0 in BF16)
 };
 
 // Everything a layer's cost depends on besides its kind.

@@ -445,7 +445,7 @@ void tailEvents(const StageEnds& ends, const DataParallel& dp, double stepComput
 
 } // namespace
 
-Evaluation simulateStep(const Workload& w)
+Evaluation simulateStep(const Workload& w, bool timeline)
 {
     Evaluation e;
     std::vector<double> gatherEnd;
@@ -453,8 +453,9 @@ Evaluation simulateStep(const Workload& w)
     const PipelineSchedule sched = simulatePipeline(spec);
     const StageEnds ends = stageEndsOf(w, sched);
 
-    e.events.reserve(std::min(size_t(sched.opCount()) * 4, kMaxStepEvents) +
-                     size_t(w.p) * (w.v + 64));
+    if (timeline)
+        e.events.reserve(std::min(size_t(sched.opCount()) * 4, kMaxStepEvents) +
+                         size_t(w.p) * (w.v + 64));
     const DataParallel dp = drainDataParallel(w, ends, gatherEnd, spec.chunkReady, e.events);
     Breakdown& bd = e.breakdown;
     double ppTotal = 0;
@@ -469,6 +470,10 @@ Evaluation simulateStep(const Workload& w)
     bd.overhead = w.virtualization * beforeOverhead;
     e.stepTimeS = beforeOverhead + bd.overhead;
     fillCommTotals(w, dp.critical, ppTotal, dp.total[size_t(dp.critical)], ppScaleOut, e);
+    if (!timeline) {
+        e.events.clear();
+        return e;
+    }
 
     scheduleEvents(w, sched, dp.critical, e);
     markExposedDataParallel(ends, e.events);

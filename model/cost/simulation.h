@@ -8,6 +8,7 @@
 
 namespace cs {
 
-Evaluation simulateStep(const Workload& w);
+// Without `timeline`, the events are left out; the figures are the same.
+Evaluation simulateStep(const Workload& w, bool timeline);
 
 } // namespace cs

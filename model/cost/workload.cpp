@@ -273,7 +273,7 @@ Ends endsOf(const LayerContext& ctx)
     if (ms.mtpLayers > 0) {
         // Each MTP module: the next token's embedding joined to the hidden state (a 2h x h
         // projection), one more transformer layer like the last, and its own LM head and loss.
-        LayerCosts one = layerCosts(ctx, layerKindOf(ms, ms.layers - 1));
+        LayerCosts one = layerCosts(ctx, layerKindsOf(ms).kindAt(ms.layers - 1));
         const double projection = gemmSeconds(2 * tokens * 2 * h * h / w.t, h, ctx.rates.gemmEff,
                                               ctx.rates.gemmPeak, ctx.rates.widthHalf);
         one.forward.compute += projection + e.embedForward.compute;
@@ -299,27 +299,29 @@ Ends endsOf(const LayerContext& ctx)
 
 // The layers of the model by kind, each kind costed once.
 struct LayerTable {
+    LayerKinds pattern;
     std::vector<LayerKind> kinds;
     std::vector<LayerCosts> costs;
-    std::vector<int> kindOfLayer;
-    const LayerCosts& of(int layer) const { return costs[size_t(kindOfLayer[size_t(layer)])]; }
+    int count(size_t kind, int first, int end) const
+    {
+        return pattern.count(kinds[kind], first, end);
+    }
+    double modelFlops(int first, int end) const
+    {
+        double flops = 0;
+        for (size_t k = 0; k < kinds.size(); ++k)
+            flops += count(k, first, end) * costs[k].modelFlops;
+        return flops;
+    }
 };
 
 LayerTable layerTable(const LayerContext& ctx)
 {
     LayerTable t;
-    const ModelShape& ms = ctx.run.model;
-    t.kindOfLayer.resize(size_t(ms.layers));
-    for (int i = 0; i < ms.layers; ++i) {
-        const LayerKind kind = layerKindOf(ms, i);
-        auto it = std::find(t.kinds.begin(), t.kinds.end(), kind);
-        if (it == t.kinds.end()) {
-            t.kinds.push_back(kind);
-            t.costs.push_back(layerCosts(ctx, kind));
-            it = t.kinds.end() - 1;
-        }
-        t.kindOfLayer[size_t(i)] = int(it - t.kinds.begin());
-    }
+    t.pattern = layerKindsOf(ctx.run.model);
+    t.kinds = t.pattern.present();
+    for (LayerKind kind : t.kinds)
+        t.costs.push_back(layerCosts(ctx, kind));
     return t;
 }
 
@@ -412,10 +414,12 @@ std::vector<int> splitByShares(const std::vector<double>& items, int chunks)
 }
 
 // The last split asked for on this thread: a search asks for one model's split again and
-// again, its FLOPs only scaled by the micro-batch and the parallel sizes.
+// again, its FLOPs only scaled by the micro-batch and the parallel sizes. The layers' shares
+// follow from the pattern and each kind's share.
 struct SplitMemo {
     int chunks = 0;
-    std::vector<double> shares;
+    LayerKinds pattern;
+    std::vector<double> kindShares; // each kind's layer, then the head and MTP layers
     std::vector<int> split;
 };
 
@@ -424,23 +428,30 @@ struct SplitMemo {
 // possible heaviest stage, as the frameworks' pipeline layouts do (the LM head and MTP layers
 // count on the last virtual stage, which may then hold no other layer). By FLOPs, not time, so
 // that the split does not move with the micro-batch or the recompute.
-std::vector<int> balancedSplit(const ModelShape& model, const LayerTable& table, const Ends& ends,
-                               int chunks)
+const std::vector<int>& balancedSplit(const ModelShape& model, const LayerTable& table,
+                                      const Ends& ends, int chunks)
 {
-    std::vector<double> shares(size_t(model.layers) + 1);
-    double total = ends.headFlops + ends.mtp.modelFlops;
-    for (int i = 0; i < model.layers; ++i)
-        total += shares[size_t(i)] = table.of(i).modelFlops;
-    shares.back() = ends.headFlops + ends.mtp.modelFlops;
-    for (double& share : shares)
-        share /= total;
+    const double total = table.modelFlops(0, model.layers) + ends.headFlops + ends.mtp.modelFlops;
+    std::vector<double> kindShares;
+    for (const LayerCosts& lc : table.costs)
+        kindShares.push_back(lc.modelFlops / total);
+    kindShares.push_back((ends.headFlops + ends.mtp.modelFlops) / total);
     thread_local SplitMemo memo;
-    const bool same = memo.chunks == chunks && memo.shares.size() == shares.size() &&
-                      std::equal(shares.begin(), shares.end(), memo.shares.begin(),
+    const bool same = memo.chunks == chunks && memo.pattern == table.pattern &&
+                      memo.kindShares.size() == kindShares.size() &&
+                      std::equal(kindShares.begin(), kindShares.end(), memo.kindShares.begin(),
                                  [](double a, double b) { return std::abs(a - b) <= 1e-12; });
     if (!same) {
+        std::vector<double> shares(size_t(model.layers) + 1);
+        for (int i = 0; i < model.layers; ++i) {
+            const LayerKind kind = table.pattern.kindAt(i);
+            const size_t k = size_t(std::find(table.kinds.begin(), table.kinds.end(), kind) -
+                                    table.kinds.begin());
+            shares[size_t(i)] = kindShares[k];
+        }
+        shares.back() = kindShares.back();
         std::vector<int> split = splitByShares(shares, chunks);
-        memo = {chunks, std::move(shares), std::move(split)};
+        memo = {chunks, table.pattern, std::move(kindShares), std::move(split)};
     }
     return memo.split;
 }
@@ -461,16 +472,13 @@ void fillOps(const RunDesc& run, const LayerTable& table, const Ends& ends, Work
     std::vector<int> firstLayer(size_t(w.p) * w.v + 1, 0);
     for (size_t vs = 0; vs < size_t(w.p) * w.v; ++vs)
         firstLayer[vs + 1] = firstLayer[vs] + w.layers[vs];
-    std::vector<int> layersOfKind(table.costs.size());
     for (int s = 0; s < w.p; ++s) {
         for (int k = 0; k < w.v; ++k) {
             const size_t i = w.op(s, k);
             const int vs = k * w.p + s;
-            std::fill(layersOfKind.begin(), layersOfKind.end(), 0);
-            for (int layer = firstLayer[size_t(vs)]; layer < firstLayer[size_t(vs) + 1]; ++layer)
-                ++layersOfKind[size_t(table.kindOfLayer[size_t(layer)])];
             for (size_t kind = 0; kind < table.costs.size(); ++kind) {
-                const double n = layersOfKind[kind];
+                const double n =
+                    table.count(kind, firstLayer[size_t(vs)], firstLayer[size_t(vs) + 1]);
                 if (n == 0)
                     continue;
                 const LayerCosts& lc = table.costs[kind];
@@ -577,9 +585,7 @@ void modelFlops(const RunDesc& run, const LayerTable& table, const Ends& ends, W
 {
     const ModelShape& ms = run.model;
     w.tokensPerStep = double(run.batch.global) * ms.seqLen;
-    double perGpu = ends.mtp.modelFlops + ends.headFlops;
-    for (int i = 0; i < ms.layers; ++i)
-        perGpu += table.of(i).modelFlops;
+    const double perGpu = ends.mtp.modelFlops + ends.headFlops + table.modelFlops(0, ms.layers);
     const double fwdPerSequence = perGpu * w.t * w.c / run.batch.micro;
     w.modelFlopsPerStep = 3 * fwdPerSequence * run.batch.global;
 }
@@ -757,9 +763,31 @@ bool Workload::hopScaleOut(int from, int to) const
     return sendScaleOut[size_t(hop)];
 }
 
+// Moves `from`'s buffers, emptied, into `to`.
+template <typename... Buffers>
+void reuseBuffers(Workload& from, Workload& to, Buffers Workload::*... buffers)
+{
+    ((from.*buffers).clear(), ...);
+    ((to.*buffers).swap(from.*buffers), ...);
+}
+
 Workload buildWorkload(const ClusterDesc& cluster, const RunDesc& run, const Calibration& cal)
 {
     Workload w;
+    rebuildWorkload(cluster, run, cal, w);
+    return w;
+}
+
+void rebuildWorkload(const ClusterDesc& cluster, const RunDesc& run, const Calibration& cal,
+                     Workload& w)
+{
+    Workload fresh;
+    reuseBuffers(w, fresh, &Workload::layers, &Workload::forward, &Workload::backward,
+                 &Workload::commPerOp, &Workload::send, &Workload::sendScaleOut,
+                 &Workload::paramsOfChunk, &Workload::layerParamsOfChunk,
+                 &Workload::expertParamsOfChunk, &Workload::activationBytesOfChunk,
+                 &Workload::optimizerS, &Workload::memoryGiB);
+    w = std::move(fresh);
     resolveSizes(cluster, run, cal, w);
     resolveLinks(cluster, run, cal, w);
     placeDimensions(cluster, run, w);
@@ -773,7 +801,6 @@ Workload buildWorkload(const ClusterDesc& cluster, const RunDesc& run, const Cal
     pipelineSends(run, w);
     optimizerAndMemory(run, table, ends, r, cal, w);
     modelFlops(run, table, ends, w);
-    return w;
 }
 
 } // namespace cs

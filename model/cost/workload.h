@@ -90,8 +90,6 @@ struct Workload {
     size_t op(int stage, int chunk) const { return size_t(stage) * v + chunk; }
     int layersOf(int stage, int chunk) const { return layers[size_t(chunk) * p + stage]; }
     const DimComm& dp() const { return dims[Dim::DP]; }
-    // Parameters of the whole model: every chunk's share of one GPU times the tensor-parallel
-    // GPUs that split it (context and data parallel ranks hold copies).
     // The model's parameters: the dense ones of every stage split over tp, the experts' over
     // ep x etp.
     double modelParams() const
@@ -116,5 +114,8 @@ struct Workload {
 
 // The run must be valid on the cluster (checkRunOnCluster reports nothing).
 Workload buildWorkload(const ClusterDesc& cluster, const RunDesc& run, const Calibration& cal);
+// The same into `w`, whatever it held, reusing its buffers: a search builds one per layout.
+void rebuildWorkload(const ClusterDesc& cluster, const RunDesc& run, const Calibration& cal,
+                     Workload& w);
 
 } // namespace cs

@@ -221,7 +221,9 @@ WhatIf gpuSwapped(const std::string& label, ClusterDesc cluster, const ClusterDe
 {
     cluster.gpu = gpuFrom.gpu;
     cluster.gpuByName = gpuFrom.gpuByName;
-    return evaluateWhatIf({label}, cluster, run);
+    WhatIf w;
+    w.label = label;
+    return evaluateWhatIf(std::move(w), cluster, run);
 }
 
 // Inputs that do not stand alone: counts change dp, dp follows the counts, and the GPU's
@@ -241,7 +243,9 @@ bool changesAlone(const std::string& path)
 // belongs to (no `storage`), it takes A's whole section: its fields do not stand alone.
 WhatIf withInputOfA(const ClusterRun& a, const ClusterRun& b, const InputDifference& d)
 {
-    WhatIf w{"B with " + d.label + " " + inputText(d.a) + " (A's)", d.path};
+    WhatIf w;
+    w.label = "B with " + d.label + " " + inputText(d.a) + " (A's)";
+    w.path = d.path;
     json j = {{"cluster", toJson(b.cluster)}, {"run", toJson(b.run)}};
     const json::json_pointer pointer(d.path);
     const json::json_pointer section = pointer.parent_pointer();

@@ -85,7 +85,7 @@ std::vector<ScalingPoint> weakScaling(const ClusterDesc& cluster, const RunDesc&
         p.dp = r.parallelism.dp;
         p.globalBatch = r.batch.global;
         // The simulated schedule, as the application shows for the run itself.
-        p.stepTimeS = evaluate(c, r).stepTimeS;
+        p.stepTimeS = evaluate(c, r, {nullptr, false}).stepTimeS;
         p.isCluster = u == units;
         points.push_back(p);
     }

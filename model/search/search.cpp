@@ -464,7 +464,7 @@ private:
         }
     }
 
-    EvalOptions evalOptions() const { return {m_options.calibration}; }
+    EvalOptions evalOptions() const { return {m_options.calibration, false}; }
 
     const ClusterDesc& m_cluster;
     const ClusterDesc m_freeNetwork;

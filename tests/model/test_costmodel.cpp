@@ -174,6 +174,30 @@ TEST_CASE("the analytical path agrees with the event simulation within 2 %")
     }
 }
 
+TEST_CASE("an evaluation without its timeline has the same figures, and no events")
+{
+    std::vector<std::tuple<std::string, ClusterDesc, RunDesc>> cases;
+    for (const Sample& s : {fairwater128(), ndv5(), sample("gb200-16-deepseek-v3.run.json")})
+        cases.emplace_back(s.run.name, s.cluster, s.run);
+    for (const MeasuredRun& r : publicRuns())
+        cases.emplace_back(r.id, r.cluster, r.run);
+    for (const auto& [name, cluster, run] : cases) {
+        INFO(name);
+        const Evaluation full = evaluate(cluster, run);
+        const Evaluation figures = evaluate(cluster, run, {nullptr, false});
+        CHECK_FALSE(full.events.empty());
+        CHECK(figures.events.empty());
+        CHECK(figures.stepTimeS == full.stepTimeS);
+        const auto parts = full.breakdown.parts(), same = figures.breakdown.parts();
+        for (size_t i = 0; i < parts.size(); ++i)
+            CHECK(parts[i].seconds == same[i].seconds);
+        CHECK(figures.commTotalS.values == full.commTotalS.values);
+        CHECK(figures.exposedScaleOutS == full.exposedScaleOutS);
+        CHECK(figures.mfu == full.mfu);
+        CHECK(figures.memoryGiBPerStage == full.memoryGiBPerStage);
+    }
+}
+
 TEST_CASE("more bandwidth never slows a step")
 {
     for (const Sample& s : {fairwater128(), ndv5()}) {
