@@ -6,6 +6,7 @@
 #include "alltoall.h"
 #include "calibration.h"
 #include "costmodel.h"
+#include "layers.h"
 #include "samplefiles.h"
 #include "search.h"
 #include "validation.h"
@@ -180,4 +181,44 @@ TEST_CASE("The all-to-all of a forward op is dispatch + combine, of a backward o
     }
     CHECK(forward > 0);
     CHECK(backward > 0);
+}
+
+TEST_CASE("the layers of each kind in a range are counted as a walk over the layers would")
+{
+    struct Shape {
+        int layers, denseLayers, every; // every: 0 for no sliding window
+    };
+    const auto shape = GENERATE(Shape{61, 3, 0}, Shape{61, 61, 0}, Shape{36, 0, 2}, Shape{48, 1, 4},
+                                Shape{48, 3, 4}, Shape{7, 7, 1}, Shape{5, 2, 3});
+    ModelShape model;
+    model.layers = shape.layers;
+    if (shape.denseLayers < shape.layers) {
+        model.moe = Moe{};
+        model.moe->denseLayers = shape.denseLayers;
+    }
+    if (shape.every > 0) {
+        model.attention.kind = AttentionKind::SlidingWindow;
+        model.attention.every = shape.every;
+    }
+    const LayerKinds kinds = layerKindsOf(model);
+    INFO(shape.layers << " layers, " << shape.denseLayers << " dense, sliding every "
+                      << shape.every);
+    std::vector<LayerKind> seen;
+    for (int i = 0; i < shape.layers; ++i) {
+        const LayerKind kind = kinds.kindAt(i);
+        CHECK(kind.moe == (i >= shape.denseLayers));
+        CHECK(kind.sliding == (shape.every > 0 && i % shape.every == 0));
+        if (std::find(seen.begin(), seen.end(), kind) == seen.end())
+            seen.push_back(kind);
+    }
+    CHECK(kinds.present() == seen);
+    for (int first = 0; first <= shape.layers; ++first)
+        for (int end = first; end <= shape.layers; ++end)
+            for (bool moe : {false, true})
+                for (bool sliding : {false, true}) {
+                    int walked = 0;
+                    for (int i = first; i < end; ++i)
+                        walked += kinds.kindAt(i) == LayerKind{moe, sliding};
+                    CHECK(kinds.count({moe, sliding}, first, end) == walked);
+                }
 }
