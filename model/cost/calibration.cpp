@@ -101,6 +101,14 @@ Framework frameworkOf(const RunDesc& run, const GpuSpec& gpu)
                : Framework::MegatronCore2026;
 }
 
+bool allToAllOverlapOf(const RunDesc& run, bool fullIteration)
+{
+    const json& ext = run.extensions.value();
+    if (const auto it = ext.find("x-moe_a2a_overlap"); it != ext.end() && it->is_boolean())
+        return it->get<bool>();
+    return fullIteration;
+}
+
 double Calibration::gemmEfficiency(const std::string& gpu, Precision p) const
 {
     const double measured = lookup(gemm, gpu, p, -1);
@@ -171,42 +179,42 @@ const Calibration& defaultCalibration()
     static const Calibration c{
         .gemm =
             {
-                {"A100", Precision::BF16, 0.66025},
-                {"B200", Precision::FP8, 0.602596},
-                {"GB200", Precision::FP8, 0.548945},
-                {"GB200", Precision::NVFP4, 0.448522},
-                {"GB300", Precision::FP8, 0.784752},
-                {"GB300", Precision::NVFP4, 0.495971},
-                {"H100", Precision::FP8, 0.694744},
-                {"H200", Precision::FP8, 0.637946},
+                {"A100", Precision::BF16, 0.661313},
+                {"B200", Precision::FP8, 0.602355},
+                {"GB200", Precision::FP8, 0.548313},
+                {"GB200", Precision::NVFP4, 0.451249},
+                {"GB300", Precision::FP8, 0.784853},
+                {"GB300", Precision::NVFP4, 0.495931},
+                {"H100", Precision::FP8, 0.708141},
+                {"H200", Precision::FP8, 0.637404},
             },
         .grouped =
             {
-                {"B200", Precision::BF16, 0.178455},
-                {"B200", Precision::FP8, 0.204877},
-                {"GB200", Precision::BF16, 0.228712},
-                {"GB200", Precision::FP8, 0.222767},
-                {"GB300", Precision::BF16, 0.263966},
-                {"GB300", Precision::FP8, 0.320534},
-                {"H100", Precision::BF16, 0.436722},
-                {"H100", Precision::FP8, 0.154102},
+                {"B200", Precision::BF16, 0.185981},
+                {"B200", Precision::FP8, 0.201409},
+                {"GB200", Precision::BF16, 0.22093},
+                {"GB200", Precision::FP8, 0.258686},
+                {"GB300", Precision::BF16, 0.277952},
+                {"GB300", Precision::FP8, 0.380174},
+                {"H100", Precision::BF16, 0.672792},
+                {"H100", Precision::FP8, 0.170881},
             },
         .defaultGemmEfficiency = 0.5,
-        .bf16OverFp8 = 1.21693,
-        .grouped2026Factor = 2.05031,
-        .gemmHalfWidth = 805.387,
-        .groupedHalfWidth = 1697.05,
-        .attentionEfficiency = 0.421192,
-        .memoryEfficiency = 0.640221,
+        .bf16OverFp8 = 1.22224,
+        .grouped2026Factor = 1.45955,
+        .gemmHalfWidth = 810.073,
+        .groupedHalfWidth = 1697.93,
+        .attentionEfficiency = 0.421469,
+        .memoryEfficiency = 0.639765,
         .nvlinkEfficiency = 0.8,
-        .scaleOutEfficiency = 0.824187,
+        .scaleOutEfficiency = 0.800614,
         .allToAllEfficiency = 0.9999,
-        .tpOverlap = 0.464065,
-        .epOverlap = 0.515886,
-        .dpContention = 0.244967,
-        .layerHostUs = 166.422,
-        .moeLayerHostUs = 4453.42,
-        .expertHostUs = 260.859,
+        .tpOverlap = 0.468767,
+        .epOverlap = 0.999887,
+        .dpContention = 0.255819,
+        .layerHostUs = 0.453436,
+        .moeLayerHostUs = 4519.7,
+        .expertHostUs = 258.355,
         .frameworkMemoryGiB = 4,
     };
     return c;

@@ -29,27 +29,31 @@ struct GemmEfficiency {
 inline constexpr double kReferenceGemmWidth = 4096;
 
 // How a training framework runs a step, where frameworks differ in ways the step time shows.
-// The 2021-22 Megatron-LM of the SC21 and recompute papers reduces gradients in FP32 after
-// the backward pass and overlaps no collective with compute. Megatron-Core and NeMo reduce
-// bucketed BF16 gradients under the backward, gather parameters bucket by bucket, and overlap
-// tensor-parallel collectives with their GEMMs. From the NeMo 26.06 containers on (and in
-// MLPerf's recipes), a step is captured in CUDA graphs, so the CPU no longer holds layers back,
-// and MXFP8 expert GEMMs run markedly faster on Blackwell: the same configurations are 20-36 %
-// faster than in 26.04 there, unchanged on H100 (docs/cost-model.md).
+// Megatron-LM on its defaults (2021-23: the SC21 paper's software, MegaScale's baseline)
+// reduces gradients in FP32 after the backward pass and overlaps no collective with compute.
+// Megatron-Core and NeMo reduce bucketed BF16 gradients under the backward, gather parameters
+// bucket by bucket, and overlap tensor-parallel collectives with their GEMMs. From the NeMo 26.06
+// containers on (and in MLPerf's recipes), a step is captured in CUDA graphs, so the CPU no longer
+// holds layers back, and MXFP8 expert GEMMs run markedly faster on Blackwell: the same
+// configurations are 20-36 % faster than in 26.04 there, unchanged on H100 (docs/cost-model.md).
 enum class Framework : uint8_t { Megatron2021, MegatronCore2025, MegatronCore2026 };
 constexpr auto enumTexts(Framework)
 {
     return std::array<EnumText<Framework>, 3>{
-        {{Framework::Megatron2021, "megatron-2021", "Megatron-LM 2021-22"},
+        {{Framework::Megatron2021, "megatron-2021", "Megatron-LM on its defaults, 2021-23"},
          {Framework::MegatronCore2025, "megatron-core-2025",
           "Megatron-Core / NeMo to the 26.04 containers"},
          {Framework::MegatronCore2026, "megatron-core-2026",
           "Megatron-Core / NeMo from the 26.06 containers"}}};
 }
-// The run's framework: `x-framework` in the run when given; else the 2021-22 software for an
+// The run's framework: `x-framework` in the run when given; else Megatron-LM on its defaults for an
 // A100 run without a distributed optimizer (which that software did not have), the newest
 // for any other.
 Framework frameworkOf(const RunDesc& run, const GpuSpec& gpu);
+// Whether the expert all-to-all runs under another micro-batch's compute (Megatron-Core's
+// overlap_moe_expert_parallel_comm, off by default, turned on per recipe): `x-moe_a2a_overlap`
+// in the run when given; else on for the 2026 full-iteration MXFP8 recipes (`fullIteration`).
+bool allToAllOverlapOf(const RunDesc& run, bool fullIteration);
 
 struct Calibration {
     std::vector<GemmEfficiency> gemm;    // dense GEMMs, fitted on dense runs
@@ -63,7 +67,7 @@ struct Calibration {
     // GEMMs narrower than this (on one GPU) reach half the efficiency of wide ones:
     // efficiency scales as 1 / (1 + gemmHalfWidth / width), held at the reference width.
     double gemmHalfWidth = 800;
-    double groupedHalfWidth = 800; // the same for expert GEMMs, per expert
+    double groupedHalfWidth = 800;    // the same for expert GEMMs, per expert
     double attentionEfficiency = 0.4; // flash attention, as a fraction of the BF16 peak
     double memoryEfficiency = 0.7;    // elementwise kernels, of the HBM bandwidth
     double nvlinkEfficiency = 0.8;    // bus bandwidth reached by NCCL on NVLink
@@ -81,7 +85,7 @@ struct Calibration {
     // counts); a layer takes the longer of this and its GPU time.
     double layerHostUs = 0;
     double moeLayerHostUs = 0;
-    double expertHostUs = 0; // per expert a GPU holds, per MoE layer
+    double expertHostUs = 0;       // per expert a GPU holds, per MoE layer
     double frameworkMemoryGiB = 4; // CUDA context, NCCL buffers, allocator fragmentation
 
     // At the reference width. A dense GEMM's, measured or derived from the GPU's FP8 one; an

@@ -138,11 +138,13 @@ double dataParallel(const Workload& w, int critical, const MeanOp& mean, Breakdo
             b.release = lastBackward;
     double tail = drainBuckets(w, buckets, 0, critical, nullptr) - lastBackward;
     const double spacing = groupSize(w.p, w.m, groupCount(w.p, w.m) - 1) * mean.backward;
+    // Without overlap every chunk's gradients wait for the stage's last backward.
+    const double released = w.overlapGradReduce ? spacing : 0;
     double queued = 0;
     for (int k = 0; k < w.v; ++k) {
         queued += chunkReduceS(w, critical, k);
         if (k > 0)
-            tail = std::max(tail, queued - k * spacing);
+            tail = std::max(tail, queued - k * released);
     }
     bd.exposed[Dim::DP] = gatherWait + std::max(0.0, tail);
     return ready[w.op(critical, w.v - 1)] + queued; // every gather and every reduction

@@ -337,8 +337,10 @@ void contextParallel(const Shape& l, const Workload& w, double attentionF, Layer
     const double ringB = (l.c - 1) * pointToPoint(2 * kvBytes, link);
     const double hiddenUnder = (l.c - 1) / l.c;
     lc.forward.comm[Dim::CP] = std::max(0.0, ringF - attentionF * hiddenUnder);
+    lc.forward.hidden[Dim::CP] = ringF - lc.forward.comm[Dim::CP];
     lc.backward.comm[Dim::CP] =
         std::max(0.0, ringB - kAttentionBackwardRatio * attentionF * hiddenUnder);
+    lc.backward.hidden[Dim::CP] = ringB - lc.backward.comm[Dim::CP];
     lc.comm[Dim::CP] = ringF + ringB;
 }
 
@@ -353,6 +355,7 @@ void recompute(const LayerContext& ctx, LayerKind kind, const Shape& l, const Te
         lc.backward.recompute = lc.forward.compute;
         for (Dim d : {Dim::TP, Dim::CP, Dim::EP}) {
             lc.backward.comm[d] += lc.forward.comm[d];
+            lc.backward.hidden[d] += lc.forward.hidden[d];
             lc.comm[d] += d == Dim::CP ? 0 : lc.comm[d] / 2;
         }
         lc.activationBytes = a * l.h / l.sp; // only each layer's input is kept
@@ -378,6 +381,7 @@ void recompute(const LayerContext& ctx, LayerKind kind, const Shape& l, const Te
             redo(RecomputeModule::Moe, x.mlpGemms + x.permute + x.activation,
                  a / l.tokens * copies * (l.h + (l.mats + 1) * moe.ffnHidden));
             lc.backward.comm[Dim::EP] += lc.forward.comm[Dim::EP];
+            lc.backward.hidden[Dim::EP] += lc.forward.hidden[Dim::EP];
             lc.comm[Dim::EP] += lc.comm[Dim::EP] / 2;
         }
     } else {
@@ -466,17 +470,21 @@ LayerCosts layerCosts(const LayerContext& ctx, LayerKind kind)
     lc.forward.compute = std::max(gpuF, x.host / 3);
     lc.backward.compute = std::max(gpuB, 2 * x.host / 3);
 
-    // The 2021-22 framework overlaps no collective with compute.
+    // Megatron-LM on its defaults overlaps no collective with compute.
     const bool overlaps = ctx.w.framework != Framework::Megatron2021;
     const double tpExposed = overlaps ? 1 - ctx.cal.tpOverlap : 1;
-    lc.forward.comm[Dim::TP] = tpExposed * x.tp;
-    lc.backward.comm[Dim::TP] = tpExposed * x.tp;
+    for (Parts* pass : {&lc.forward, &lc.backward}) {
+        pass->comm[Dim::TP] = tpExposed * x.tp;
+        pass->hidden[Dim::TP] = x.tp - pass->comm[Dim::TP];
+    }
     lc.comm[Dim::TP] = 2 * x.tp;
-    // The all-to-all overlaps the compute of another micro-batch (Megatron-Core's combined
-    // 1F1B), which hides at most that compute.
-    const double epOverlap = overlaps ? ctx.cal.epOverlap : 0;
-    lc.forward.comm[Dim::EP] = x.ep - std::min(epOverlap * x.ep, lc.forward.compute);
-    lc.backward.comm[Dim::EP] = x.ep - std::min(epOverlap * x.ep, lc.backward.compute);
+    // Where the recipe overlaps it, the all-to-all runs under the compute of another
+    // micro-batch (Megatron-Core's combined 1F1B), which hides at most that compute.
+    const double epOverlap = ctx.w.allToAllOverlap ? ctx.cal.epOverlap : 0;
+    for (Parts* pass : {&lc.forward, &lc.backward}) {
+        pass->hidden[Dim::EP] = std::min(epOverlap * x.ep, pass->compute);
+        pass->comm[Dim::EP] = x.ep - pass->hidden[Dim::EP];
+    }
     lc.comm[Dim::EP] = 2 * x.ep;
     contextParallel(l, ctx.w, x.attentionCore, lc);
     recompute(ctx, kind, l, x, lc);

@@ -203,15 +203,25 @@ void pushSegment(std::vector<Event>& events, double& t, double seconds, EventKin
     t = e.end;
 }
 
-// An op as its segments: recompute, compute, then the exposed collectives it waits for.
+// An op as its segments: recompute, compute (with the collectives hidden under it), then the
+// exposed collectives it waits for.
 void opEvents(const Workload& w, const PipelineOp& op, int opId, int inputId, const Parts& parts,
               std::vector<Event>& events)
 {
     double t = op.start;
     pushSegment(events, t, parts.recompute, EventKind::Recompute, Dim::TP, op, opId, inputId,
                 LinkClass::NVLink);
+    const double computeStart = t;
     pushSegment(events, t, parts.compute, op.backward ? EventKind::Backward : EventKind::Forward,
                 Dim::TP, op, opId, inputId, LinkClass::NVLink);
+    for (Dim d : kAllDims) { // under the compute, from its start
+        double under = computeStart;
+        const size_t first = events.size();
+        pushSegment(events, under, parts.hidden[d], EventKind::Comm, d, op, opId, inputId,
+                    w.linkOf(d));
+        if (events.size() > first)
+            events.back().exposed = false;
+    }
     for (Dim d : kAllDims)
         pushSegment(events, t, parts.comm[d], EventKind::Comm, d, op, opId, inputId, w.linkOf(d));
 }

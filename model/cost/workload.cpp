@@ -1,6 +1,7 @@
 #include "workload.h"
 
 #include <algorithm>
+#include <numeric>
 
 #include "calibration.h"
 #include "checkpoint.h"
@@ -58,7 +59,7 @@ void resolveSizes(const ClusterDesc& cluster, const RunDesc& run, const Calibrat
     // weight plus one FP8 scale per 16.
     w.gatherBytesPerParam = weightBytesOf(run.precision);
     w.framework = frameworkOf(run, cluster.gpu);
-    // The 2021-22 framework reduces FP32 gradients once the backward pass is done.
+    // Megatron-LM on its defaults reduces FP32 gradients once the backward pass is done.
     w.overlapGradReduce = w.framework != Framework::Megatron2021;
     w.gradBytesPerParam = w.overlapGradReduce ? 2 : 4;
     w.fsdp = par.fsdp;
@@ -209,6 +210,8 @@ Rates resolveRates(const ClusterDesc& cluster, const RunDesc& run, const Calibra
     // improved with the 2026 framework.
     const bool mxfp8 = run.precision == Precision::FP8 && gpu.peakTflopsNvfp4 > 0;
     w.wholeStepGraph = mxfp8 && w.framework == Framework::MegatronCore2026;
+    w.allToAllOverlap =
+        w.framework != Framework::Megatron2021 && allToAllOverlapOf(run, w.wholeStepGraph);
     r.groupedEff = cal.groupedGemmEfficiency(gpu.name, run.precision) *
                    (w.wholeStepGraph ? cal.grouped2026Factor : 1);
     r.bf16Peak = gpu.peakTflopsBf16 * 1e12;
@@ -267,7 +270,9 @@ Ends endsOf(const LayerContext& ctx)
     e.headFlops = 2 * tokens * double(ms.vocab) * h / w.t;
     addHead(run, w, ctx.rates, ctx.cal, e.headForward.compute, e.headBackward.compute, e.headTp);
     e.headForward.comm[Dim::TP] = tpExposed * e.headTp;
+    e.headForward.hidden[Dim::TP] = e.headTp - e.headForward.comm[Dim::TP];
     e.headBackward.comm[Dim::TP] = e.headForward.comm[Dim::TP];
+    e.headBackward.hidden[Dim::TP] = e.headForward.hidden[Dim::TP];
     e.embedForward.compute = 2 * kActivationBytes * tokens * h / ctx.rates.memory;
     e.embedBackward.compute = 2 * e.embedForward.compute;
     if (ms.mtpLayers > 0) {
@@ -280,8 +285,10 @@ Ends endsOf(const LayerContext& ctx)
         one.backward.compute += 2 * projection + e.embedBackward.compute;
         double headTp = 0;
         addHead(run, w, ctx.rates, ctx.cal, one.forward.compute, one.backward.compute, headTp);
-        one.forward.comm[Dim::TP] += tpExposed * headTp;
-        one.backward.comm[Dim::TP] += tpExposed * headTp;
+        for (Parts* pass : {&one.forward, &one.backward}) {
+            pass->comm[Dim::TP] += tpExposed * headTp;
+            pass->hidden[Dim::TP] += (1 - tpExposed) * headTp;
+        }
         one.comm[Dim::TP] += 2 * headTp;
         one.denseParams += 2 * h * h / w.t;
         one.modelFlops += 2 * tokens * (2 * h * h + double(ms.vocab) * h) / w.t;
@@ -387,9 +394,10 @@ double lightestHeaviest(const std::vector<double>& items, int groups)
     return high;
 }
 
-std::vector<int> splitByShares(const std::vector<double>& items, int chunks)
+// Exactly `chunks` groups of consecutive items, none above `most`, each ending as close to its
+// share of the total as the cap allows.
+std::vector<int> closestSplit(const std::vector<double>& items, int chunks, double most)
 {
-    const double most = lightestHeaviest(items, chunks) * (1 + 1e-9);
     std::vector<double> before(items.size() + 1, 0); // the FLOPs of the items before i
     for (size_t i = 0; i < items.size(); ++i)
         before[i + 1] = before[i] + items[i];
@@ -408,7 +416,41 @@ std::vector<int> splitByShares(const std::vector<double>& items, int chunks)
     }
     split.back() = int(items.size() - first);
     if (before.back() - before[first] > most) // the end outweighs the others: pack to the cap
-        split = groupsUpTo(items, chunks, most);
+        return groupsUpTo(items, chunks, most);
+    return split;
+}
+
+double heaviestGroup(const std::vector<double>& items, const std::vector<int>& sizes)
+{
+    double heaviest = 0;
+    size_t first = 0;
+    for (int size : sizes) {
+        heaviest =
+            std::max(heaviest, std::accumulate(items.begin() + long(first),
+                                               items.begin() + long(first + size_t(size)), 0.0));
+        first += size_t(size);
+    }
+    return heaviest;
+}
+
+// The last item is the head. When the last chunk, with the head, sets the lightest heaviest
+// chunk alone, the others are held to the lightest heaviest of their own layers, as the
+// frameworks' layouts do ("Et|(tt|)*30mL": two layers a chunk, the MTP layer and the loss on
+// the last), rather than to the head's weight.
+std::vector<int> splitByShares(const std::vector<double>& items, int chunks)
+{
+    std::vector<int> split =
+        closestSplit(items, chunks, lightestHeaviest(items, chunks) * (1 + 1e-9));
+    if (chunks > 1) {
+        const std::vector<double> body(items.begin(), items.end() - split.back());
+        const double bodyMost = lightestHeaviest(body, chunks - 1) * (1 + 1e-9);
+        std::vector<int> bodySplit(split.begin(), split.end() - 1);
+        if (heaviestGroup(body, bodySplit) > bodyMost) {
+            bodySplit = closestSplit(body, chunks - 1, bodyMost);
+            bodySplit.push_back(split.back());
+            split = bodySplit;
+        }
+    }
     --split.back(); // the head is no layer
     return split;
 }
@@ -482,8 +524,8 @@ void fillOps(const RunDesc& run, const LayerTable& table, const Ends& ends, Work
                 if (n == 0)
                     continue;
                 const LayerCosts& lc = table.costs[kind];
-                w.forward[i] += lc.forward.times(n);
-                w.backward[i] += lc.backward.times(n);
+                w.forward[i].addTimes(lc.forward, n);
+                w.backward[i].addTimes(lc.backward, n);
                 for (Dim d : kAllDims)
                     w.commPerOp[i][d] += n * lc.comm[d];
                 w.layerParamsOfChunk[i] += n * lc.denseParams;
@@ -693,8 +735,12 @@ void fullyShardedData(const RunDesc& run, Workload& w)
             (expert > 0 ? allGather(expert * w.gatherBytesPerParam, w.expertData.group) : 0.0);
         const double backward =
             gatherF + w.gradientReduceS(dense * w.gradBytesPerParam, expert * w.gradBytesPerParam);
-        w.forward[i].comm[Dim::DP] += std::max(0.0, gatherF - w.forward[i].total());
-        w.backward[i].comm[Dim::DP] += std::max(0.0, backward - w.backward[i].total());
+        for (auto [pass, seconds] :
+             {std::pair{&w.forward[i], gatherF}, {&w.backward[i], backward}}) {
+            const double exposed = std::max(0.0, seconds - pass->total());
+            pass->comm[Dim::DP] += exposed;
+            pass->hidden[Dim::DP] += seconds - exposed;
+        }
         w.commPerOp[i][Dim::DP] += gatherF + backward;
     }
 }
@@ -707,25 +753,6 @@ double Parts::total() const
     for (double c : comm.values)
         sum += c;
     return sum;
-}
-
-Parts& Parts::operator+=(const Parts& o)
-{
-    compute += o.compute;
-    recompute += o.recompute;
-    for (Dim d : kAllDims)
-        comm[d] += o.comm[d];
-    return *this;
-}
-
-Parts Parts::times(double k) const
-{
-    Parts out;
-    out.compute = compute * k;
-    out.recompute = recompute * k;
-    for (Dim d : kAllDims)
-        out.comm[d] = comm[d] * k;
-    return out;
 }
 
 double Workload::gradientReduceS(double denseBytes, double expertBytes) const

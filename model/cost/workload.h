@@ -20,11 +20,24 @@ namespace cs {
 struct Parts {
     double compute = 0;
     double recompute = 0;
-    PerDim<double> comm; // exposed communication inside the op (tp, cp, ep)
+    PerDim<double> comm;   // exposed communication inside the op (tp, cp, ep)
+    PerDim<double> hidden; // the rest of it, which runs under the op's compute
 
     double total() const;
-    Parts& operator+=(const Parts& o);
-    Parts times(double k) const;
+    Parts& operator+=(const Parts& o) { return addTimes(o, 1); }
+    Parts times(double k) const { return Parts{}.addTimes(*this, k); }
+    // Adds k times `o`: a chunk sums its layers of each kind (workload.cpp) for every layout a
+    // search tries, so this stays in line.
+    Parts& addTimes(const Parts& o, double k)
+    {
+        compute += k * o.compute;
+        recompute += k * o.recompute;
+        for (size_t d = 0; d < comm.values.size(); ++d) {
+            comm.values[d] += k * o.comm.values[d];
+            hidden.values[d] += k * o.hidden.values[d];
+        }
+        return *this;
+    }
 };
 
 // How a dimension's groups sit on NVLink domains, as a two-level group.
@@ -73,10 +86,11 @@ struct Workload {
     // The 2026 recipes capture the whole iteration in one CUDA graph, but only for MXFP8 on
     // Blackwell (the GPUs with FP4); their other recipes launch layer by layer.
     bool wholeStepGraph = false;
+    bool allToAllOverlap = false; // the expert all-to-all under another micro-batch's compute
     bool distributedOptimizer = false;
     bool fsdp = false;
-    bool overlapGradReduce = true;  // buckets reduced as the backward releases them
-    double gradBytesPerParam = 2;   // gradients are reduced in BF16 (FP32 in 2021-22)
+    bool overlapGradReduce = true; // buckets reduced as the backward releases them
+    double gradBytesPerParam = 2;  // gradients are reduced in BF16 (FP32 on Megatron-LM's defaults)
     double gatherBytesPerParam = 2; // parameters are gathered in the GEMM precision
     std::vector<double> optimizerS; // per stage
     std::vector<double> memoryGiB;  // per stage

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -131,39 +132,93 @@ json modelJsonOf(json model)
 
 // The software a row was measured with, as the cost model tells frameworks apart
 // (calibration.h): runs from NeMo containers 26.06 and later, and MLPerf results with experts
-// (whose recipes capture the whole iteration in CUDA graphs), on the newest; every other run on
-// the 2025 one. The 2021-22 Megatron-LM rows too: run on the 2021 framework (FP32 gradients
-// reduced after the backward pass, no TP overlap) they share the A100 GEMM efficiency with
-// MegaScale's 2024 baselines so badly that the fit gets worse on both (docs/cost-model.md,
-// "Calibration"), which says the 2021 software differs in more than that.
-std::string frameworkOfSource(const json& row)
+// (whose recipes capture the whole iteration in CUDA graphs), on the newest. MegaScale's
+// Megatron-LM baselines on Megatron-LM's defaults (FP32 gradients reduced after the backward
+// pass, no TP overlap): the overlaps are what MegaScale adds to it (its section 3.2). Every
+// other run on the 2025 one, the SC21 and recompute papers' rows too: on the defaults they fit
+// worse (docs/cost-model.md, "Calibration"), their hand-tuned runs hid more than that.
+std::string sourceOf(const json& row)
 {
     const auto source = row.find("source");
-    const std::string text =
-        source != row.end() && source->is_string() ? source->get<std::string>() : "";
+    return source != row.end() && source->is_string() ? source->get<std::string>() : "";
+}
+
+// A NeMo container release: "26.04", or "26.04.01" for its patch release.
+struct Container {
+    int year = 0, month = 0, patch = 0;
+    auto operator<=>(const Container&) const = default;
+};
+
+// "## 26.06 NeMo Container" in Megatron-Bridge tables, "ngc26.04" in MLPerf results.
+std::optional<Container> containerOf(const std::string& text)
+{
+    for (size_t at = text.find_first_of("0123456789"); at != std::string::npos;
+         at = text.find_first_of("0123456789", at + 1)) {
+        Container c;
+        if (std::sscanf(text.c_str() + at, "%2d.%2d", &c.year, &c.month) != 2 ||
+            at + 5 > text.size())
+            continue;
+        size_t end = at + 5;
+        if (end + 3 <= text.size() && text[end] == '.' &&
+            std::isdigit(static_cast<unsigned char>(text[end + 1]))) {
+            std::sscanf(text.c_str() + end + 1, "%2d", &c.patch);
+            end += 3;
+        }
+        const std::string after = text.substr(end, 15);
+        const bool container = after.rfind(" NeMo Container", 0) == 0 ||
+                               (at >= 3 && text.compare(at - 3, 3, "ngc") == 0);
+        if (container && c.year >= 20 && c.year < 100 && c.month >= 1 && c.month <= 12)
+            return c;
+    }
+    return std::nullopt;
+}
+
+std::string frameworkOfSource(const json& row)
+{
+    const std::string text = sourceOf(row);
+    if (text.find("MegaScale") != std::string::npos &&
+        text.find(", Megatron-LM,") != std::string::npos)
+        return "megatron-2021";
     const auto id = row.find("id");
     if (id != row.end() && id->is_string() && id->get<std::string>().rfind("mlperf_", 0) == 0 &&
         row.contains("model") && row["model"].is_object() && row["model"].contains("moe"))
         return "megatron-core-2026";
-    // "## 26.06 NeMo Container" in Megatron-Bridge tables, "ngc26.04" in MLPerf results.
-    for (size_t at = text.find_first_of("0123456789"); at != std::string::npos;
-         at = text.find_first_of("0123456789", at + 1)) {
-        int year = 0, month = 0;
-        if (std::sscanf(text.c_str() + at, "%2d.%2d", &year, &month) != 2 || at + 5 > text.size())
-            continue;
-        // A patch release ("26.06.01") follows the same container.
-        size_t end = at + 5;
-        if (end + 3 <= text.size() && text[end] == '.' &&
-            std::isdigit(static_cast<unsigned char>(text[end + 1])))
-            end += 3;
-        const std::string after = text.substr(end, 15);
-        const bool container = after.rfind(" NeMo Container", 0) == 0 ||
-                               (at >= 3 && text.compare(at - 3, 3, "ngc") == 0);
-        if (container && year >= 20 && year < 100 && month >= 1 && month <= 12)
-            return (year > 26 || (year == 26 && month >= 6)) ? "megatron-core-2026"
-                                                             : "megatron-core-2025";
-    }
-    return "megatron-core-2025";
+    const std::optional<Container> container = containerOf(text);
+    return container && *container >= Container{26, 6} ? "megatron-core-2026"
+                                                       : "megatron-core-2025";
+}
+
+// Megatron-Bridge performance recipes that overlap the expert all-to-all with another
+// micro-batch's compute (overlap_moe_expert_parallel_comm), besides the 2026 full-iteration
+// MXFP8 ones the cost model knows (calibration.h): by container, model family and GPU, from
+// the recipes of each release (docs/cost-model.md, "Mixture of experts").
+struct AllToAllOverlapRecipe {
+    Container first, last;
+    const char* family;
+    const char* gpu;
+};
+constexpr Container kLatest{99, 12, 99};
+const AllToAllOverlapRecipe kAllToAllOverlapRecipes[] = {
+    {{25, 9}, {25, 9, 99}, "DeepSeek-V3", "H100"},
+    {{25, 11}, {25, 11, 99}, "Qwen3-30B-A3B", "H100"},
+    {{25, 11}, {25, 11, 99}, "Qwen3-235B-A22B", "B200"},
+    {{26, 2}, {26, 2}, "Qwen3-30B-A3B", "H100"},
+    {{26, 4}, kLatest, "Qwen3-235B-A22B", "H100"},
+    {{26, 4}, {26, 4, 99}, "gpt-oss-120b", "GB200"},
+    {{26, 4, 1}, {26, 4, 1}, "DeepSeek-V3", "B200"},
+};
+
+bool allToAllOverlapInRecipe(const json& row)
+{
+    const std::optional<Container> container = containerOf(sourceOf(row));
+    const std::string family = row.value("family", "");
+    const json cluster = row.value("cluster", json::object());
+    const std::string gpu = cluster.is_object() ? cluster.value("gpu", "") : "";
+    return container && std::any_of(std::begin(kAllToAllOverlapRecipes),
+                                    std::end(kAllToAllOverlapRecipes), [&](const auto& r) {
+                                        return r.first <= *container && *container <= r.last &&
+                                               family == r.family && gpu == r.gpu;
+                                    });
 }
 
 bool fsdpInSource(const json& row)
@@ -193,6 +248,8 @@ json runJsonOf(const json& row, const std::string& id)
     if (const auto recipe = row.find("precision_recipe"); recipe != row.end())
         run["x-precision_recipe"] = *recipe;
     run["x-framework"] = frameworkOfSource(row);
+    if (allToAllOverlapInRecipe(row))
+        run["x-moe_a2a_overlap"] = true;
     // Runs with experts keep Megatron-Core's default rank order (tp-cp-ep-dp-pp): pipeline
     // stages outermost, so that each expert-parallel group is the data-parallel neighbours of
     // one stage, as the MoE recipes rely on. Dense rows keep the layout of formats.md.

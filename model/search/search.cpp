@@ -21,6 +21,7 @@ constexpr double kEstimateMargin = 0.03;
 constexpr size_t kShortlistFactor = 4;
 // Progress reports per search, so that a GUI gets a smooth bar without a flood of signals.
 constexpr int64_t kProgressSteps = 200;
+constexpr int64_t kProgressBatch = 64;
 
 // Ascending.
 std::vector<int> divisorsOf(int64_t n)
@@ -197,9 +198,9 @@ private:
 };
 
 std::vector<Layout> allowedLayouts(const ClusterDesc& cluster, const RunDesc& run,
-                                   const SearchConstraints& constraints)
+                                   const SearchConstraints& constraints, int threads)
 {
-    std::vector<Layout> layouts = enumerateLayouts(cluster, run);
+    std::vector<Layout> layouts = enumerateLayouts(cluster, run, threads);
     std::erase_if(layouts, [&](const Layout& l) { return !constraints.allows(l); });
     return layouts;
 }
@@ -255,7 +256,8 @@ bool activationsGrow(const Layout& smaller, const Layout& larger, int64_t global
     return true;
 }
 
-struct Worker {
+// A cache line of its own: each thread writes its worker for every layout.
+struct alignas(64) Worker {
     RunDesc probe;
     Shortlist shortlist;
     int64_t estimated = 0;
@@ -280,7 +282,7 @@ public:
         : m_cluster(cluster)
         , m_freeNetwork(withFreeNetwork(cluster))
         , m_options(options)
-        , m_layouts(allowedLayouts(cluster, run, options.constraints))
+        , m_layouts(allowedLayouts(cluster, run, options.constraints, threadCount()))
         , m_families(familiesOf(m_layouts))
         , m_workers(size_t(threadCount()),
                     Worker{probeRun(run), Shortlist(options.keep, options.alsoKeepFasterThanS)})
@@ -364,18 +366,24 @@ private:
     {
         std::atomic<size_t> next{0};
         auto loop = [&](Worker& worker, bool reports) {
-            int64_t nextReport = 0;
+            int64_t nextReport = 0, pending = 0;
             for (size_t i = next++; i < count; i = next++) {
                 if (stoppable && stopRequested()) {
                     m_stopped = true;
                     break;
                 }
-                const int64_t done = m_done += body(worker, i);
+                // Progress is shared in batches, so that the threads do not contend for it.
+                pending += body(worker, i);
+                if (pending < kProgressBatch)
+                    continue;
+                const int64_t done = m_done += pending;
+                pending = 0;
                 if (reports && done >= nextReport) {
                     report();
                     nextReport = done + std::max<int64_t>(1, totalSteps() / kProgressSteps);
                 }
             }
+            m_done += pending;
         };
         std::vector<std::thread> helpers;
         for (size_t t = 1; t < m_workers.size(); ++t)
@@ -557,42 +565,63 @@ std::vector<std::pair<int, int>> expertLayouts(const ModelShape& model, int tp, 
 
 // Micro-batch sizes are innermost, ascending: memory grows with them, so the search stops a
 // family of layouts at the first micro-batch that does not fit.
-std::vector<Layout> enumerateLayouts(const ClusterDesc& cluster, const RunDesc& run)
+// The valid layouts with this tp and cp, in enumeration order.
+std::vector<Layout> layoutsWith(const ClusterDesc& cluster, const RunDesc& run, int tp, int cp)
 {
     const int64_t gpus = cluster.gpuCount();
     const ModelShape& model = run.model;
     RunDesc probe = probeRun(run);
     probe.parallelism.recompute = Recompute::of(RecomputeMode::None);
     std::vector<Layout> layouts;
-    for (int tp : divisorsOf(gpus)) {
-        for (int cp : divisorsOf(gpus / tp)) {
-            for (int pp : divisorsOf(gpus / (int64_t(tp) * cp))) {
-                if (pp > model.layers)
-                    break;
-                const int dp = dataParallelWidth(int64_t(tp) * cp * pp, cluster, run);
-                if (dp == 0)
-                    continue;
-                const int maxVp = pp > 1 ? model.layers / pp : 1;
-                for (int vp = 1; vp <= maxVp; ++vp) {
-                    for (const auto& [ep, etp] : expertLayouts(model, tp, cp, dp)) {
-                        for (int micro : divisorsOf(run.batch.global / dp)) {
-                            Parallelism& par = probe.parallelism;
-                            par.tp = tp;
-                            par.cp = cp;
-                            par.pp = pp;
-                            par.vp = vp;
-                            par.dp = dp;
-                            par.ep = ep;
-                            par.etp = etp;
-                            probe.batch.micro = micro;
-                            if (isValid(probe, cluster))
-                                layouts.push_back({par, kPlacedDims, micro});
-                        }
-                    }
+    for (int pp : divisorsOf(gpus / (int64_t(tp) * cp))) {
+        if (pp > model.layers)
+            break;
+        const int dp = dataParallelWidth(int64_t(tp) * cp * pp, cluster, run);
+        if (dp == 0)
+            continue;
+        const int maxVp = pp > 1 ? model.layers / pp : 1;
+        for (int vp = 1; vp <= maxVp; ++vp) {
+            for (const auto& [ep, etp] : expertLayouts(model, tp, cp, dp)) {
+                for (int micro : divisorsOf(run.batch.global / dp)) {
+                    Parallelism& par = probe.parallelism;
+                    par.tp = tp;
+                    par.cp = cp;
+                    par.pp = pp;
+                    par.vp = vp;
+                    par.dp = dp;
+                    par.ep = ep;
+                    par.etp = etp;
+                    probe.batch.micro = micro;
+                    if (isValid(probe, cluster))
+                        layouts.push_back({par, kPlacedDims, micro});
                 }
             }
         }
     }
+    return layouts;
+}
+
+std::vector<Layout> enumerateLayouts(const ClusterDesc& cluster, const RunDesc& run, int threads)
+{
+    std::vector<std::pair<int, int>> tpCp;
+    for (int tp : divisorsOf(cluster.gpuCount()))
+        for (int cp : divisorsOf(cluster.gpuCount() / tp))
+            tpCp.emplace_back(tp, cp);
+    std::vector<std::vector<Layout>> byTpCp(tpCp.size());
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+        for (size_t i = next++; i < tpCp.size(); i = next++)
+            byTpCp[i] = layoutsWith(cluster, run, tpCp[i].first, tpCp[i].second);
+    };
+    std::vector<std::thread> helpers;
+    for (int t = 1; t < threads; ++t)
+        helpers.emplace_back(work);
+    work();
+    for (std::thread& t : helpers)
+        t.join();
+    std::vector<Layout> layouts;
+    for (std::vector<Layout>& some : byTpCp)
+        layouts.insert(layouts.end(), some.begin(), some.end());
     return layouts;
 }
 

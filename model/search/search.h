@@ -103,8 +103,9 @@ RunDesc withLayout(const RunDesc& run, const Layout& layout);
 std::vector<PlacementOrder> distinctPlacements(const PerDim<int>& sizes, int domainSize);
 
 // The valid layouts before placement and recompute are chosen: placement is the default and
-// recompute none. Deterministic order.
-std::vector<Layout> enumerateLayouts(const ClusterDesc& cluster, const RunDesc& run);
+// recompute none. Deterministic order, whatever the number of threads that check them.
+std::vector<Layout> enumerateLayouts(const ClusterDesc& cluster, const RunDesc& run,
+                                     int threads = 1);
 
 // The whole search. The result does not depend on the number of threads.
 SearchOutcome searchParallelism(const ClusterDesc& cluster, const RunDesc& run,

@@ -121,7 +121,7 @@ const std::map<std::string, std::pair<double, double>> kExplainedOutliers = {
     {"nemo_bridge_25.11_DGX-GB300_LLAMA3_70B_64gpu_FP8-CS", {-0.30, -0.15}},
 };
 
-TEST_CASE("public measured runs: MAPE at most 4.5 %, no row off by more than 15 % but one "
+TEST_CASE("public measured runs: MAPE at most 4 %, no row off by more than 13 % but one "
           "explained")
 {
     double sum = 0;
@@ -134,14 +134,14 @@ TEST_CASE("public measured runs: MAPE at most 4.5 %, no row off by more than 15 
             CHECK(error >= outlier->second.first);
             CHECK(error <= outlier->second.second);
         } else {
-            CHECK(std::abs(error) <= 0.15);
+            CHECK(std::abs(error) <= 0.13);
         }
         sum += std::abs(error);
     }
-    CHECK(sum / double(runs.size()) <= 0.045);
+    CHECK(sum / double(runs.size()) <= 0.04);
 }
 
-TEST_CASE("measured runs with experts: MAPE at most 10.5 %")
+TEST_CASE("measured runs with experts: MAPE at most 10 %")
 {
     Diagnostics diags;
     const auto runs = readMeasuredRuns(
@@ -151,7 +151,7 @@ TEST_CASE("measured runs with experts: MAPE at most 10.5 %")
     double sum = 0;
     for (const MeasuredRun& r : runs)
         sum += std::abs(step(r.cluster, r.run) / r.run.measured->stepTimeS - 1);
-    CHECK(sum / double(runs.size()) <= 0.105);
+    CHECK(sum / double(runs.size()) <= 0.10);
 }
 
 TEST_CASE("the analytical path agrees with the event simulation within 2 %")
@@ -275,11 +275,27 @@ TEST_CASE("recompute trades memory for time")
     CHECK(sel.memoryGiBPerGpu < none.memoryGiBPerGpu);
 }
 
-TEST_CASE("events are well formed: ordered, one compute op at a time per stage, PP order kept")
+TEST_CASE("events are well formed: ordered, one compute op at a time per stage, PP order kept, "
+          "hidden collectives start with their op's compute")
 {
-    for (const Sample& s : {fairwater128(), ndv5()}) {
+    for (const Sample& s : {fairwater128(), ndv5(), sample("gb200-16-deepseek-v3.run.json")}) {
         INFO(s.run.name);
         const Evaluation e = evaluate(s.cluster, s.run);
+        std::map<int, double> computeStart; // by op
+        for (const Event& ev : e.events)
+            if (ev.kind == EventKind::Forward || ev.kind == EventKind::Backward)
+                computeStart[ev.op] = ev.start;
+        std::map<Dim, int> hiddenByDim;
+        for (const Event& ev : e.events) {
+            if (!ev.isComm() || ev.exposed || ev.dim == Dim::DP || ev.dim == Dim::PP)
+                continue;
+            ++hiddenByDim[ev.dim];
+            REQUIRE(computeStart.count(ev.op) == 1);
+            CHECK(ev.start == computeStart.at(ev.op));
+        }
+        // TP is partly hidden; the expert all-to-all of the MoE sample (MXFP8 on GB200) wholly.
+        CHECK((hiddenByDim[Dim::TP] > 0) == (s.run.parallelism.tp > 1));
+        CHECK((hiddenByDim[Dim::EP] > 0) == s.run.model.moe.has_value());
         std::map<int, std::vector<const Event*>> computeByStage;
         // (forward?, micro-batch, virtual stage) -> [start, end] of its compute segments
         std::map<std::tuple<bool, int, int>, std::pair<double, double>> ops;
@@ -288,9 +304,11 @@ TEST_CASE("events are well formed: ordered, one compute op at a time per stage, 
             CHECK(ev.end >= ev.start);
             CHECK(ev.start >= 0);
             CHECK(ev.end <= e.stepTimeS + 1e-12);
-            const bool onStream = ev.kind == EventKind::Forward || ev.kind == EventKind::Backward ||
-                                  ev.kind == EventKind::Recompute ||
-                                  (ev.isComm() && (ev.dim == cs::Dim::TP || ev.dim == cs::Dim::CP));
+            const bool onStream =
+                ev.kind == EventKind::Forward || ev.kind == EventKind::Backward ||
+                ev.kind == EventKind::Recompute ||
+                (ev.isComm() && ev.exposed &&
+                 (ev.dim == cs::Dim::TP || ev.dim == cs::Dim::CP || ev.dim == cs::Dim::EP));
             if (!onStream)
                 continue;
             computeByStage[ev.stage].push_back(&ev);

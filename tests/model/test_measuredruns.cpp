@@ -6,6 +6,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include "measuredruns.h"
 
 using namespace cs;
@@ -167,4 +169,35 @@ TEST_CASE("a token-drop row's capacity is the run's capacity factor; dropless ro
     }
     CHECK(tokenDrop == 8);
     CHECK(dropless > 40);
+}
+
+TEST_CASE("a row's software: MegaScale's Megatron-LM baselines on Megatron-LM's defaults, the "
+          "expert all-to-all overlapped where the row's recipe overlaps it")
+{
+    Diagnostics diags;
+    std::vector<MeasuredRun> runs = readMeasuredRuns(kPublic, diags);
+    const std::vector<MeasuredRun> moe = readMeasuredRuns(kMoePublic, diags);
+    runs.insert(runs.end(), moe.begin(), moe.end());
+    auto extension = [&](const std::string& id, const char* key) {
+        const MeasuredRun* r = byId(runs, id);
+        REQUIRE(r);
+        const nlohmann::json& ext = r->run.extensions.value();
+        return ext.contains(key) ? ext.at(key) : nlohmann::json();
+    };
+    CHECK(extension("megascale_t2_megatronlm_8192gpu", "x-framework") == "megatron-2021");
+    CHECK(extension("sc21_t1_1008.0B", "x-framework") == "megatron-core-2025");
+    CHECK(extension("mbridge_2606_dsv3_gb200", "x-framework") == "megatron-core-2026");
+    // Recipes by container, model and GPU: on for these, left to the cost model's default
+    // (off here: 2025 software) for the same model on other GPUs or in other containers.
+    for (const char* on : {"mbridge_2509_dsv3_h100", "mbridge_2511_qwen3-30b_h100",
+                           "mbridge_2602_qwen3-30b_h100", "mbridge_2604_qwen3-235b_h100",
+                           "mbridge_260401_dsv3_b200", "mbridge_2604_gptoss-120b_gb200"}) {
+        INFO(on);
+        CHECK(extension(on, "x-moe_a2a_overlap") == true);
+    }
+    for (const char* unset : {"mbridge_260201_qwen3-30b_gb200", "mbridge_2604_dsv3_b200",
+                              "mbridge_2604_gptoss-120b_gb300", "mbridge_2602_qwen3-235b_h100"}) {
+        INFO(unset);
+        CHECK(extension(unset, "x-moe_a2a_overlap").is_null());
+    }
 }

@@ -222,3 +222,47 @@ TEST_CASE("the layers of each kind in a range are counted as a walk over the lay
                     CHECK(kinds.count({moe, sliding}, first, end) == walked);
                 }
 }
+
+TEST_CASE("the expert all-to-all hides under compute only where the recipe overlaps it")
+{
+    const LoadedFile& f = insideRacks();
+    RunDesc run = *f.run;
+    REQUIRE(run.precision == Precision::FP8); // MXFP8 on GB200: the 2026 full-iteration recipe
+    const Evaluation byDefault = evaluate(*f.cluster, run);
+    run.extensions.set("x-moe_a2a_overlap", false);
+    const Evaluation off = evaluate(*f.cluster, run);
+    run.extensions.set("x-moe_a2a_overlap", true);
+    const Evaluation on = evaluate(*f.cluster, run);
+    CHECK(byDefault.stepTimeS == on.stepTimeS);
+    CHECK(off.commExposedS[Dim::EP] > 10 * on.commExposedS[Dim::EP]);
+    CHECK(off.stepTimeS > on.stepTimeS);
+    CHECK(off.commTotalS[Dim::EP] == Approx(on.commTotalS[Dim::EP])); // the same traffic
+    // The recipes that run BF16 keep it off unless told.
+    run.precision = Precision::BF16;
+    const double bf16On = evaluate(*f.cluster, run).stepTimeS;
+    run.extensions.set("x-moe_a2a_overlap", false);
+    const double bf16Off = evaluate(*f.cluster, run).stepTimeS;
+    run.extensions.erase("x-moe_a2a_overlap");
+    CHECK(evaluate(*f.cluster, run).stepTimeS == bf16Off);
+    CHECK(bf16Off > bf16On);
+}
+
+TEST_CASE("a pipeline split keeps every chunk but the head's to the lightest its layers allow")
+{
+    // DeepSeek-V3 on 8 stages of 4 chunks: the recipes' "Et|(tt|)*30mL", two layers a chunk,
+    // the MTP layer and the loss alone on the last, which outweighs the others.
+    const LoadedFile& f = insideRacks();
+    RunDesc run = *f.run;
+    run.parallelism.pp = 8;
+    run.parallelism.vp = 4;
+    run.parallelism.ep = 8;
+    REQUIRE(valid(run, *f.cluster));
+    const std::vector<int> split = layersPerVirtualStage(*f.cluster, run);
+    REQUIRE(split.size() == 32);
+    CHECK(*std::max_element(split.begin(), split.end()) == 2);
+    CHECK(split.back() == 0);
+    int layers = 0;
+    for (int n : split)
+        layers += n;
+    CHECK(layers == run.model.layers);
+}
