@@ -15,6 +15,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
+#include "calibration.h"
 #include "checkpoint.h"
 #include "comparison.h"
 #include "editcheck.h"
@@ -344,6 +345,26 @@ void PropertiesPanel::buildFields()
         BOOL_FIELD(par, tr("Distributed optimizer"),
                    tr("Shard optimizer states over data parallelism"),
                    run.parallelism.distributedOptimizer),
+        BOOL_FIELD(par, tr("FSDP"),
+                   tr("Shard parameters, gradients and optimizer states over data parallelism, "
+                      "gathering each layer's parameters as it runs"),
+                   run.parallelism.fsdp),
+        INT_FIELD(par, tr("EP"), tr("Expert-parallel degree: the experts split over ep GPUs"),
+                  run.parallelism.ep, Follow::Nothing),
+        INT_FIELD(par, tr("ETP"),
+                  tr("Expert tensor-parallel degree: each expert split over etp GPUs"),
+                  run.parallelism.etp, Follow::Nothing),
+        Field{par, tr("All-to-all overlap"),
+              tr("The expert all-to-all runs under another micro-batch's compute, as recipes "
+                 "that turn on Megatron-Core's overlap_moe_expert_parallel_comm do (by default "
+                 "only the 2026 MXFP8 full-iteration recipes)"),
+              Kind::Bool,
+              [](const cs::ClusterRun& v) {
+                  return QVariant(cs::allToAllOverlapOf(v.run, v.cluster.gpu));
+              },
+              [](cs::ClusterRun& v, const QVariant& x) {
+                  v.run.extensions.set(cs::kAllToAllOverlapKey, x.toBool());
+              }},
         Field{par, tr("Recompute"), tr("Activation recomputation"), Kind::Choice,
               [](const cs::ClusterRun& v) {
                   return QVariant(

@@ -93,7 +93,7 @@ constexpr Constant kConstants[] = {
 Framework frameworkOf(const RunDesc& run, const GpuSpec& gpu)
 {
     const json& ext = run.extensions.value();
-    if (const auto it = ext.find("x-framework"); it != ext.end() && it->is_string())
+    if (const auto it = ext.find(kFrameworkKey); it != ext.end() && it->is_string())
         if (const auto f = enumFromString<Framework>(it->get<std::string>()))
             return *f;
     return gpu.name == "A100" && !run.parallelism.distributedOptimizer
@@ -101,12 +101,20 @@ Framework frameworkOf(const RunDesc& run, const GpuSpec& gpu)
                : Framework::MegatronCore2026;
 }
 
-bool allToAllOverlapOf(const RunDesc& run, bool fullIteration)
+bool fullIterationRecipe(const RunDesc& run, const GpuSpec& gpu)
 {
+    return run.precision == Precision::FP8 && gpu.peakTflopsNvfp4 > 0 &&
+           frameworkOf(run, gpu) == Framework::MegatronCore2026;
+}
+
+bool allToAllOverlapOf(const RunDesc& run, const GpuSpec& gpu)
+{
+    if (frameworkOf(run, gpu) == Framework::Megatron2021)
+        return false;
     const json& ext = run.extensions.value();
-    if (const auto it = ext.find("x-moe_a2a_overlap"); it != ext.end() && it->is_boolean())
+    if (const auto it = ext.find(kAllToAllOverlapKey); it != ext.end() && it->is_boolean())
         return it->get<bool>();
-    return fullIteration;
+    return fullIterationRecipe(run, gpu);
 }
 
 double Calibration::gemmEfficiency(const std::string& gpu, Precision p) const

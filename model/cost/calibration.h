@@ -50,10 +50,14 @@ constexpr auto enumTexts(Framework)
 // A100 run without a distributed optimizer (which that software did not have), the newest
 // for any other.
 Framework frameworkOf(const RunDesc& run, const GpuSpec& gpu);
+// The 2026 full-iteration recipes: MXFP8 (FP8 on the GPUs with FP4, Blackwell) on the 2026
+// framework, the whole step one CUDA graph.
+bool fullIterationRecipe(const RunDesc& run, const GpuSpec& gpu);
 // Whether the expert all-to-all runs under another micro-batch's compute (Megatron-Core's
 // overlap_moe_expert_parallel_comm, off by default, turned on per recipe): `x-moe_a2a_overlap`
-// in the run when given; else on for the 2026 full-iteration MXFP8 recipes (`fullIteration`).
-bool allToAllOverlapOf(const RunDesc& run, bool fullIteration);
+// in the run when given; else on for the full-iteration recipes. Never on Megatron-LM's
+// defaults.
+bool allToAllOverlapOf(const RunDesc& run, const GpuSpec& gpu);
 
 struct Calibration {
     std::vector<GemmEfficiency> gemm;    // dense GEMMs, fitted on dense runs

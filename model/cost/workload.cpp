@@ -206,12 +206,9 @@ Rates resolveRates(const ClusterDesc& cluster, const RunDesc& run, const Calibra
     r.gemmPeak = w.peakFlopsPerGpu;
     r.gemmEff = cal.gemmEfficiency(gpu.name, run.precision);
     r.gemmBf16Eff = cal.gemmEfficiency(gpu.name, Precision::BF16);
-    // Blackwell (the GPUs with FP4) scales FP8 by blocks (MXFP8), whose grouped kernels
-    // improved with the 2026 framework.
-    const bool mxfp8 = run.precision == Precision::FP8 && gpu.peakTflopsNvfp4 > 0;
-    w.wholeStepGraph = mxfp8 && w.framework == Framework::MegatronCore2026;
-    w.allToAllOverlap =
-        w.framework != Framework::Megatron2021 && allToAllOverlapOf(run, w.wholeStepGraph);
+    // MXFP8's grouped kernels improved with the 2026 framework's full-iteration recipes.
+    w.wholeStepGraph = fullIterationRecipe(run, gpu);
+    w.allToAllOverlap = allToAllOverlapOf(run, gpu);
     r.groupedEff = cal.groupedGemmEfficiency(gpu.name, run.precision) *
                    (w.wholeStepGraph ? cal.grouped2026Factor : 1);
     r.bf16Peak = gpu.peakTflopsBf16 * 1e12;

@@ -10,6 +10,10 @@
 
 namespace cs {
 
+// The run extensions the cost model reads (docs/formats.md, "Extensions the cost model reads").
+inline constexpr const char* kFrameworkKey = "x-framework";
+inline constexpr const char* kAllToAllOverlapKey = "x-moe_a2a_overlap";
+
 class Extensions {
 public:
     Extensions(); // an empty object

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "extensions.h"
 #include "fileio.h"
 #include "jsonfields.h"
 #include "loader.h"
@@ -247,9 +248,9 @@ json runJsonOf(const json& row, const std::string& id)
         run["parallelism"]["fsdp"] = true;
     if (const auto recipe = row.find("precision_recipe"); recipe != row.end())
         run["x-precision_recipe"] = *recipe;
-    run["x-framework"] = frameworkOfSource(row);
+    run[kFrameworkKey] = frameworkOfSource(row);
     if (allToAllOverlapInRecipe(row))
-        run["x-moe_a2a_overlap"] = true;
+        run[kAllToAllOverlapKey] = true;
     // Runs with experts keep Megatron-Core's default rank order (tp-cp-ep-dp-pp): pipeline
     // stages outermost, so that each expert-parallel group is the data-parallel neighbours of
     // one stage, as the MoE recipes rely on. Dense rows keep the layout of formats.md.

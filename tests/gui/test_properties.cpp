@@ -5,11 +5,14 @@
 #include <catch2/catch.hpp>
 
 #include <QApplication>
+#include <QCheckBox>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSpinBox>
 #include <QWheelEvent>
+#include <nlohmann/json.hpp>
 
+#include "calibration.h"
 #include "guitestutil.h"
 #include "loader.h"
 #include "propertiespanel.h"
@@ -101,4 +104,32 @@ TEST_CASE("a change of TP that changes DP says so", "[properties]")
     CHECK_FALSE(panel.notice().isEmpty());
     panel.setValues(values.cluster, values.run); // undone: it goes
     CHECK(panel.notice().isEmpty());
+}
+
+TEST_CASE("the expert fields edit the run: EP, and the all-to-all overlap the model applies",
+          "[properties][moe]")
+{
+    cs::Diagnostics diags;
+    auto loaded = cs::loadFile(sampleFile("gb200-16-deepseek-v3.run.json").toStdString(), diags);
+    REQUIRE(loaded);
+    PropertiesPanel panel;
+    panel.setValues(*loaded->cluster, *loaded->run);
+    cs::RunDesc edited;
+    QObject::connect(
+        &panel, &PropertiesPanel::editRequested,
+        [&](const cs::ClusterDesc&, const cs::RunDesc& run, const QString&) { edited = run; });
+    // MXFP8 on GB200: the full-iteration recipe overlaps it unless the run says otherwise.
+    auto* overlap = panel.findChild<QCheckBox*>(QStringLiteral("All-to-all overlap"));
+    REQUIRE(overlap);
+    CHECK(overlap->isChecked());
+    REQUIRE(panel.editField(QStringLiteral("All-to-all overlap"), false));
+    CHECK_FALSE(cs::allToAllOverlapOf(edited, loaded->cluster->gpu));
+    CHECK(edited.extensions.value().at(cs::kAllToAllOverlapKey) == false);
+
+    REQUIRE(panel.editField(QStringLiteral("EP"), 32));
+    CHECK(edited.parallelism.ep == 32);
+    REQUIRE(panel.editField(QStringLiteral("EP"), 3)); // 3 does not divide 256 experts
+    INFO(panel.problem().toStdString());
+    CHECK(panel.problem().startsWith("EP cannot be 3"));
+    CHECK(edited.parallelism.ep == 32);
 }
