@@ -70,6 +70,8 @@ constexpr KnownInput kKnownInputs[] = {
     {"/run/parallelism/fsdp", "FSDP"},
     {"/run/parallelism/recompute", "recompute"},
     {"/run/placement", "placement"},
+    {"/run/x-framework", "framework"},
+    {"/run/x-moe_a2a_overlap", "all-to-all overlap"},
     {"/run/training/steps", "training steps"},
     {"/run/measured/step_time_s", "measured step time (s)"},
 };
@@ -110,7 +112,7 @@ void flatten(const json& value, const std::string& pointer, std::map<std::string
 }
 
 // What the cost model reads, as JSON: the GPU's figures rather than its catalog name, dp and
-// the row count as resolved; no names, notes, x-* keys or paths.
+// the row count as resolved; no names, notes, paths or x-* keys but those the model reads.
 json inputsJson(const ClusterRun& cr)
 {
     ClusterDesc cluster = cr.cluster;
@@ -121,8 +123,9 @@ json inputsJson(const ClusterRun& cr)
     for (json* part : {&j["cluster"], &j["run"]}) {
         for (auto it = part->begin(); it != part->end();) {
             const std::string& key = it.key();
-            const bool dropped = key == "format" || key == "name" || key == "notes" ||
-                                 key == "cluster" || key.rfind("x-", 0) == 0;
+            const bool dropped =
+                key == "format" || key == "name" || key == "notes" || key == "cluster" ||
+                (key.rfind("x-", 0) == 0 && key != kFrameworkKey && key != kAllToAllOverlapKey);
             it = dropped ? part->erase(it) : std::next(it);
         }
     }

@@ -183,6 +183,24 @@ TEST_CASE("one input of a section only A has takes A's whole section", "[compare
     CHECK(storage == 2);
 }
 
+TEST_CASE("the run extensions the cost model reads are inputs; other x- keys are not",
+          "[compare][moe]")
+{
+    cs::ClusterRun a = sampleRun("gb200-16-deepseek-v3.run.json");
+    cs::ClusterRun b = a;
+    b.run.extensions.set("x-moe_a2a_overlap", false);
+    b.run.extensions.set("x-my_tool_note", "kept, not an input");
+    const cs::Comparison c = cs::compareRuns(a, b);
+    REQUIRE(c.differences.size() == 1);
+    CHECK(c.differences.front().path == "/run/x-moe_a2a_overlap");
+    CHECK(c.differences.front().label == "all-to-all overlap");
+    REQUIRE(c.oneAtATime.size() == 1);
+    const cs::WhatIf& w = c.oneAtATime.front(); // B without the key: A's default, the overlap
+    INFO(w.why);
+    REQUIRE(w.valid);
+    CHECK(w.tokensPerSPerGpu == Approx(c.evalA.tokensPerS / double(c.evalA.gpusUsed)));
+}
+
 TEST_CASE("compare on the command line", "[compare][cli]")
 {
     const std::vector<std::string> args{
