@@ -138,10 +138,18 @@ json modelJsonOf(json model)
 // pass, no TP overlap): the overlaps are what MegaScale adds to it (its section 3.2). Every
 // other run on the 2025 one, the SC21 and recompute papers' rows too: on the defaults they fit
 // worse (docs/cost-model.md, "Calibration"), their hand-tuned runs hid more than that.
+// A string member of an object, or "" when it is missing or not a string.
+std::string stringAt(const json& object, const char* key)
+{
+    if (!object.is_object())
+        return {};
+    const auto it = object.find(key);
+    return it != object.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
 std::string sourceOf(const json& row)
 {
-    const auto source = row.find("source");
-    return source != row.end() && source->is_string() ? source->get<std::string>() : "";
+    return stringAt(row, "source");
 }
 
 // A NeMo container release: "26.04", or "26.04.01" for its patch release.
@@ -212,9 +220,9 @@ const AllToAllOverlapRecipe kAllToAllOverlapRecipes[] = {
 bool allToAllOverlapInRecipe(const json& row)
 {
     const std::optional<Container> container = containerOf(sourceOf(row));
-    const std::string family = row.value("family", "");
-    const json cluster = row.value("cluster", json::object());
-    const std::string gpu = cluster.is_object() ? cluster.value("gpu", "") : "";
+    const std::string family = stringAt(row, "family");
+    const auto cluster = row.find("cluster");
+    const std::string gpu = cluster != row.end() ? stringAt(*cluster, "gpu") : "";
     return container && std::any_of(std::begin(kAllToAllOverlapRecipes),
                                     std::end(kAllToAllOverlapRecipes), [&](const auto& r) {
                                         return r.first <= *container && *container <= r.last &&

@@ -133,6 +133,8 @@ TEST_CASE("wrong values are reported at their pointer and never crash")
         R"({"id":"x"})",
         R"([1,2,3])",
         R"({"id":"x","cluster":7,"model":{},"parallelism":{},"batch":{},"measured":{}})",
+        // Fields the converter reads for the software (family, GPU, source) of the wrong type.
+        R"({"id":"x","family":7,"source":["a"],"cluster":{"gpu":51200},"model":{"moe":{}}})",
     };
     for (const std::string& text : cases) {
         Diagnostics diags;
