@@ -360,7 +360,8 @@ void PropertiesPanel::buildFields()
                  "only the 2026 MXFP8 full-iteration recipes)"),
               Kind::Bool,
               [](const cs::ClusterRun& v) {
-                  return QVariant(cs::allToAllOverlapOf(v.run, v.cluster.gpu));
+                  const cs::GpuSpec& gpu = v.cluster.gpu;
+                  return QVariant(cs::allToAllOverlapOf(v.run, gpu, cs::frameworkOf(v.run, gpu)));
               },
               [](cs::ClusterRun& v, const QVariant& x) {
                   v.run.extensions.set(cs::kAllToAllOverlapKey, x.toBool());

@@ -101,20 +101,20 @@ Framework frameworkOf(const RunDesc& run, const GpuSpec& gpu)
                : Framework::MegatronCore2026;
 }
 
-bool fullIterationRecipe(const RunDesc& run, const GpuSpec& gpu)
+bool fullIterationRecipe(const RunDesc& run, const GpuSpec& gpu, Framework framework)
 {
     return run.precision == Precision::FP8 && gpu.peakTflopsNvfp4 > 0 &&
-           frameworkOf(run, gpu) == Framework::MegatronCore2026;
+           framework == Framework::MegatronCore2026;
 }
 
-bool allToAllOverlapOf(const RunDesc& run, const GpuSpec& gpu)
+bool allToAllOverlapOf(const RunDesc& run, const GpuSpec& gpu, Framework framework)
 {
-    if (frameworkOf(run, gpu) == Framework::Megatron2021)
+    if (framework == Framework::Megatron2021)
         return false;
     const json& ext = run.extensions.value();
     if (const auto it = ext.find(kAllToAllOverlapKey); it != ext.end() && it->is_boolean())
         return it->get<bool>();
-    return fullIterationRecipe(run, gpu);
+    return fullIterationRecipe(run, gpu, framework);
 }
 
 double Calibration::gemmEfficiency(const std::string& gpu, Precision p) const

@@ -51,13 +51,13 @@ constexpr auto enumTexts(Framework)
 // for any other.
 Framework frameworkOf(const RunDesc& run, const GpuSpec& gpu);
 // The 2026 full-iteration recipes: MXFP8 (FP8 on the GPUs with FP4, Blackwell) on the 2026
-// framework, the whole step one CUDA graph.
-bool fullIterationRecipe(const RunDesc& run, const GpuSpec& gpu);
+// framework (`framework`: the run's, frameworkOf), the whole step one CUDA graph.
+bool fullIterationRecipe(const RunDesc& run, const GpuSpec& gpu, Framework framework);
 // Whether the expert all-to-all runs under another micro-batch's compute (Megatron-Core's
 // overlap_moe_expert_parallel_comm, off by default, turned on per recipe): `x-moe_a2a_overlap`
 // in the run when given; else on for the full-iteration recipes. Never on Megatron-LM's
 // defaults.
-bool allToAllOverlapOf(const RunDesc& run, const GpuSpec& gpu);
+bool allToAllOverlapOf(const RunDesc& run, const GpuSpec& gpu, Framework framework);
 
 struct Calibration {
     std::vector<GemmEfficiency> gemm;    // dense GEMMs, fitted on dense runs

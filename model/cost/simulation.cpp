@@ -184,7 +184,7 @@ double readCriticalStage(const Workload& w, const PipelineSchedule& sched, int c
 }
 
 void pushSegment(std::vector<Event>& events, double& t, double seconds, EventKind kind, Dim dim,
-                 const PipelineOp& op, int opId, int inputId, LinkClass link)
+                 const PipelineOp& op, int opId, int inputId, LinkClass link, bool exposed = true)
 {
     if (seconds <= 0)
         return;
@@ -197,6 +197,7 @@ void pushSegment(std::vector<Event>& events, double& t, double seconds, EventKin
     e.kind = kind;
     e.dim = dim;
     e.link = link;
+    e.exposed = exposed;
     e.op = opId;
     e.dependsOn = inputId;
     events.push_back(e);
@@ -216,11 +217,8 @@ void opEvents(const Workload& w, const PipelineOp& op, int opId, int inputId, co
                 Dim::TP, op, opId, inputId, LinkClass::NVLink);
     for (Dim d : kAllDims) { // under the compute, from its start
         double under = computeStart;
-        const size_t first = events.size();
         pushSegment(events, under, parts.hidden[d], EventKind::Comm, d, op, opId, inputId,
-                    w.linkOf(d));
-        if (events.size() > first)
-            events.back().exposed = false;
+                    w.linkOf(d), false);
     }
     for (Dim d : kAllDims)
         pushSegment(events, t, parts.comm[d], EventKind::Comm, d, op, opId, inputId, w.linkOf(d));

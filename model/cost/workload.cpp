@@ -207,8 +207,8 @@ Rates resolveRates(const ClusterDesc& cluster, const RunDesc& run, const Calibra
     r.gemmEff = cal.gemmEfficiency(gpu.name, run.precision);
     r.gemmBf16Eff = cal.gemmEfficiency(gpu.name, Precision::BF16);
     // MXFP8's grouped kernels improved with the 2026 framework's full-iteration recipes.
-    w.wholeStepGraph = fullIterationRecipe(run, gpu);
-    w.allToAllOverlap = allToAllOverlapOf(run, gpu);
+    w.wholeStepGraph = fullIterationRecipe(run, gpu, w.framework);
+    w.allToAllOverlap = allToAllOverlapOf(run, gpu, w.framework);
     r.groupedEff = cal.groupedGemmEfficiency(gpu.name, run.precision) *
                    (w.wholeStepGraph ? cal.grouped2026Factor : 1);
     r.bf16Peak = gpu.peakTflopsBf16 * 1e12;

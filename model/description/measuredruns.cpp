@@ -131,13 +131,6 @@ json modelJsonOf(json model)
     return model;
 }
 
-// The software a row was measured with, as the cost model tells frameworks apart
-// (calibration.h): runs from NeMo containers 26.06 and later, and MLPerf results with experts
-// (whose recipes capture the whole iteration in CUDA graphs), on the newest. MegaScale's
-// Megatron-LM baselines on Megatron-LM's defaults (FP32 gradients reduced after the backward
-// pass, no TP overlap): the overlaps are what MegaScale adds to it (its section 3.2). Every
-// other run on the 2025 one, the SC21 and recompute papers' rows too: on the defaults they fit
-// worse (docs/cost-model.md, "Calibration"), their hand-tuned runs hid more than that.
 // A string member of an object, or "" when it is missing or not a string.
 std::string stringAt(const json& object, const char* key)
 {
@@ -182,6 +175,13 @@ std::optional<Container> containerOf(const std::string& text)
     return std::nullopt;
 }
 
+// The software a row was measured with, as the cost model tells frameworks apart
+// (calibration.h): runs from NeMo containers 26.06 and later, and MLPerf results with experts
+// (whose recipes capture the whole iteration in CUDA graphs), on the newest. MegaScale's
+// Megatron-LM baselines on Megatron-LM's defaults (FP32 gradients reduced after the backward
+// pass, no TP overlap): the overlaps are what MegaScale adds to it (its section 3.2). Every
+// other run on the 2025 one, the SC21 and recompute papers' rows too: on the defaults they fit
+// worse (docs/cost-model.md, "Calibration"), their hand-tuned runs hid more than that.
 std::string frameworkOfSource(const json& row)
 {
     const std::string text = sourceOf(row);

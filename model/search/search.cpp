@@ -563,9 +563,9 @@ std::vector<std::pair<int, int>> expertLayouts(const ModelShape& model, int tp, 
 }
 } // namespace
 
-// Micro-batch sizes are innermost, ascending: memory grows with them, so the search stops a
-// family of layouts at the first micro-batch that does not fit.
-// The valid layouts with this tp and cp, in enumeration order.
+// The valid layouts with this tp and cp, in enumeration order. Micro-batch sizes are innermost,
+// ascending: memory grows with them, so the search stops a family of layouts at the first
+// micro-batch that does not fit.
 std::vector<Layout> layoutsWith(const ClusterDesc& cluster, const RunDesc& run, int tp, int cp)
 {
     const int64_t gpus = cluster.gpuCount();

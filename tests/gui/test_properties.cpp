@@ -123,7 +123,8 @@ TEST_CASE("the expert fields edit the run: EP, and the all-to-all overlap the mo
     REQUIRE(overlap);
     CHECK(overlap->isChecked());
     REQUIRE(panel.editField(QStringLiteral("All-to-all overlap"), false));
-    CHECK_FALSE(cs::allToAllOverlapOf(edited, loaded->cluster->gpu));
+    const cs::GpuSpec& gpu = loaded->cluster->gpu;
+    CHECK_FALSE(cs::allToAllOverlapOf(edited, gpu, cs::frameworkOf(edited, gpu)));
     CHECK(edited.extensions.value().at(cs::kAllToAllOverlapKey) == false);
 
     REQUIRE(panel.editField(QStringLiteral("EP"), 32));
