@@ -104,6 +104,15 @@ double gemmsForward(const Gemms& gemms, double rows, double eff, const Rates& r)
     return seconds;
 }
 
+// The same for one expert's GEMMs over the rows routed to it.
+double expertGemmsForward(const Gemms& gemms, double rows, double eff, const Rates& r)
+{
+    double seconds = 0;
+    for (const Gemm& g : gemms)
+        seconds += expertGemmSeconds(rows, g.k, g.n, eff, r.gemmPeak, r.groupedWidthHalf);
+    return seconds;
+}
+
 double paramsOf(const Gemms& gemms)
 {
     double p = 0;
@@ -268,10 +277,8 @@ Terms termsOf(const LayerContext& ctx, LayerKind kind, const Shape& l, LayerCost
     if (kind.moe) {
         const Experts e = expertsOf(ctx, l);
         const double etp = std::max(1, ctx.run.parallelism.etp);
-        Rates grouped = r;
-        grouped.widthHalf = r.groupedWidthHalf;
         x.expertGemms =
-            e.localExperts * gemmsForward(e.local, e.rowsPerExpert, r.groupedEff, grouped);
+            e.localExperts * expertGemmsForward(e.local, e.rowsPerExpert, r.groupedEff, r);
         x.sharedGemms = gemmsForward(e.shared, l.tokens, r.gemmEff, r);
         x.router = gemmSeconds(2 * e.routedTokens * l.h * m.moe->experts, l.h, r.gemmBf16Eff,
                                r.bf16Peak, r.widthHalf);
@@ -447,6 +454,17 @@ double gemmSeconds(double flops, double width, double eff, double peak, double w
     return flops / (peak * eff * widthFactor);
 }
 
+double expertGemmSeconds(double rows, double k, double n, double eff, double peak,
+                         double widthHalf)
+{
+    return gemmSeconds(2 * rows * k * n, std::min({k, n, rows}), eff, peak, widthHalf);
+}
+
+double launchBoundSeconds(double gpu, double host, double gpuAfterWait)
+{
+    return std::max(gpu, host + gpuAfterWait);
+}
+
 LayerCosts layerCosts(const LayerContext& ctx, LayerKind kind)
 {
     const Shape l = shapeOf(ctx, kind);
@@ -467,8 +485,16 @@ LayerCosts layerCosts(const LayerContext& ctx, LayerKind kind)
     const double gpuF = gemmsF + x.attentionCore + elementwiseF + x.weights;
     const double gpuB = 2 * gemmsF + kAttentionBackwardRatio * x.attentionCore +
                         kBackwardElementwise * elementwiseF + x.weightsBackward;
-    lc.forward.compute = std::max(gpuF, x.host / 3);
-    lc.backward.compute = std::max(gpuB, 2 * x.host / 3);
+    // Dropless routing makes the CPU wait for the token counts: the next layer's attention,
+    // queued behind the experts' launches, starts only once the CPU has made them.
+    const bool waits = kind.moe && !ctx.run.model.moe->capacityFactor;
+    const double attentionF = waits ? x.attentionGemms + x.attentionCore + x.norms : 0;
+    const double attentionB = waits ? 2 * x.attentionGemms +
+                                          kAttentionBackwardRatio * x.attentionCore +
+                                          kBackwardElementwise * x.norms
+                                    : 0;
+    lc.forward.compute = launchBoundSeconds(gpuF, x.host / 3, attentionF);
+    lc.backward.compute = launchBoundSeconds(gpuB, 2 * x.host / 3, attentionB);
 
     // Megatron-LM on its defaults overlaps no collective with compute.
     const bool overlaps = ctx.w.framework != Framework::Megatron2021;

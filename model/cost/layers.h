@@ -73,5 +73,13 @@ LayerCosts layerCosts(const LayerContext& ctx, LayerKind kind);
 // Seconds of a GEMM of `flops` whose narrower side (output width or inner dimension, on one
 // GPU) is `width`, at efficiency `eff` of the peak `peak`.
 double gemmSeconds(double flops, double width, double eff, double peak, double widthHalf);
+// One expert's GEMM over the `rows` token copies routed to it (k x n weights): few tokens per
+// expert make short GEMMs that fill the GPU as badly as narrow ones.
+double expertGemmSeconds(double rows, double k, double n, double eff, double peak,
+                         double widthHalf);
+// A layer's time when the CPU takes `host` to launch it and the GPU's last `gpuAfterWait`
+// seconds of it cannot start before the launches end (the wait for token counts of dropless
+// routing drains the GPU's queue); otherwise the GPU runs behind the launches.
+double launchBoundSeconds(double gpu, double host, double gpuAfterWait);
 
 } // namespace cs
