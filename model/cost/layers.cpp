@@ -454,8 +454,7 @@ double gemmSeconds(double flops, double width, double eff, double peak, double w
     return flops / (peak * eff * widthFactor);
 }
 
-double expertGemmSeconds(double rows, double k, double n, double eff, double peak,
-                         double widthHalf)
+double expertGemmSeconds(double rows, double k, double n, double eff, double peak, double widthHalf)
 {
     return gemmSeconds(2 * rows * k * n, std::min({k, n, rows}), eff, peak, widthHalf);
 }

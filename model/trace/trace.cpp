@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <charconv>
+#include <optional>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "alltoall.h"
 #include "text.h"
 
 namespace cs {
@@ -80,9 +83,12 @@ void metadata(JsonText& j, const char* what, int pid, int tid, std::string_view 
     j.raw(",\"args\":{\"name\":").string(name).raw("}},\n");
 }
 
-void completeEvent(JsonText& j, const Event& ev)
+// An expert all-to-all is named as the timeline names it ("dispatch + combine").
+void completeEvent(JsonText& j, const std::vector<Event>& events, size_t index)
 {
-    j.raw("{\"name\":\"").raw(eventName(ev));
+    const Event& ev = events[index];
+    const std::optional<AllToAllLabel> allToAll = allToAllLabel(events, index);
+    j.raw("{\"name\":\"").raw(allToAll ? allToAll->brief : eventName(ev));
     if (ev.microBatch >= 0)
         j.raw(" mb").number(ev.microBatch);
     if (ev.chunk >= 0 && ev.kind != EventKind::Bubble)
@@ -131,8 +137,8 @@ ChromeTrace chromeTrace(const Evaluation& e, const RunDesc& run)
         for (const DimInfo& d : kDims)
             metadata(j, "thread_name", pid, 1 + int(d.dim), rowName(d));
     }
-    for (const Event& ev : e.events)
-        completeEvent(j, ev);
+    for (size_t i = 0; i < e.events.size(); ++i)
+        completeEvent(j, e.events, i);
     trace.events = e.events.size();
     text.erase(text.size() - 2); // the last ",\n"
     j.raw("\n],\"displayTimeUnit\":\"ms\",\"otherData\":{\"step_time_s\":").number(e.stepTimeS);

@@ -3,12 +3,15 @@
 
 #include <algorithm>
 
+#include <nlohmann/json.hpp>
+
 #include "alltoall.h"
 #include "calibration.h"
 #include "costmodel.h"
 #include "layers.h"
 #include "samplefiles.h"
 #include "search.h"
+#include "trace.h"
 #include "validation.h"
 #include "workload.h"
 
@@ -183,6 +186,27 @@ TEST_CASE("The all-to-all of a forward op is dispatch + combine, of a backward o
     CHECK(backward > 0);
 }
 
+TEST_CASE("the trace names the expert all-to-all as the timeline does", "[moe][events]")
+{
+    const Evaluation e = evaluate(*acrossRacks().cluster, *acrossRacks().run);
+    const nlohmann::json trace = nlohmann::json::parse(chromeTrace(e, *acrossRacks().run).text);
+    std::vector<std::string> names;
+    for (const auto& ev : trace.at("traceEvents"))
+        if (ev.at("ph") == "X")
+            names.push_back(ev.at("name").get<std::string>());
+    REQUIRE(names.size() == e.events.size());
+    int named = 0;
+    for (size_t i = 0; i < e.events.size(); ++i) {
+        const std::optional<AllToAllLabel> label = allToAllLabel(e.events, i);
+        if (!label)
+            continue;
+        ++named;
+        INFO(names[i]);
+        CHECK(names[i].rfind(label->brief + " mb", 0) == 0);
+    }
+    CHECK(named > 0);
+}
+
 TEST_CASE("the layers of each kind in a range are counted as a walk over the layers would")
 {
     struct Shape {
@@ -235,10 +259,8 @@ TEST_CASE("an expert GEMM slows per token as fewer tokens reach the expert")
           Approx(gemmSeconds(2 * 8192 * k * n, n, eff, peak, half)));
     CHECK(perRow(16384) == Approx(perRow(8192)));
     // Fewer rows than the narrower width: (1 + half / rows) / (1 + half / 4096) slower a row.
-    const auto [rows, slowerBy] = GENERATE(table<double, double>({{2048, 1.2933},
-                                                                  {1024, 1.8799},
-                                                                  {256, 5.3996},
-                                                                  {64, 19.4783}}));
+    const auto [rows, slowerBy] = GENERATE(
+        table<double, double>({{2048, 1.2933}, {1024, 1.8799}, {256, 5.3996}, {64, 19.4783}}));
     INFO(rows << " rows");
     CHECK(perRow(rows) / perRow(8192) == Approx(slowerBy).epsilon(1e-3));
 }
@@ -246,9 +268,9 @@ TEST_CASE("an expert GEMM slows per token as fewer tokens reach the expert")
 TEST_CASE("a layer waits for its launches only past dropless routing's wait for token counts")
 {
     const auto [gpu, host, afterWait, seconds] =
-        GENERATE(table<double, double, double, double>({{10, 4, 0, 10}, // the GPU behind
-                                                        {10, 12, 0, 12}, // the CPU behind
-                                                        {10, 4, 5, 10},  // the wait costs none
+        GENERATE(table<double, double, double, double>({{10, 4, 0, 10},    // the GPU behind
+                                                        {10, 12, 0, 12},   // the CPU behind
+                                                        {10, 4, 5, 10},    // the wait costs none
                                                         {10, 7, 5, 12}})); // it drains the GPU
     CHECK(launchBoundSeconds(gpu, host, afterWait) == seconds);
 }
