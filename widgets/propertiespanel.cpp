@@ -366,6 +366,18 @@ void PropertiesPanel::buildFields()
               [](cs::ClusterRun& v, const QVariant& x) {
                   v.run.extensions.set(cs::kAllToAllOverlapKey, x.toBool());
               }},
+        Field{par, tr("FP8 attention"),
+              tr("Attention runs in FP8 at the GPU's FP8 rate, as recipes that turn on "
+                 "Transformer Engine's fp8_dot_product_attention do (by default only the 2026 "
+                 "MXFP8 full-iteration recipes; never in a BF16 run)"),
+              Kind::Bool,
+              [](const cs::ClusterRun& v) {
+                  const cs::GpuSpec& gpu = v.cluster.gpu;
+                  return QVariant(cs::fp8AttentionOf(v.run, gpu, cs::frameworkOf(v.run, gpu)));
+              },
+              [](cs::ClusterRun& v, const QVariant& x) {
+                  v.run.extensions.set(cs::kFp8AttentionKey, x.toBool());
+              }},
         Field{par, tr("Recompute"), tr("Activation recomputation"), Kind::Choice,
               [](const cs::ClusterRun& v) {
                   return QVariant(

@@ -1,6 +1,7 @@
 #include "calibration.h"
 
 #include <algorithm>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -88,6 +89,15 @@ constexpr Constant kConstants[] = {
     {"framework_memory_gib", &Calibration::frameworkMemoryGiB, 0, 1024},
 };
 
+// A run's `true` or `false` extension; nothing when absent or of another type.
+std::optional<bool> switchOf(const RunDesc& run, const char* key)
+{
+    const json& ext = run.extensions.value();
+    if (const auto it = ext.find(key); it != ext.end() && it->is_boolean())
+        return it->get<bool>();
+    return std::nullopt;
+}
+
 } // namespace
 
 Framework frameworkOf(const RunDesc& run, const GpuSpec& gpu)
@@ -111,10 +121,14 @@ bool allToAllOverlapOf(const RunDesc& run, const GpuSpec& gpu, Framework framewo
 {
     if (framework == Framework::Megatron2021)
         return false;
-    const json& ext = run.extensions.value();
-    if (const auto it = ext.find(kAllToAllOverlapKey); it != ext.end() && it->is_boolean())
-        return it->get<bool>();
-    return fullIterationRecipe(run, gpu, framework);
+    return switchOf(run, kAllToAllOverlapKey).value_or(fullIterationRecipe(run, gpu, framework));
+}
+
+bool fp8AttentionOf(const RunDesc& run, const GpuSpec& gpu, Framework framework)
+{
+    if (run.precision == Precision::BF16 || gpu.peakTflopsFp8 <= 0)
+        return false;
+    return switchOf(run, kFp8AttentionKey).value_or(fullIterationRecipe(run, gpu, framework));
 }
 
 double Calibration::gemmEfficiency(const std::string& gpu, Precision p) const
@@ -187,41 +201,41 @@ const Calibration& defaultCalibration()
     static const Calibration c{
         .gemm =
             {
-                {"A100", Precision::BF16, 0.661273},
-                {"B200", Precision::FP8, 0.598212},
-                {"GB200", Precision::FP8, 0.548072},
-                {"GB200", Precision::NVFP4, 0.451249},
-                {"GB300", Precision::FP8, 0.785263},
-                {"GB300", Precision::NVFP4, 0.495841},
-                {"H100", Precision::FP8, 0.706896},
-                {"H200", Precision::FP8, 0.637113},
+                {"A100", Precision::BF16, 0.661193},
+                {"B200", Precision::FP8, 0.597379},
+                {"GB200", Precision::FP8, 0.539147},
+                {"GB200", Precision::NVFP4, 0.451169},
+                {"GB300", Precision::FP8, 0.785454},
+                {"GB300", Precision::NVFP4, 0.495881},
+                {"H100", Precision::FP8, 0.706072},
+                {"H200", Precision::FP8, 0.637033},
             },
         .grouped =
             {
-                {"B200", Precision::BF16, 0.18475},
-                {"B200", Precision::FP8, 0.265961},
-                {"GB200", Precision::BF16, 0.233265},
-                {"GB200", Precision::FP8, 0.274342},
-                {"GB300", Precision::BF16, 0.277942},
+                {"B200", Precision::BF16, 0.184332},
+                {"B200", Precision::FP8, 0.265947},
+                {"GB200", Precision::BF16, 0.233272},
+                {"GB200", Precision::FP8, 0.267309},
+                {"GB300", Precision::BF16, 0.27791},
                 {"GB300", Precision::FP8, 0.380214},
-                {"H100", Precision::BF16, 0.627864},
-                {"H100", Precision::FP8, 0.170242},
+                {"H100", Precision::BF16, 0.626339},
+                {"H100", Precision::FP8, 0.170077},
             },
         .defaultGemmEfficiency = 0.5,
-        .bf16OverFp8 = 1.30856,
-        .grouped2026Factor = 1.48614,
-        .gemmHalfWidth = 813.162,
-        .groupedHalfWidth = 1690.1,
-        .attentionEfficiency = 0.421434,
-        .memoryEfficiency = 0.639309,
+        .bf16OverFp8 = 1.32874,
+        .grouped2026Factor = 1.28416,
+        .gemmHalfWidth = 814.694,
+        .groupedHalfWidth = 1685.56,
+        .attentionEfficiency = 0.421399,
+        .memoryEfficiency = 0.639112,
         .nvlinkEfficiency = 0.8,
-        .scaleOutEfficiency = 0.802471,
+        .scaleOutEfficiency = 0.80697,
         .allToAllEfficiency = 0.9999,
-        .tpOverlap = 0.470612,
-        .epOverlap = 0.779131,
-        .dpContention = 0.257891,
-        .layerHostUs = 0.453309,
-        .moeLayerHostUs = 3557.59,
+        .tpOverlap = 0.470645,
+        .epOverlap = 0.779484,
+        .dpContention = 0.259584,
+        .layerHostUs = 1.92307,
+        .moeLayerHostUs = 3543.63,
         .expertHostUs = 258.763,
         .frameworkMemoryGiB = 4,
     };

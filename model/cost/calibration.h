@@ -58,6 +58,10 @@ bool fullIterationRecipe(const RunDesc& run, const GpuSpec& gpu, Framework frame
 // in the run when given; else on for the full-iteration recipes. Never on Megatron-LM's
 // defaults.
 bool allToAllOverlapOf(const RunDesc& run, const GpuSpec& gpu, Framework framework);
+// Whether attention runs in FP8 at the GPU's FP8 rate (Transformer Engine's
+// fp8_dot_product_attention): `x-fp8_attention` in the run when given (on only where the run
+// is FP8 or NVFP4 and the GPU has an FP8 rate); else on for the full-iteration recipes.
+bool fp8AttentionOf(const RunDesc& run, const GpuSpec& gpu, Framework framework);
 
 struct Calibration {
     std::vector<GemmEfficiency> gemm;    // dense GEMMs, fitted on dense runs

@@ -212,7 +212,9 @@ Rates resolveRates(const ClusterDesc& cluster, const RunDesc& run, const Calibra
     r.groupedEff = cal.groupedGemmEfficiency(gpu.name, run.precision) *
                    (w.wholeStepGraph ? cal.grouped2026Factor : 1);
     r.bf16Peak = gpu.peakTflopsBf16 * 1e12;
-    r.attention = r.bf16Peak * cal.attentionEfficiency;
+    const double attentionPeak =
+        fp8AttentionOf(run, gpu, w.framework) ? gpu.peakTflopsFp8 * 1e12 : r.bf16Peak;
+    r.attention = attentionPeak * cal.attentionEfficiency;
     r.memory = gpu.hbmTBps * 1e12 * cal.memoryEfficiency;
     r.widthHalf = cal.gemmHalfWidth;
     r.groupedWidthHalf = cal.groupedHalfWidth;

@@ -1,5 +1,7 @@
 #include "extensions.h"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 namespace cs {
@@ -13,6 +15,12 @@ const std::shared_ptr<const nlohmann::json>& emptyObject()
 }
 
 } // namespace
+
+bool readByCostModel(std::string_view key)
+{
+    return std::any_of(std::begin(kModelExtensions), std::end(kModelExtensions),
+                       [&](const ModelExtension& e) { return key == e.key; });
+}
 
 Extensions::Extensions()
     : m_value(emptyObject())

@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -13,6 +14,19 @@ namespace cs {
 // The run extensions the cost model reads (docs/formats.md, "Extensions the cost model reads").
 inline constexpr const char* kFrameworkKey = "x-framework";
 inline constexpr const char* kAllToAllOverlapKey = "x-moe_a2a_overlap";
+inline constexpr const char* kFp8AttentionKey = "x-fp8_attention";
+
+// Each with the name people know it by (the compare table's labels).
+struct ModelExtension {
+    const char* key;
+    const char* label;
+};
+inline constexpr ModelExtension kModelExtensions[] = {
+    {kFrameworkKey, "framework"},
+    {kAllToAllOverlapKey, "all-to-all overlap"},
+    {kFp8AttentionKey, "FP8 attention"},
+};
+bool readByCostModel(std::string_view key);
 
 class Extensions {
 public:

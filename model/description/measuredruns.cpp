@@ -197,17 +197,19 @@ std::string frameworkOfSource(const json& row)
                                                        : "megatron-core-2025";
 }
 
-// Megatron-Bridge performance recipes that overlap the expert all-to-all with another
-// micro-batch's compute (overlap_moe_expert_parallel_comm), besides the 2026 full-iteration
-// MXFP8 ones the cost model knows (calibration.h): by container, model family and GPU, from
-// the recipes of each release (docs/cost-model.md, "Mixture of experts").
-struct AllToAllOverlapRecipe {
+// Megatron-Bridge performance recipes by container, model family and GPU, from the recipes of
+// each release (docs/cost-model.md, "Mixture of experts").
+struct Recipes {
     Container first, last;
     const char* family;
     const char* gpu;
 };
 constexpr Container kLatest{99, 12, 99};
-const AllToAllOverlapRecipe kAllToAllOverlapRecipes[] = {
+
+// Those that overlap the expert all-to-all with another micro-batch's compute
+// (overlap_moe_expert_parallel_comm), besides the 2026 full-iteration MXFP8 ones the cost
+// model knows (calibration.h).
+const Recipes kAllToAllOverlapRecipes[] = {
     {{25, 9}, {25, 9, 99}, "DeepSeek-V3", "H100"},
     {{25, 11}, {25, 11, 99}, "Qwen3-30B-A3B", "H100"},
     {{25, 11}, {25, 11, 99}, "Qwen3-235B-A22B", "B200"},
@@ -217,17 +219,23 @@ const AllToAllOverlapRecipe kAllToAllOverlapRecipes[] = {
     {{26, 4, 1}, {26, 4, 1}, "DeepSeek-V3", "B200"},
 };
 
-bool allToAllOverlapInRecipe(const json& row)
+// The 2026 full-iteration MXFP8 recipes that keep attention in BF16 (no
+// fp8_dot_product_attention), which the cost model otherwise runs in FP8.
+const Recipes kBf16AttentionRecipes[] = {
+    {{26, 6}, kLatest, "DeepSeek-V3", "GB200"},
+};
+
+template <size_t N>
+bool inRecipes(const json& row, const Recipes (&recipes)[N])
 {
     const std::optional<Container> container = containerOf(sourceOf(row));
     const std::string family = stringAt(row, "family");
     const auto cluster = row.find("cluster");
     const std::string gpu = cluster != row.end() ? stringAt(*cluster, "gpu") : "";
-    return container && std::any_of(std::begin(kAllToAllOverlapRecipes),
-                                    std::end(kAllToAllOverlapRecipes), [&](const auto& r) {
-                                        return r.first <= *container && *container <= r.last &&
-                                               family == r.family && gpu == r.gpu;
-                                    });
+    return container && std::any_of(std::begin(recipes), std::end(recipes), [&](const auto& r) {
+               return r.first <= *container && *container <= r.last && family == r.family &&
+                      gpu == r.gpu;
+           });
 }
 
 bool fsdpInSource(const json& row)
@@ -257,8 +265,10 @@ json runJsonOf(const json& row, const std::string& id)
     if (const auto recipe = row.find("precision_recipe"); recipe != row.end())
         run["x-precision_recipe"] = *recipe;
     run[kFrameworkKey] = frameworkOfSource(row);
-    if (allToAllOverlapInRecipe(row))
+    if (inRecipes(row, kAllToAllOverlapRecipes))
         run[kAllToAllOverlapKey] = true;
+    if (inRecipes(row, kBf16AttentionRecipes))
+        run[kFp8AttentionKey] = false;
     // Runs with experts keep Megatron-Core's default rank order (tp-cp-ep-dp-pp): pipeline
     // stages outermost, so that each expert-parallel group is the data-parallel neighbours of
     // one stage, as the MoE recipes rely on. Dense rows keep the layout of formats.md.

@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
+#include <string_view>
 
 #include "evaluationjson.h"
+#include "extensions.h"
 #include "loader.h"
 #include "text.h"
 #include "validation.h"
@@ -70,11 +73,21 @@ constexpr KnownInput kKnownInputs[] = {
     {"/run/parallelism/fsdp", "FSDP"},
     {"/run/parallelism/recompute", "recompute"},
     {"/run/placement", "placement"},
-    {"/run/x-framework", "framework"},
-    {"/run/x-moe_a2a_overlap", "all-to-all overlap"},
     {"/run/training/steps", "training steps"},
     {"/run/measured/step_time_s", "measured step time (s)"},
 };
+
+// The extensions the cost model reads follow the known inputs, as their path names them.
+std::optional<size_t> modelExtensionAt(const std::string& path)
+{
+    constexpr std::string_view kRun = "/run/";
+    if (path.rfind(kRun, 0) != 0)
+        return std::nullopt;
+    for (size_t i = 0; i < std::size(kModelExtensions); ++i)
+        if (path.compare(kRun.size(), std::string::npos, kModelExtensions[i].key) == 0)
+            return i;
+    return std::nullopt;
+}
 
 // The cluster's fields before the run's; in each, the known ones first.
 std::pair<bool, size_t> listingRank(const std::string& path)
@@ -83,7 +96,9 @@ std::pair<bool, size_t> listingRank(const std::string& path)
     for (size_t i = 0; i < std::size(kKnownInputs); ++i)
         if (kKnownInputs[i].path == path)
             return {run, i};
-    return {run, std::size(kKnownInputs)};
+    if (const std::optional<size_t> at = modelExtensionAt(path))
+        return {run, std::size(kKnownInputs) + *at};
+    return {run, std::size(kKnownInputs) + std::size(kModelExtensions)};
 }
 
 std::string escapePointerToken(const std::string& key)
@@ -125,7 +140,7 @@ json inputsJson(const ClusterRun& cr)
             const std::string& key = it.key();
             const bool dropped =
                 key == "format" || key == "name" || key == "notes" || key == "cluster" ||
-                (key.rfind("x-", 0) == 0 && key != kFrameworkKey && key != kAllToAllOverlapKey);
+                (key.rfind("x-", 0) == 0 && !readByCostModel(key));
             it = dropped ? part->erase(it) : std::next(it);
         }
     }
@@ -476,6 +491,8 @@ std::string inputLabel(const std::string& pointer)
     for (const KnownInput& k : kKnownInputs)
         if (k.path == pointer)
             return std::string(k.label);
+    if (const std::optional<size_t> at = modelExtensionAt(pointer))
+        return kModelExtensions[*at].label;
     // "/cluster/reliability/gpu_mtbf_h" -> "reliability: gpu mtbf h"
     std::vector<std::string> tokens;
     size_t start = 1;
