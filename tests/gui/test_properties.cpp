@@ -126,6 +126,12 @@ TEST_CASE("the expert fields edit the run: EP, and the all-to-all overlap the mo
     const cs::GpuSpec& gpu = loaded->cluster->gpu;
     CHECK_FALSE(cs::allToAllOverlapOf(edited, gpu, cs::frameworkOf(edited, gpu)));
     CHECK(edited.extensions.value().at(cs::kAllToAllOverlapKey) == false);
+    auto* fp8Attention = panel.findChild<QCheckBox*>(QStringLiteral("FP8 attention"));
+    REQUIRE(fp8Attention);
+    CHECK(fp8Attention->isChecked());
+    REQUIRE(panel.editField(QStringLiteral("FP8 attention"), false));
+    CHECK_FALSE(cs::fp8AttentionOf(edited, gpu, cs::frameworkOf(edited, gpu)));
+    CHECK(edited.extensions.value().at(cs::kFp8AttentionKey) == false);
 
     REQUIRE(panel.editField(QStringLiteral("EP"), 32));
     CHECK(edited.parallelism.ep == 32);

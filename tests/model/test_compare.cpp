@@ -199,6 +199,19 @@ TEST_CASE("the run extensions the cost model reads are inputs; other x- keys are
     INFO(w.why);
     REQUIRE(w.valid);
     CHECK(w.tokensPerSPerGpu == Approx(c.evalA.tokensPerS / double(c.evalA.gpusUsed)));
+
+    // Every one of them, listed in the table's order under its label.
+    cs::ClusterRun all = a;
+    for (const cs::ModelExtension& e : cs::kModelExtensions)
+        all.run.extensions.set(e.key, e.key == std::string(cs::kFrameworkKey)
+                                          ? nlohmann::json("megatron-core-2025")
+                                          : nlohmann::json(false));
+    const cs::Comparison every = cs::compareRuns(a, all);
+    REQUIRE(every.differences.size() == std::size(cs::kModelExtensions));
+    for (size_t i = 0; i < every.differences.size(); ++i) {
+        CHECK(every.differences[i].path == std::string("/run/") + cs::kModelExtensions[i].key);
+        CHECK(every.differences[i].label == cs::kModelExtensions[i].label);
+    }
 }
 
 TEST_CASE("compare on the command line", "[compare][cli]")

@@ -302,6 +302,28 @@ TEST_CASE("the expert all-to-all hides under compute only where the recipe overl
     CHECK(bf16Off > bf16On);
 }
 
+TEST_CASE("FP8 attention follows the recipe unless the run says, and never in BF16")
+{
+    const LoadedFile& f = insideRacks();
+    RunDesc run = *f.run;
+    const GpuSpec& gpu = f.cluster->gpu;
+    REQUIRE(fullIterationRecipe(run, gpu, frameworkOf(run, gpu)));
+    CHECK(fp8AttentionOf(run, gpu, frameworkOf(run, gpu)));
+    const double byDefault = evaluate(*f.cluster, run).stepTimeS;
+    run.extensions.set(kFp8AttentionKey, false);
+    CHECK_FALSE(fp8AttentionOf(run, gpu, frameworkOf(run, gpu)));
+    const double bf16Attention = evaluate(*f.cluster, run).stepTimeS;
+    CHECK(bf16Attention > byDefault);
+    // The 2025 framework launches layer by layer and keeps attention in BF16 unless told.
+    run.extensions.erase(kFp8AttentionKey);
+    run.extensions.set(kFrameworkKey, "megatron-core-2025");
+    CHECK_FALSE(fp8AttentionOf(run, gpu, frameworkOf(run, gpu)));
+    run.extensions.set(kFp8AttentionKey, true);
+    CHECK(fp8AttentionOf(run, gpu, frameworkOf(run, gpu)));
+    run.precision = Precision::BF16;
+    CHECK_FALSE(fp8AttentionOf(run, gpu, frameworkOf(run, gpu)));
+}
+
 TEST_CASE("a pipeline split keeps every chunk but the head's to the lightest its layers allow")
 {
     // DeepSeek-V3 on 8 stages of 4 chunks: the recipes' "Et|(tt|)*30mL", two layers a chunk,
