@@ -144,6 +144,18 @@ struct PropertiesPanel::Field {
             },                                                                                     \
             {}, step                                                                               \
     }
+// A run extension the cost model reads as on or off: it shows what the model applies (the
+// run's value, else the model's default), and editing it writes the extension.
+#define SWITCH_FIELD(group, label, tip, applied, key)                                              \
+    Field                                                                                          \
+    {                                                                                              \
+        group, label, tip, Kind::Bool,                                                             \
+            [](const cs::ClusterRun& v) {                                                          \
+                const cs::GpuSpec& gpu = v.cluster.gpu;                                            \
+                return QVariant(applied(v.run, gpu, cs::frameworkOf(v.run, gpu)));                 \
+            },                                                                                     \
+            [](cs::ClusterRun& v, const QVariant& x) { v.run.extensions.set(key, x.toBool()); }    \
+    }
 #define TEXT_FIELD(group, label, tip, expr)                                                        \
     Field                                                                                          \
     {                                                                                              \
@@ -354,30 +366,16 @@ void PropertiesPanel::buildFields()
         INT_FIELD(par, tr("ETP"),
                   tr("Expert tensor-parallel degree: each expert split over etp GPUs"),
                   run.parallelism.etp, Follow::Nothing),
-        Field{par, tr("All-to-all overlap"),
-              tr("The expert all-to-all runs under another micro-batch's compute, as recipes "
-                 "that turn on Megatron-Core's overlap_moe_expert_parallel_comm do (by default "
-                 "only the 2026 MXFP8 full-iteration recipes)"),
-              Kind::Bool,
-              [](const cs::ClusterRun& v) {
-                  const cs::GpuSpec& gpu = v.cluster.gpu;
-                  return QVariant(cs::allToAllOverlapOf(v.run, gpu, cs::frameworkOf(v.run, gpu)));
-              },
-              [](cs::ClusterRun& v, const QVariant& x) {
-                  v.run.extensions.set(cs::kAllToAllOverlapKey, x.toBool());
-              }},
-        Field{par, tr("FP8 attention"),
-              tr("Attention runs in FP8 at the GPU's FP8 rate, as recipes that turn on "
-                 "Transformer Engine's fp8_dot_product_attention do (by default only the 2026 "
-                 "MXFP8 full-iteration recipes; never in a BF16 run)"),
-              Kind::Bool,
-              [](const cs::ClusterRun& v) {
-                  const cs::GpuSpec& gpu = v.cluster.gpu;
-                  return QVariant(cs::fp8AttentionOf(v.run, gpu, cs::frameworkOf(v.run, gpu)));
-              },
-              [](cs::ClusterRun& v, const QVariant& x) {
-                  v.run.extensions.set(cs::kFp8AttentionKey, x.toBool());
-              }},
+        SWITCH_FIELD(par, tr("All-to-all overlap"),
+                     tr("The expert all-to-all runs under another micro-batch's compute, as "
+                        "recipes that turn on Megatron-Core's overlap_moe_expert_parallel_comm "
+                        "do (by default only the 2026 MXFP8 full-iteration recipes)"),
+                     cs::allToAllOverlapOf, cs::kAllToAllOverlapKey),
+        SWITCH_FIELD(par, tr("FP8 attention"),
+                     tr("Attention runs in FP8 at the GPU's FP8 rate, as recipes that turn on "
+                        "Transformer Engine's fp8_dot_product_attention do (by default only the "
+                        "2026 MXFP8 full-iteration recipes; never in a BF16 run)"),
+                     cs::fp8AttentionOf, cs::kFp8AttentionKey),
         Field{par, tr("Recompute"), tr("Activation recomputation"), Kind::Choice,
               [](const cs::ClusterRun& v) {
                   return QVariant(
