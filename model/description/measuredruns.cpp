@@ -225,8 +225,7 @@ const Recipes kBf16AttentionRecipes[] = {
     {{26, 6}, kLatest, "DeepSeek-V3", "GB200"},
 };
 
-template <size_t N>
-bool inRecipes(const json& row, const Recipes (&recipes)[N])
+template <size_t N> bool inRecipes(const json& row, const Recipes (&recipes)[N])
 {
     const std::optional<Container> container = containerOf(sourceOf(row));
     const std::string family = stringAt(row, "family");

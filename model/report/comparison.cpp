@@ -138,9 +138,9 @@ json inputsJson(const ClusterRun& cr)
     for (json* part : {&j["cluster"], &j["run"]}) {
         for (auto it = part->begin(); it != part->end();) {
             const std::string& key = it.key();
-            const bool dropped =
-                key == "format" || key == "name" || key == "notes" || key == "cluster" ||
-                (key.rfind("x-", 0) == 0 && !readByCostModel(key));
+            const bool dropped = key == "format" || key == "name" || key == "notes" ||
+                                 key == "cluster" ||
+                                 (key.rfind("x-", 0) == 0 && !readByCostModel(key));
             it = dropped ? part->erase(it) : std::next(it);
         }
     }

@@ -205,8 +205,8 @@ TEST_CASE("a row's software: MegaScale's Megatron-LM baselines on Megatron-LM's 
     // The full-iteration recipes run attention in FP8 but DeepSeek-V3's on GB200 (26.06 on).
     CHECK(extension("mbridge_2606_dsv3_gb200", "x-fp8_attention") == false);
     CHECK(extension("mbridge_2608_dsv3_gb200", "x-fp8_attention") == false);
-    for (const char* unset : {"mbridge_2606_dsv3_gb300", "mbridge_2604_dsv3_gb200",
-                              "mbridge_2606_qwen3-235b_gb200"}) {
+    for (const char* unset :
+         {"mbridge_2606_dsv3_gb300", "mbridge_2604_dsv3_gb200", "mbridge_2606_qwen3-235b_gb200"}) {
         INFO(unset);
         CHECK(extension(unset, "x-fp8_attention").is_null());
     }
