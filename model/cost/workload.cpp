@@ -1,6 +1,8 @@
 #include "workload.h"
 
 #include <algorithm>
+#include <array>
+#include <cassert>
 #include <numeric>
 
 #include "calibration.h"
@@ -513,23 +515,46 @@ void fillOps(const RunDesc& run, const LayerTable& table, const Ends& ends, Work
     std::vector<int> firstLayer(size_t(w.p) * w.v + 1, 0);
     for (size_t vs = 0; vs < size_t(w.p) * w.v; ++vs)
         firstLayer[vs + 1] = firstLayer[vs] + w.layers[vs];
+    // Most chunks hold the same layers as another: their sums are copied, not added up again
+    // (a search fills every layout's ops).
+    constexpr size_t kMaxKinds = 4; // MoE or dense, sliding window or not
+    assert(table.costs.size() <= kMaxKinds);
+    std::array<int, kMaxKinds> counts{}, summed{};
+    size_t summedOp = ops;
     for (int s = 0; s < w.p; ++s) {
         for (int k = 0; k < w.v; ++k) {
             const size_t i = w.op(s, k);
             const int vs = k * w.p + s;
-            for (size_t kind = 0; kind < table.costs.size(); ++kind) {
-                const double n =
+            for (size_t kind = 0; kind < table.costs.size(); ++kind)
+                counts[kind] =
                     table.count(kind, firstLayer[size_t(vs)], firstLayer[size_t(vs) + 1]);
-                if (n == 0)
-                    continue;
-                const LayerCosts& lc = table.costs[kind];
-                w.forward[i].addTimes(lc.forward, n);
-                w.backward[i].addTimes(lc.backward, n);
-                for (Dim d : kAllDims)
-                    w.commPerOp[i][d] += n * lc.comm[d];
-                w.layerParamsOfChunk[i] += n * lc.denseParams;
-                w.expertParamsOfChunk[i] += n * lc.expertParams;
-                w.activationBytesOfChunk[i] += n * lc.activationBytes;
+            if (summedOp < ops && counts == summed) {
+                w.forward[i] = w.forward[summedOp];
+                w.backward[i] = w.backward[summedOp];
+                w.commPerOp[i] = w.commPerOp[summedOp];
+                w.layerParamsOfChunk[i] = w.layerParamsOfChunk[summedOp];
+                w.expertParamsOfChunk[i] = w.expertParamsOfChunk[summedOp];
+                w.activationBytesOfChunk[i] = w.activationBytesOfChunk[summedOp];
+            } else {
+                for (size_t kind = 0; kind < table.costs.size(); ++kind) {
+                    const double n = counts[kind];
+                    if (n == 0)
+                        continue;
+                    const LayerCosts& lc = table.costs[kind];
+                    w.forward[i].addTimes(lc.forward, n);
+                    w.backward[i].addTimes(lc.backward, n);
+                    for (Dim d : kAllDims)
+                        w.commPerOp[i][d] += n * lc.comm[d];
+                    w.layerParamsOfChunk[i] += n * lc.denseParams;
+                    w.expertParamsOfChunk[i] += n * lc.expertParams;
+                    w.activationBytesOfChunk[i] += n * lc.activationBytes;
+                }
+            }
+            // The ends are added below: only a chunk without them can be copied.
+            const bool plain = vs != 0 && vs != lastVs;
+            if (plain) {
+                summed = counts;
+                summedOp = i;
             }
             w.paramsOfChunk[i] = w.layerParamsOfChunk[i];
             if (vs == 0) {
