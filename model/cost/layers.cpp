@@ -251,6 +251,18 @@ struct Terms {
     double ep = 0;   // expert all-to-all, forward (dispatch and combine)
 };
 
+// A part of a layer's GPU time, forward and backward, from its forward GEMMs, flash attention
+// and elementwise kernels.
+struct GpuPasses {
+    double forward = 0, backward = 0;
+};
+GpuPasses gpuPasses(double gemms, double attentionCore, double elementwise)
+{
+    return {gemms + attentionCore + elementwise, 2 * gemms +
+                                                     kAttentionBackwardRatio * attentionCore +
+                                                     kBackwardElementwise * elementwise};
+}
+
 double memorySeconds(double bytes, const Rates& r)
 {
     return bytes / r.memory;
@@ -481,19 +493,15 @@ LayerCosts layerCosts(const LayerContext& ctx, LayerKind kind)
     // The GPU runs the layer unless the CPU cannot launch it as fast (host-bound): small
     // micro-batches of mixture-of-experts layers, whose dropless routing makes the CPU wait
     // for the token counts before it can launch the expert GEMMs.
-    const double gpuF = gemmsF + x.attentionCore + elementwiseF + x.weights;
-    const double gpuB = 2 * gemmsF + kAttentionBackwardRatio * x.attentionCore +
-                        kBackwardElementwise * elementwiseF + x.weightsBackward;
+    const GpuPasses gpu = gpuPasses(gemmsF, x.attentionCore, elementwiseF);
     // Dropless routing makes the CPU wait for the token counts: the next layer's attention,
     // queued behind the experts' launches, starts only once the CPU has made them.
     const bool waits = kind.moe && !ctx.run.model.moe->capacityFactor;
-    const double attentionF = waits ? x.attentionGemms + x.attentionCore + x.norms : 0;
-    const double attentionB = waits ? 2 * x.attentionGemms +
-                                          kAttentionBackwardRatio * x.attentionCore +
-                                          kBackwardElementwise * x.norms
-                                    : 0;
-    lc.forward.compute = launchBoundSeconds(gpuF, x.host / 3, attentionF);
-    lc.backward.compute = launchBoundSeconds(gpuB, 2 * x.host / 3, attentionB);
+    const GpuPasses attention =
+        waits ? gpuPasses(x.attentionGemms, x.attentionCore, x.norms) : GpuPasses{};
+    lc.forward.compute = launchBoundSeconds(gpu.forward + x.weights, x.host / 3, attention.forward);
+    lc.backward.compute =
+        launchBoundSeconds(gpu.backward + x.weightsBackward, 2 * x.host / 3, attention.backward);
 
     // Megatron-LM on its defaults overlaps no collective with compute.
     const bool overlaps = ctx.w.framework != Framework::Megatron2021;
