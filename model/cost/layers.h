@@ -45,8 +45,6 @@ struct Rates {
     double widthHalf = 0;        // GEMM width at which efficiency halves (calibration)
     double groupedWidthHalf = 0; // the same for expert (grouped) GEMMs
     double weightBytes = 0;      // HBM bytes per parameter per micro-batch outside the GEMM FLOPs
-    double layerFixedS = 0;      // per layer per micro-batch, forward and backward together
-    double moeFixedS = 0;        // more per MoE layer per micro-batch (routing, permutes, syncs)
     double castBytes = 0;        // per element cast to the GEMM precision (0 in BF16)
 };
 
