@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <mutex>
 #include <optional>
 #include <thread>
 
@@ -126,9 +127,10 @@ bool faster(const Ranked& a, const Ranked& b)
 
 // The estimates worth evaluating: the fastest `keep`, those within kEstimateMargin of the
 // keep-th (the closed form and the simulation may order them either way), at most
-// kShortlistFactor x `keep` of them, and all faster than a reference. Each worker has its own,
-// so that none waits on another: an estimate one drops has `keep` faster ones in the same list,
-// by more than the margin or up to the cap, so it would not make the merged cut either.
+// kShortlistFactor x `keep` of them, and all faster than a reference. One for all threads, so
+// that the cut-off tightens with every thread's finds (own lists, each cut off by half the
+// finds, estimated a quarter more placements on two threads); an estimate it drops has `keep`
+// faster ones in it, by more than the margin or up to the cap, so it would not make the cut.
 class Shortlist {
 public:
     Shortlist(size_t keep, double reference)
@@ -148,12 +150,6 @@ public:
         m_items.push_back(std::move(r));
         if (m_keep > 0 && m_items.size() >= m_trimAt)
             trim();
-    }
-
-    void merge(Shortlist&& other)
-    {
-        m_items.insert(m_items.end(), std::make_move_iterator(other.m_items.begin()),
-                       std::make_move_iterator(other.m_items.end()));
     }
 
     std::vector<SearchResult> ranked()
@@ -259,7 +255,7 @@ bool activationsGrow(const Layout& smaller, const Layout& larger, int64_t global
 // A cache line of its own: each thread writes its worker for every layout.
 struct alignas(64) Worker {
     RunDesc probe;
-    Shortlist shortlist;
+    std::vector<Ranked> found; // a layout's placements that beat the cut-off, to be shortlisted
     int64_t estimated = 0;
 };
 
@@ -284,8 +280,8 @@ public:
         , m_options(options)
         , m_layouts(allowedLayouts(cluster, run, options.constraints, threadCount()))
         , m_families(familiesOf(m_layouts))
-        , m_workers(size_t(threadCount()),
-                    Worker{probeRun(run), Shortlist(options.keep, options.alsoKeepFasterThanS)})
+        , m_workers(size_t(threadCount()), Worker{probeRun(run), {}})
+        , m_shortlist(options.keep, options.alsoKeepFasterThanS)
     {
     }
 
@@ -324,13 +320,9 @@ public:
 
         out.cancelled = m_stopped && cancelled();
         out.outOfTime = m_stopped && !out.cancelled;
-        Shortlist& all = m_workers.front().shortlist;
-        for (size_t i = 0; i < m_workers.size(); ++i) {
-            out.estimated += m_workers[i].estimated;
-            if (i > 0)
-                all.merge(std::move(m_workers[i].shortlist));
-        }
-        out.results = all.ranked();
+        for (const Worker& w : m_workers)
+            out.estimated += w.estimated;
+        out.results = m_shortlist.ranked();
         reevaluate(out.results);
         out.evaluated = int64_t(out.results.size());
         keepFastest(out.results);
@@ -455,7 +447,7 @@ private:
 
     void place(Worker& w, const Bounded& b)
     {
-        if (b.boundS > w.shortlist.cutoff())
+        if (b.boundS > m_cutoff.load(std::memory_order_relaxed))
             return;
         const Layout& layout = m_layouts[b.layout];
         w.probe.parallelism = layout.parallelism;
@@ -464,12 +456,20 @@ private:
         const uint64_t ordinal =
             b.layout * kOrdinalsPerLayout + b.recompute * kOrdinalsPerRecompute;
         const std::vector<PlacementOrder> placements = placementsOf(layout, m_cluster);
+        w.found.clear();
         for (size_t i = 0; i < placements.size(); ++i) {
             w.probe.placement = placements[i];
             const Evaluation e = estimate(m_cluster, w.probe, evalOptions());
             ++w.estimated;
-            w.shortlist.add({resultOf(w.probe, e), ordinal + i});
+            if (e.stepTimeS <= m_cutoff.load(std::memory_order_relaxed))
+                w.found.push_back({resultOf(w.probe, e), ordinal + i});
         }
+        if (w.found.empty())
+            return;
+        const std::lock_guard<std::mutex> lock(m_shortlistMutex);
+        for (Ranked& r : w.found)
+            m_shortlist.add(std::move(r));
+        m_cutoff.store(m_shortlist.cutoff(), std::memory_order_relaxed);
     }
 
     EvalOptions evalOptions() const { return {m_options.calibration, false}; }
@@ -481,6 +481,10 @@ private:
     const std::vector<Family> m_families;
     std::vector<Worker> m_workers;
     std::atomic<int64_t> m_done{0};
+    Shortlist m_shortlist;
+    std::mutex m_shortlistMutex;
+    // The shortlist's cut-off as last trimmed; it only falls.
+    std::atomic<double> m_cutoff{std::numeric_limits<double>::infinity()};
     std::atomic<bool> m_stopped{false}; // a stoppable pass stopped before its end
 };
 
