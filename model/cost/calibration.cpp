@@ -27,6 +27,27 @@ double lookup(const std::vector<GemmEfficiency>& table, const std::string& gpu, 
     return fallback;
 }
 
+// A GPU no measured run calibrates takes the efficiencies of one on the same silicon:
+// Blackwell Ultra on 8-GPU boards (B300) as in NVL72 racks (GB300).
+constexpr std::pair<const char*, const char*> kStandIns[] = {{"B300", "GB300"}};
+
+bool calibrates(const Calibration& c, const std::string& gpu)
+{
+    auto named = [&](const GemmEfficiency& e) { return e.gpu == gpu; };
+    return std::any_of(c.gemm.begin(), c.gemm.end(), named) ||
+           std::any_of(c.grouped.begin(), c.grouped.end(), named);
+}
+
+std::string withEfficiencies(const Calibration& c, const std::string& gpu)
+{
+    if (calibrates(c, gpu))
+        return gpu;
+    for (const auto& [name, standIn] : kStandIns)
+        if (gpu == name)
+            return standIn;
+    return gpu;
+}
+
 json tableJson(const std::vector<GemmEfficiency>& table)
 {
     json j = json::array();
@@ -133,11 +154,12 @@ bool fp8AttentionOf(const RunDesc& run, const GpuSpec& gpu, Framework framework)
 
 double Calibration::gemmEfficiency(const std::string& gpu, Precision p) const
 {
-    const double measured = lookup(gemm, gpu, p, -1);
+    const std::string calibrated = withEfficiencies(*this, gpu);
+    const double measured = lookup(gemm, calibrated, p, -1);
     if (measured > 0)
         return measured;
     if (p == Precision::BF16) {
-        const double fp8 = lookup(gemm, gpu, Precision::FP8, -1);
+        const double fp8 = lookup(gemm, calibrated, Precision::FP8, -1);
         if (fp8 > 0)
             return std::min(0.95, fp8 * bf16OverFp8);
     }
@@ -146,7 +168,7 @@ double Calibration::gemmEfficiency(const std::string& gpu, Precision p) const
 
 double Calibration::groupedGemmEfficiency(const std::string& gpu, Precision p) const
 {
-    return lookup(grouped, gpu, p, gemmEfficiency(gpu, p));
+    return lookup(grouped, withEfficiencies(*this, gpu), p, gemmEfficiency(gpu, p));
 }
 
 json toJson(const Calibration& c)

@@ -27,8 +27,17 @@ const std::vector<GpuSpec>& gpuCatalog()
         {"A100", 312, 0, 0, 80, 2.0, 600},           {"H100", 989, 1979, 0, 80, 3.35, 900},
         {"H200", 989, 1979, 0, 141, 4.8, 900},       {"B200", 2250, 4500, 9000, 180, 7.7, 1800},
         {"GB200", 2450, 4900, 9800, 186, 8.0, 1800}, {"GB300", 2450, 4900, 14700, 279, 8.0, 1800},
+        {"B300", 2250, 4500, 13500, 279, 8.0, 1800},
     };
     return catalog;
+}
+
+std::string catalogNames()
+{
+    std::vector<std::string> names;
+    for (const GpuSpec& gpu : gpuCatalog())
+        names.push_back(gpu.name);
+    return wordList(names, ", ");
 }
 
 const GpuSpec* findCatalogGpu(const std::string& name)

@@ -113,6 +113,7 @@ struct GpuSpec {
 // The built-in catalog of formats.md.
 const std::vector<GpuSpec>& gpuCatalog();
 const GpuSpec* findCatalogGpu(const std::string& name);
+std::string catalogNames(); // "A100, H100, ..." for messages
 
 struct ScaleUp {
     std::string name;

@@ -56,14 +56,6 @@ constexpr double kMaxMtbfH = 1e9;
 constexpr double kMaxRestartS = 1e7;
 constexpr double kMaxCapacityFactor = 1000;
 
-std::string catalogNames()
-{
-    std::vector<std::string> names;
-    for (const GpuSpec& gpu : gpuCatalog())
-        names.push_back(gpu.name);
-    return wordList(names, ", ");
-}
-
 // Reads an enumeration's word into `out`; false when present and wrong.
 template <typename E> bool readEnum(FieldReader& f, const std::string& key, E& out, Need need)
 {

@@ -32,7 +32,7 @@ int typicalNicGbps(const GpuSpec& gpu)
 {
     if (gpu.name == "A100")
         return 200;
-    return gpu.name == "GB300" ? 800 : 400;
+    return gpu.name == "GB300" || gpu.name == "B300" ? 800 : 400; // ConnectX-8 on Blackwell Ultra
 }
 
 int fabricTiersFor(int64_t gpus)

@@ -378,8 +378,7 @@ std::optional<json> clusterFromSystemDescription(const SourceText& system, Impor
     const GpuSpec* gpu = findGpuIn(model);
     if (!gpu)
         report.error({system.file, 0, 0, "/accelerator_model_name"},
-                     cs::inQuotes(model) + " names no catalog GPU (A100, H100, H200, B200, GB200, "
-                                           "GB300)");
+                     cs::inQuotes(model) + " names no catalog GPU (" + catalogNames() + ")");
     const std::string networking = textField(*j, "host_networking");
     const auto nic = gpusPerNode > 0 ? scaleOutFrom(networking, int(gpusPerNode)) : std::nullopt;
     if (!nic)

@@ -124,7 +124,7 @@ public:
         if (!gpu || gpu->name.size() != m_options.gpu.size()) {
             m_report.error({m_source.file, 0, 0, ""},
                            "--gpu " + cs::inQuotes(m_options.gpu) +
-                               " is not a catalog GPU (A100, H100, H200, B200, GB200, GB300)");
+                               " is not a catalog GPU (" + catalogNames() + ")");
             return std::nullopt;
         }
         return cluster(*gpu);

@@ -50,3 +50,25 @@ TEST_CASE("the built-in constants are where calibrate stops on the public runs",
         value = original;
     }
 }
+
+TEST_CASE("a GPU no run calibrates takes the efficiencies of one on the same silicon",
+          "[calibration]")
+{
+    const Calibration& builtIn = defaultCalibration();
+    for (Precision p : {Precision::BF16, Precision::FP8, Precision::NVFP4}) {
+        CHECK(builtIn.gemmEfficiency("B300", p) == builtIn.gemmEfficiency("GB300", p));
+        CHECK(builtIn.groupedGemmEfficiency("B300", p) ==
+              builtIn.groupedGemmEfficiency("GB300", p));
+    }
+    // Once runs calibrate it, its own efficiencies hold.
+    Calibration own = builtIn;
+    own.gemm.push_back({"B300", Precision::FP8, 0.123});
+    CHECK(own.gemmEfficiency("B300", Precision::FP8) == Approx(0.123));
+    CHECK(own.groupedGemmEfficiency("B300", Precision::FP8) == Approx(0.123));
+    CHECK(own.gemmEfficiency("GB300", Precision::FP8) != Approx(0.123));
+    // A GPU with no stand-in and no runs gets the default.
+    Calibration none = builtIn;
+    none.gemm.clear();
+    none.grouped.clear();
+    CHECK(none.gemmEfficiency("B300", Precision::FP8) == none.defaultGemmEfficiency);
+}

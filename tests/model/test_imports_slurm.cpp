@@ -108,6 +108,22 @@ TEST_CASE("topology.conf mistakes are refused with their line", "[imports][slurm
     CHECK(hasLine(report.errors, {"--gpu \"MI300X\" is not a catalog GPU"}));
 }
 
+TEST_CASE("a GPU's NIC rate when the topology gives none: ConnectX-8 on Blackwell Ultra",
+          "[imports][slurm]")
+{
+    auto nicOf = [](const std::string& gpu) {
+        ImportReport report;
+        const auto cluster = import("SwitchName=a Nodes=n[1-2]\n", report, nullptr, gpu);
+        REQUIRE(cluster);
+        return std::pair{(*cluster)["gpu"].get<std::string>(),
+                         (*cluster)["scale_out"]["Gbps_per_gpu"].get<int>()};
+    };
+    CHECK(nicOf("B300") == std::pair<std::string, int>{"B300", 800});
+    CHECK(nicOf("GB300") == std::pair<std::string, int>{"GB300", 800});
+    CHECK(nicOf("B200") == std::pair<std::string, int>{"B200", 400});
+    CHECK(nicOf("A100") == std::pair<std::string, int>{"A100", 200});
+}
+
 TEST_CASE("continued lines, unknown keys and comments", "[imports][slurm]")
 {
     ImportReport report;

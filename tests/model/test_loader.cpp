@@ -333,9 +333,12 @@ TEST_CASE("a run's cluster problems are reported under the cluster's own name", 
 
 TEST_CASE("catalog, layout and parallel sizes", "[description]")
 {
-    CHECK(cs::gpuCatalog().size() == 6);
+    CHECK(cs::gpuCatalog().size() == 7);
     CHECK(cs::findCatalogGpu("A100")->peakTflops(cs::Precision::FP8) == 0);
     CHECK(cs::findCatalogGpu("GB300")->peakTflops(cs::Precision::NVFP4) == 14700);
+    CHECK(cs::findCatalogGpu("B300")->peakTflops(cs::Precision::NVFP4) == 13500);
+    CHECK(cs::findCatalogGpu("B300")->peakTflops(cs::Precision::FP8) == 4500);
+    CHECK(cs::catalogNames() == "A100, H100, H200, B200, GB200, GB300, B300");
     CHECK(cs::findCatalogGpu("gb200") == nullptr);
     struct Layout {
         int racks, layoutRows, rows, columns;
