@@ -485,15 +485,20 @@ const std::vector<int>& balancedSplit(const ModelShape& model, const LayerTable&
                       std::equal(kindShares.begin(), kindShares.end(), memo.kindShares.begin(),
                                  [](double a, double b) { return std::abs(a - b) <= 1e-12; });
     if (!same) {
-        std::vector<double> shares(size_t(model.layers) + 1);
+        // More virtual stages than layers and the head: the embedding takes the first alone, as
+        // Megatron-Core's account_for_embedding_in_pipeline_split (and _loss_) lay it out.
+        const bool embeddingStage = chunks > model.layers + 1;
+        std::vector<double> shares(embeddingStage ? 1 : 0, 0.0);
         for (int i = 0; i < model.layers; ++i) {
             const LayerKind kind = table.pattern.kindAt(i);
             const size_t k = size_t(std::find(table.kinds.begin(), table.kinds.end(), kind) -
                                     table.kinds.begin());
-            shares[size_t(i)] = kindShares[k];
+            shares.push_back(kindShares[k]);
         }
-        shares.back() = kindShares.back();
+        shares.push_back(kindShares.back());
         std::vector<int> split = splitByShares(shares, chunks);
+        if (embeddingStage)
+            --split.front(); // the embedding is no layer
         memo = {chunks, table.pattern, std::move(kindShares), std::move(split)};
     }
     return memo.split;

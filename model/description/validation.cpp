@@ -130,11 +130,15 @@ void checkRunShape(const RunDesc& r, const std::string& file, const std::string&
         diags.atPointer(file, base + "/model/seq_len",
                         "seq_len = " + str(m.seqLen) +
                             " must be divisible by 2 x cp = " + str(2 * int64_t(p.cp)));
+    // Megatron-Core's pipeline split can count the embedding and the loss as a layer each
+    // (account_for_embedding_in_pipeline_split, account_for_loss_in_pipeline_split): Llama 3.1
+    // 405B runs its 126 layers on 16 x 8 virtual stages.
     const int64_t stages = int64_t(p.pp) * p.vp;
-    if (m.layers < stages)
+    if (int64_t(m.layers) + 2 < stages)
         diags.atPointer(file, base + "/model/layers",
-                        "layers = " + str(m.layers) + " is fewer than pp x vp = " + str(p.pp) +
-                            " x " + str(p.vp) + " = " + str(stages) +
+                        "layers = " + str(m.layers) + " and the embedding and the loss, a stage " +
+                            "each at most, are fewer than pp x vp = " + str(p.pp) + " x " +
+                            str(p.vp) + " = " + str(stages) +
                             " pipeline stages; each stage needs a layer");
     if (p.vp > 1 && p.pp == 1)
         diags.atPointer(file, base + "/parallelism/vp",

@@ -122,9 +122,9 @@ public:
         }
         const GpuSpec* gpu = findGpuIn(m_options.gpu);
         if (!gpu || gpu->name.size() != m_options.gpu.size()) {
-            m_report.error({m_source.file, 0, 0, ""},
-                           "--gpu " + cs::inQuotes(m_options.gpu) +
-                               " is not a catalog GPU (" + catalogNames() + ")");
+            m_report.error({m_source.file, 0, 0, ""}, "--gpu " + cs::inQuotes(m_options.gpu) +
+                                                          " is not a catalog GPU (" +
+                                                          catalogNames() + ")");
             return std::nullopt;
         }
         return cluster(*gpu);

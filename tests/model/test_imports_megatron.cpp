@@ -258,5 +258,7 @@ TEST_CASE("an imported run that breaks formats.md's rules is refused, rule by ru
     CHECK_FALSE(i.run);
     CHECK(hasLine(i.report.errors,
                   {"launch.sh:2:1:", "would not load", "/parallelism/tp: tp = 3 must divide"}));
-    CHECK(hasLine(i.report.errors, {"/model/layers: layers = 4 is fewer than pp x vp"}));
+    CHECK(hasLine(i.report.errors,
+                  {"/model/layers: layers = 4 and the embedding and the loss, a stage each at "
+                   "most, are fewer than pp x vp = 8 x 1 = 8"}));
 }

@@ -49,11 +49,10 @@ TEST_CASE("every public measured run loads into a cluster and run of its GPU cou
     Diagnostics diags;
     const std::vector<MeasuredRun> runs = readMeasuredRuns(kPublic, diags);
     INFO(diags.formatAll());
-    // Held to the run rules: 126 layers on 16 stages of 8 chunks would leave chunks empty.
-    REQUIRE(diags.size() == 1);
-    CHECK(diags.items()[0].format().find("public.jsonl:49: /model/layers: layers = 126 is fewer "
-                                         "than pp x vp = 16 x 8") != std::string::npos);
-    REQUIRE(runs.size() == 55);
+    // Held to the run rules, which take 126 layers on 16 x 8 virtual stages: the embedding and
+    // the loss take a stage each.
+    REQUIRE(diags.empty());
+    REQUIRE(runs.size() == 56);
     for (const MeasuredRun& r : runs) {
         INFO(r.id);
         const Parallelism& par = r.run.parallelism;

@@ -173,7 +173,10 @@ TEST_CASE("run rules", "[validation]")
         {{{"/model/seq_len", 8190}},
          "/model/seq_len",
          "seq_len = 8190 must be divisible by 2 x cp = 4"},
-        {{{"/model/layers", 3}}, "/model/layers", "layers = 3 is fewer than pp x vp = 2 x 2 = 4"},
+        {{{"/model/layers", 1}},
+         "/model/layers",
+         "layers = 1 and the embedding and the loss, a stage each at most, are fewer than pp x "
+         "vp = 2 x 2 = 4"},
         {{{"/parallelism/pp", 1}}, "/parallelism/vp", "vp = 2 needs pp > 1"},
         {{{"/parallelism/dp", 6}},
          "/batch/global",
