@@ -13,7 +13,13 @@ cs::RunDesc defaultRunFor(const cs::ClusterDesc& cluster)
 {
     cs::RunDesc run;
     run.name = "Data parallel only (no run loaded)";
-    run.model = {"GPT 1.3B", 24, 2048, 8192, 16, 16, 50304, 2048, false};
+    run.model.name = "GPT 1.3B";
+    run.model.layers = 24;
+    run.model.hidden = 2048;
+    run.model.ffnHidden = 8192;
+    run.model.heads = run.model.kvHeads = 16;
+    run.model.vocab = 50304;
+    run.model.seqLen = 2048;
     run.precision = cs::Precision::BF16;
     run.batch = {int(cluster.gpuCount()), 1};
     run.parallelism.dp = int(cluster.gpuCount());

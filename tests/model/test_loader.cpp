@@ -357,7 +357,10 @@ TEST_CASE("catalog, layout and parallel sizes", "[description]")
         CHECK(c.columns() == l.columns);
     }
     cs::RunDesc r;
-    r.parallelism = {.tp = 4, .cp = 2, .pp = 8, .dp = 0};
+    r.parallelism.tp = 4;
+    r.parallelism.cp = 2;
+    r.parallelism.pp = 8;
+    r.parallelism.dp = 0;
     r.batch = {.global = 1152, .micro = 1};
     CHECK(r.dpFor(8192) == 128);
     CHECK(r.microBatchesFor(8192) == 9);
