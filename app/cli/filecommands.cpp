@@ -160,7 +160,11 @@ void describeStages(const RunDesc& r, const ClusterDesc& c, std::ostream& out)
     }
     out << ": " << *lightest << " to " << *heaviest
         << " layers per stage, as even in FLOPs as whole layers allow (the last stage also runs "
-           "the LM head)\n";
+           "the LM head"
+        << (chunks.size() > 1 && chunks.front() == 0
+                ? "; the first virtual stage holds the embedding alone, the last the loss"
+                : "")
+        << ")\n";
 }
 
 void describeRun(const RunDesc& r, const ClusterDesc* c, std::ostream& out)

@@ -1,7 +1,10 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <fstream>
 #include <sstream>
+
+#include <nlohmann/json.hpp>
 
 #include "clicommands.h"
 #include "samplefiles.h"
@@ -97,6 +100,28 @@ TEST_CASE("describe says which dimensions cross the fabric", "[samples][cli]")
     CHECK(text.find("PP groups of 8: inside one NVLink domain each") != std::string::npos);
     CHECK(text.find("DP groups of 128: cross the fabric") != std::string::npos);
     CHECK(text.find("14 to 16 layers per stage, as even in FLOPs") != std::string::npos);
+    CHECK(text.find("embedding alone") == std::string::npos);
+}
+
+TEST_CASE("describe says when the embedding and the loss take a virtual stage each",
+          "[samples][cli]")
+{
+    // The Fairwater run's 126 layers on 16 x 8 virtual stages, as the 405B NVFP4 recipes lay them.
+    nlohmann::json run =
+        nlohmann::json::parse(std::ifstream(samplePath("fairwater-gb200-128-llama405b.run.json")));
+    run["cluster"] = samplePath("fairwater-gb200-128.cluster.json");
+    run["parallelism"]["tp"] = 2;
+    run["parallelism"]["pp"] = 16;
+    const std::string file = (std::filesystem::temp_directory_path() / "cs-pp16.run.json").string();
+    std::ofstream(file) << run.dump();
+    std::ostringstream out, err;
+    REQUIRE(cli::run({"describe", file}, {out, err}) == cli::kExitOk);
+    std::filesystem::remove(file);
+    INFO(out.str() << err.str());
+    CHECK(out.str().find("126 layers over 16 stages x 8 virtual chunks: 7 to 8 layers per stage") !=
+          std::string::npos);
+    CHECK(out.str().find("the first virtual stage holds the embedding alone, the last the loss") !=
+          std::string::npos);
 }
 
 TEST_CASE("the command line's usage errors exit 2", "[cli]")
