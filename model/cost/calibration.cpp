@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -17,7 +18,7 @@ using nlohmann::json;
 
 constexpr const char* kCalibrationFormat = "clusterscope/calibration@1";
 
-double lookup(const std::vector<GemmEfficiency>& table, const std::string& gpu, Precision p,
+double lookup(const std::vector<GemmEfficiency>& table, std::string_view gpu, Precision p,
               double fallback)
 {
     for (const GemmEfficiency& e : table) {
@@ -31,14 +32,14 @@ double lookup(const std::vector<GemmEfficiency>& table, const std::string& gpu, 
 // Blackwell Ultra on 8-GPU boards (B300) as in NVL72 racks (GB300).
 constexpr std::pair<const char*, const char*> kStandIns[] = {{"B300", "GB300"}};
 
-bool calibrates(const Calibration& c, const std::string& gpu)
+bool calibrates(const Calibration& c, std::string_view gpu)
 {
     auto named = [&](const GemmEfficiency& e) { return e.gpu == gpu; };
     return std::any_of(c.gemm.begin(), c.gemm.end(), named) ||
            std::any_of(c.grouped.begin(), c.grouped.end(), named);
 }
 
-std::string withEfficiencies(const Calibration& c, const std::string& gpu)
+std::string_view withEfficiencies(const Calibration& c, std::string_view gpu)
 {
     if (calibrates(c, gpu))
         return gpu;
@@ -154,7 +155,7 @@ bool fp8AttentionOf(const RunDesc& run, const GpuSpec& gpu, Framework framework)
 
 double Calibration::gemmEfficiency(const std::string& gpu, Precision p) const
 {
-    const std::string calibrated = withEfficiencies(*this, gpu);
+    const std::string_view calibrated = withEfficiencies(*this, gpu);
     const double measured = lookup(gemm, calibrated, p, -1);
     if (measured > 0)
         return measured;
