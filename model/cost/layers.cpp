@@ -30,6 +30,7 @@ struct Shape {
     double mats = 2;    // MLP matrices: 3 with a gated MLP
     double dense = 1;   // the dense MLP's width
     bool lowPrecision = false;
+    double gemmInputBytes = 2; // a GEMM input kept for the weight gradient, per element
 };
 
 Shape shapeOf(const LayerContext& ctx, LayerKind kind)
@@ -62,7 +63,27 @@ Shape shapeOf(const LayerContext& ctx, LayerKind kind)
     l.mats = m.gatedMlp ? 3 : 2;
     l.dense = m.moe && m.moe->denseLayers > 0 ? m.moe->denseFfnHidden : m.ffnHidden;
     l.lowPrecision = ctx.run.precision != Precision::BF16;
+    // FP8 and NVFP4 recipes keep the cast copy (Transformer Engine's saved GEMM inputs).
+    l.gemmInputBytes = ctx.rates.weightBytes;
     return l;
+}
+
+// What an MLP `f` wide on this GPU keeps for its backward pass, per row: the first GEMM's
+// input (`in` wide), its output (the activation function's input, BF16) and the second GEMM's
+// input.
+double mlpSavedBytes(const Shape& l, double in, double f)
+{
+    return l.gemmInputBytes * in + (kActivationBytes * (l.mats - 1) + l.gemmInputBytes) * f;
+}
+
+// The same for the shared experts, per token: their input is the router's (BF16, counted
+// once) unless the GEMMs take a cast copy.
+double sharedSavedBytes(const Shape& l, const Moe& moe)
+{
+    if (moe.sharedExperts == 0)
+        return 0;
+    return mlpSavedBytes(l, l.lowPrecision ? l.h / l.sp : 0,
+                         double(moe.sharedFfnHidden) * moe.sharedExperts / l.t);
 }
 
 // One GEMM of a layer: y[rows x n] = x[rows x k] W[k x n] on one GPU.
@@ -306,8 +327,10 @@ Terms termsOf(const LayerContext& ctx, LayerKind kind, const Shape& l, LayerCost
         flops += 2 * balanced * l.h * l.mats * m.moe->ffnHidden;
         flops += 2 * l.tokens * paramsOf(e.shared);
         tpCount += e.shared.empty() ? 0 : 2;
-        lc.activationBytes +=
-            kActivationBytes * e.copies * etp * (l.h + (l.mats + 1) * m.moe->ffnHidden / etp);
+        // The router keeps its BF16 input; in FP8 and NVFP4 the shared experts a cast copy.
+        lc.activationBytes += kActivationBytes * l.tokens * l.h / l.sp +
+                              e.copies * etp * mlpSavedBytes(l, l.h, m.moe->ffnHidden / etp) +
+                              l.tokens * sharedSavedBytes(l, *m.moe);
     } else {
         const Gemms mlp = mlpGemms(l.h, l.dense, l.mats, l.t);
         x.mlpGemms = gemmsForward(mlp, l.tokens, r.gemmEff, r);
@@ -315,7 +338,7 @@ Terms termsOf(const LayerContext& ctx, LayerKind kind, const Shape& l, LayerCost
         mlpWidth = (l.mats - 1) * l.dense / l.t;
         flops += 2 * l.tokens * paramsOf(mlp);
         tpCount += 2;
-        lc.activationBytes += kActivationBytes * l.tokens * (l.mats + 1) * l.dense / l.t;
+        lc.activationBytes += l.tokens * mlpSavedBytes(l, l.h / l.sp, l.dense / l.t);
     }
     x.norms = memorySeconds(kActivationBytes * l.tokens * (4 * l.h / l.sp + 6 * l.h / l.sp), r);
     x.activation = memorySeconds(kActivationBytes * l.tokens * mlpWidth * 1.5, r);
@@ -392,19 +415,19 @@ void recompute(const LayerContext& ctx, LayerKind kind, const Shape& l, const Te
     if (kind.moe) {
         const Moe& moe = *ctx.run.model.moe;
         const double copies = l.tokens / l.t * moe.topK;
-        redo(RecomputeModule::MoeAct, x.activation, a / l.tokens * copies * moe.ffnHidden);
-        redo(RecomputeModule::SharedExperts, x.sharedGemms,
-             a * (l.mats + 1) * moe.sharedFfnHidden * moe.sharedExperts / l.t);
+        redo(RecomputeModule::MoeAct, x.activation, l.gemmInputBytes * copies * moe.ffnHidden);
+        redo(RecomputeModule::SharedExperts, x.sharedGemms, l.tokens * sharedSavedBytes(l, moe));
         // `mlp` names the dense MLP: on an MoE layer it is `moe` that recomputes the experts.
         if (rc.recomputes(RecomputeModule::Moe)) {
             redo(RecomputeModule::Moe, x.mlpGemms + x.permute + x.activation,
-                 a / l.tokens * copies * (l.h + (l.mats + 1) * moe.ffnHidden));
+                 copies * mlpSavedBytes(l, l.h, moe.ffnHidden));
             lc.backward.comm[Dim::EP] += lc.forward.comm[Dim::EP];
             lc.backward.hidden[Dim::EP] += lc.forward.hidden[Dim::EP];
             lc.comm[Dim::EP] += lc.comm[Dim::EP] / 2;
         }
     } else {
-        redo(RecomputeModule::Mlp, x.mlpGemms + x.activation, a * (l.mats + 1) * l.dense / l.t);
+        redo(RecomputeModule::Mlp, x.mlpGemms + x.activation,
+             l.tokens * mlpSavedBytes(l, l.h / l.sp, l.dense / l.t));
     }
 }
 
@@ -480,11 +503,15 @@ LayerCosts layerCosts(const LayerContext& ctx, LayerKind kind)
 {
     const Shape l = shapeOf(ctx, kind);
     LayerCosts lc;
-    // Saved for backward (Korthikanti et al.): norm and GEMM inputs, Q K V, attention output
-    // and its softmax statistics; the MLP's (or experts') part is added by termsOf.
+    // Saved for backward, tensor by tensor (Megatron-Core with Transformer Engine and flash
+    // attention, no dropout): both norms' inputs, the QKV projection's input, Q K V and the
+    // attention output (BF16, for flash attention's backward), and in FP8 or NVFP4 the output
+    // projection's cast copy of it; the MLP's (or experts') part is added by termsOf.
+    const double attentionOut = l.heads * l.vDim / l.t;
     lc.activationBytes =
-        kActivationBytes * l.tokens *
-        (6 * l.h / l.sp + (l.heads * l.qkDim + l.kvWidth) / l.t + l.heads * l.vDim / l.t);
+        l.tokens * (kActivationBytes *
+                        (2 * l.h / l.sp + (l.heads * l.qkDim + l.kvWidth) / l.t + attentionOut) +
+                    l.gemmInputBytes * (l.h / l.sp + (l.lowPrecision ? attentionOut : 0)));
     const Terms x = termsOf(ctx, kind, l, lc);
     lc.fullLayerBytes = lc.activationBytes;
 

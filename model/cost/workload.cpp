@@ -18,8 +18,7 @@ namespace {
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr double kActivationBytes = 2; // BF16 activations and their gradients
 // Weights and optimizer state as kept, per parameter: what a checkpoint holds.
-constexpr double kParamBytes = kCheckpointWeightBytes;
-constexpr double kMainGradBytes = 4; // FP32 gradient accumulation buffer
+constexpr double kParamBytes = kCheckpointWeightBytes; // BF16, or FP8 with its transpose
 constexpr double kOptimizerBytes = kCheckpointOptimizerBytes;
 // The optimizer step's HBM traffic per parameter it owns: the gradient norm reads the FP32
 // gradient (4), clipping rewrites it (8), Adam reads weight, gradient and both moments and
@@ -629,8 +628,10 @@ void optimizerAndMemory(const RunDesc& run, const LayerTable& table, const Ends&
         }
         const double owned = dense / denseShard + expert / expertShard;
         w.optimizerS[size_t(s)] = owned * kOptimizerTrafficBytes / r.memory;
+        // Gradients accumulate in the type they are reduced in; the optimizer holds FP32
+        // masters and moments.
         double states = (dense / weightShard + expert / (par.fsdp ? expertShard : 1)) *
-                            (kParamBytes + kMainGradBytes) +
+                            (kParamBytes + w.gradBytesPerParam) +
                         owned * kOptimizerBytes;
         if (par.fsdp)
             states += 2 * largestLayer * kParamBytes;

@@ -13,11 +13,13 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "calibration.h"
 #include "clicommands.h"
 #include "costmodel.h"
 #include "measuredruns.h"
 #include "samplefiles.h"
 #include "validation.h"
+#include "workload.h"
 
 using namespace cs;
 
@@ -273,6 +275,77 @@ TEST_CASE("recompute trades memory for time")
     CHECK(sel.stepTimeS > none.stepTimeS);
     CHECK(all.memoryGiBPerGpu < sel.memoryGiBPerGpu);
     CHECK(sel.memoryGiBPerGpu < none.memoryGiBPerGpu);
+}
+
+TEST_CASE("gradients are held in the type they are reduced in: FP32 on Megatron-LM's defaults")
+{
+    const Sample s = fairwater128();
+    RunDesc fp32Grads = s.run;
+    fp32Grads.extensions.set(kFrameworkKey, "megatron-2021");
+    const Evaluation bf16 = evaluate(s.cluster, s.run);
+    const Evaluation fp32 = evaluate(s.cluster, fp32Grads);
+    const Workload w = buildWorkload(s.cluster, s.run, defaultCalibration());
+    REQUIRE(w.gradBytesPerParam == 2);
+    for (int st = 0; st < w.p; ++st) {
+        double params = 0;
+        for (int k = 0; k < w.v; ++k)
+            params += w.paramsOfChunk[w.op(st, k)] + w.expertParamsOfChunk[w.op(st, k)];
+        INFO("stage " << st);
+        CHECK(fp32.memoryGiBPerStage[size_t(st)] - bf16.memoryGiBPerStage[size_t(st)] ==
+              Approx(params * 2 / (1 << 30)).epsilon(1e-9));
+    }
+}
+
+TEST_CASE("FP8 and NVFP4 keep the inputs of their GEMMs narrow for the backward pass")
+{
+    const Sample s = fairwater128();
+    std::map<Precision, Evaluation> e;
+    for (Precision p : {Precision::BF16, Precision::FP8, Precision::NVFP4}) {
+        RunDesc run = s.run;
+        run.precision = p;
+        e.emplace(p, evaluate(s.cluster, run));
+    }
+    CHECK(e.at(Precision::FP8).memoryGiBPerGpu < e.at(Precision::BF16).memoryGiBPerGpu);
+    CHECK(e.at(Precision::NVFP4).memoryGiBPerGpu < e.at(Precision::FP8).memoryGiBPerGpu);
+    // Only what is kept for backward shrinks: with every layer recomputed whole there is
+    // little left to shrink.
+    std::map<Precision, double> full;
+    for (Precision p : {Precision::BF16, Precision::FP8}) {
+        RunDesc run = s.run;
+        run.precision = p;
+        run.parallelism.recompute = Recompute::of(RecomputeMode::Full);
+        full[p] = evaluate(s.cluster, run).memoryGiBPerGpu;
+    }
+    CHECK(full[Precision::BF16] - full[Precision::FP8] <
+          0.1 * (e.at(Precision::BF16).memoryGiBPerGpu - e.at(Precision::FP8).memoryGiBPerGpu));
+}
+
+TEST_CASE("published layouts fit their GPUs; one that offloads activations does not as written",
+          "[reference]")
+{
+    Diagnostics diags;
+    std::vector<MeasuredRun> runs = publicRuns();
+    for (MeasuredRun& r : readMeasuredRuns(
+             std::string(CS_SHARED_DIR) + "/reference/validation/moe-public.jsonl", diags))
+        runs.push_back(std::move(r));
+    // id, fits: MLPerf GPT-3 on H100 with micro-batch 2, Llama 3.1 405B FP8 on GB300 with no
+    // recompute, Qwen3-30B on one GB300 node with micro-batch 8, Llama 3 70B FP8 on H100; and
+    // Llama 3 70B on 64 GB300 with no model parallelism, which its recipe runs by offloading 20
+    // layers' activations to the host (Megatron-Bridge LLAMA3_70B_GB300_FP8_CS_BASE_CONFIG).
+    const std::vector<std::pair<std::string, bool>> expected{
+        {"mlperf_v4.1_gpt3_Oracle_1536xBM.GPU.H100.8", true},
+        {"nemo_bridge_25.11_DGX-GB300_LLAMA3.1_405B_256gpu_FP8-CS", true},
+        {"mbridge_2604_qwen3-30b_gb300_8_mxfp8", true},
+        {"nemo_bridge_25.11_DGX-H100_LLAMA3_70B_64gpu_FP8-CS", true},
+        {"nemo_bridge_25.11_DGX-GB300_LLAMA3_70B_64gpu_FP8-CS", false},
+    };
+    for (const auto& [id, fits] : expected) {
+        INFO(id);
+        const auto it = std::find_if(runs.begin(), runs.end(),
+                                     [&](const MeasuredRun& r) { return r.id == id; });
+        REQUIRE(it != runs.end());
+        CHECK(evaluate(it->cluster, it->run).fitsMemory == fits);
+    }
 }
 
 TEST_CASE("events are well formed: ordered, one compute op at a time per stage, PP order kept, "

@@ -7,6 +7,7 @@
 
 #include "alltoall.h"
 #include "calibration.h"
+#include "checkpoint.h"
 #include "costmodel.h"
 #include "layers.h"
 #include "samplefiles.h"
@@ -113,8 +114,21 @@ TEST_CASE("DeepSeek-V3 fits on 1,024 GB200 with EP 64 but not without expert par
     REQUIRE(valid(run, cluster));
     const Evaluation ep1 = estimate(cluster, run);
     CHECK_FALSE(ep1.fitsMemory);
-    // Each rank holds 64 times the routed experts of its stage: hundreds of GiB more.
-    CHECK(ep1.memoryGiBPerGpu > ep64.memoryGiBPerGpu + 500);
+    // Each rank holds all the routed experts of its stage instead of one 64th: their weights
+    // (BF16, as checkpointed) and gradients (the optimizer's share is the same: one
+    // expert-data rank's either way).
+    const Workload w = buildWorkload(cluster, run, defaultCalibration());
+    for (int s = 0; s < w.p; ++s) {
+        double experts = 0;
+        for (int k = 0; k < w.v; ++k)
+            experts += w.expertParamsOfChunk[w.op(s, k)];
+        const double extraGiB =
+            experts * (1 - 1.0 / 64) * (kCheckpointWeightBytes + w.gradBytesPerParam) / (1 << 30);
+        INFO("stage " << s);
+        CHECK(extraGiB > 100);
+        CHECK(ep1.memoryGiBPerStage[size_t(s)] - ep64.memoryGiBPerStage[size_t(s)] ==
+              Approx(extraGiB).epsilon(0.01));
+    }
 }
 
 TEST_CASE("model FLOPs and MFU count the active parameters of an MoE model")
