@@ -11,6 +11,7 @@
 #include <QInputDialog>
 #include <QKeySequence>
 #include <QLabel>
+#include <QLayout>
 #include <QLocale>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -91,6 +92,9 @@ MainWindow::MainWindow(const QString& recoveryDir, QWidget* parent)
     if (const QScreen* screen = QGuiApplication::primaryScreen()) {
         const QSize size = defaultWindowSize(screen->availableGeometry().size());
         placeDocks(this, size);
+        // Placing the docks grows the window to what they asked for on the way; once laid out
+        // they need less, and the window takes the size meant for the screen.
+        layout()->activate();
         resize(size);
     }
     createStatusBar();

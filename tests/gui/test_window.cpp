@@ -11,6 +11,9 @@
 #include <QEventLoop>
 #include <QLabel>
 #include <QMouseEvent>
+#include <QScreen>
+#include <QSettings>
+#include <QStandardPaths>
 #include <QStatusBar>
 #include <QStyle>
 #include <QStyleFactory>
@@ -121,6 +124,31 @@ TEST_CASE("the first window fits the screen it opens on", "[layout]")
         CHECK(size.height() <= screen.height());
         CHECK(size.width() >= screen.width() * 0.8);
     }
+}
+
+TEST_CASE("the first window takes the size meant for the screen, not what placing docks asked",
+          "[layout]")
+{
+    // No saved geometry: the window places itself. Other tests save theirs in the shared
+    // test settings, so this one reads an empty folder of its own.
+    QTemporaryDir settings;
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settings.path());
+    struct RestorePath {
+        ~RestorePath()
+        {
+            QSettings::setPath(
+                QSettings::NativeFormat, QSettings::UserScope,
+                QStandardPaths::writableLocation(QStandardPaths::GenericConfigLocation));
+        }
+    } restore;
+    MainWindow window{settings.path()};
+    const QScreen* screen = QGuiApplication::primaryScreen();
+    REQUIRE(screen);
+    const QSize meant = defaultWindowSize(screen->availableGeometry().size());
+    INFO(window.width() << "x" << window.height() << ", meant " << meant.width() << "x"
+                        << meant.height());
+    CHECK(window.width() == std::max(meant.width(), window.minimumSizeHint().width()));
+    CHECK(window.height() == std::max(meant.height(), window.minimumSizeHint().height()));
 }
 
 TEST_CASE("Reset Layout brings every dock back, docked and shown", "[layout]")
