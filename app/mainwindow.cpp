@@ -938,10 +938,25 @@ void MainWindow::updateStepFigure()
     text += tr("  |  %1 GPUs  |  MFU %2 %")
                 .arg(QString::fromStdString(cs::withThousands(e.gpusUsed)))
                 .arg(e.mfu * 100, 0, 'f', 1);
+    const double hbm = m_document->cluster().gpu.hbmGiB;
+    text += e.fitsMemory ? tr("  |  %1 of %2 GiB a GPU").arg(e.memoryGiBPerGpu, 0, 'f', 1).arg(hbm)
+                         : tr("  |  %1 GiB a GPU: does not fit the %2")
+                               .arg(e.memoryGiBPerGpu, 0, 'f', 1)
+                               .arg(hbm);
     if (e.timeToTrainS)
         text += tr("  |  time to train %1")
                     .arg(QString::fromStdString(cs::trainingTimeText(*e.timeToTrainS)));
     m_stepFigure->setText(text);
+    const cs::MemoryParts& m = e.memory;
+    m_stepFigure->setToolTip(tr("Memory of one GPU of the most loaded pipeline stage: weights "
+                                "%1 GiB, gradients %2, optimizer %3, activations %4, logits %5, "
+                                "framework %6")
+                                 .arg(m.weights, 0, 'f', 1)
+                                 .arg(m.gradients, 0, 'f', 1)
+                                 .arg(m.optimizer, 0, 'f', 1)
+                                 .arg(m.activations, 0, 'f', 1)
+                                 .arg(m.logits, 0, 'f', 1)
+                                 .arg(m.framework, 0, 'f', 1));
 }
 
 void MainWindow::showHelp(HelpPage page)

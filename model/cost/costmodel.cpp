@@ -24,6 +24,7 @@ void finish(const ClusterDesc& cluster, const RunDesc& run, const Workload& w, E
     e.mfu = w.modelFlopsPerStep / (e.stepTimeS * double(w.gpus) * w.peakFlopsPerGpu);
     e.memoryGiBPerStage = w.memoryGiB;
     e.memoryGiBPerGpu = *std::max_element(w.memoryGiB.begin(), w.memoryGiB.end());
+    e.memory = w.busiestMemory;
     e.fitsMemory = e.memoryGiBPerGpu <= cluster.gpu.hbmGiB;
     if (run.trainingSteps)
         e.timeToTrainS = e.stepTimeS * *run.trainingSteps;

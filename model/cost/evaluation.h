@@ -102,6 +102,20 @@ std::string_view eventName(const Event& e);
 // its start and its end, and leaves out repeats of its steady state in between (schedule.h).
 inline constexpr size_t kMaxStepEvents = size_t(1) << 20;
 
+// What one GPU holds, in GiB: the most loaded pipeline stage's.
+struct MemoryParts {
+    double weights = 0;     // with FSDP, the shard and the two layers gathered whole
+    double gradients = 0;   // in the type they are reduced in
+    double optimizer = 0;   // FP32 master weights and Adam's moments, of the parameters owned
+    double activations = 0; // kept for the backward pass, of the micro-batches in flight
+    double logits = 0;      // the last stage's, for the loss
+    double framework = 0;   // CUDA context, NCCL buffers, allocator fragmentation
+    double total() const
+    {
+        return weights + gradients + optimizer + activations + logits + framework;
+    }
+};
+
 struct Evaluation {
     double stepTimeS = 0;
     Breakdown breakdown;
@@ -112,6 +126,7 @@ struct Evaluation {
     double tokensPerS = 0;
     std::vector<double> memoryGiBPerStage; // per pipeline stage
     double memoryGiBPerGpu = 0;            // the most loaded stage
+    MemoryParts memory;                    // what it holds
     bool fitsMemory = true;
     std::optional<double> timeToTrainS;
     int64_t gpusUsed = 0;

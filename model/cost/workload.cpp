@@ -630,11 +630,11 @@ void optimizerAndMemory(const RunDesc& run, const LayerTable& table, const Ends&
         w.optimizerS[size_t(s)] = owned * kOptimizerTrafficBytes / r.memory;
         // Gradients accumulate in the type they are reduced in; the optimizer holds FP32
         // masters and moments.
-        double states = (dense / weightShard + expert / (par.fsdp ? expertShard : 1)) *
-                            (kParamBytes + w.gradBytesPerParam) +
-                        owned * kOptimizerBytes;
-        if (par.fsdp)
-            states += 2 * largestLayer * kParamBytes;
+        const double held = dense / weightShard + expert / (par.fsdp ? expertShard : 1);
+        MemoryParts m;
+        m.weights = (held + (par.fsdp ? 2 * largestLayer : 0)) * kParamBytes / kGiB;
+        m.gradients = held * w.gradBytesPerParam / kGiB;
+        m.optimizer = owned * kOptimizerBytes / kGiB;
         // Each chunk in flight keeps its layers' activations (on average per chunk).
         const double inFlightChunks = inFlightLimit(w.p, w.v, w.m, s);
         double activations = inFlightChunks * activation / w.v;
@@ -644,9 +644,13 @@ void optimizerAndMemory(const RunDesc& run, const LayerTable& table, const Ends&
                 rebuilt = std::max(rebuilt, lc.fullLayerBytes);
             activations += rebuilt;
         }
+        m.activations = activations / kGiB;
         if (s == w.p - 1)
-            activations += 2 * ends.logitsBytes * (1 + run.model.mtpLayers);
-        w.memoryGiB[size_t(s)] = (states + activations) / kGiB + cal.frameworkMemoryGiB;
+            m.logits = 2 * ends.logitsBytes * (1 + run.model.mtpLayers) / kGiB;
+        m.framework = cal.frameworkMemoryGiB;
+        w.memoryGiB[size_t(s)] = m.total();
+        if (s == 0 || m.total() > w.busiestMemory.total())
+            w.busiestMemory = m;
     }
 }
 

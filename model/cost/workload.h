@@ -11,6 +11,7 @@
 #include "calibration.h"
 #include "collectives.h"
 #include "description.h"
+#include "evaluation.h"
 #include "fabricfactors.h"
 #include "topology.h"
 
@@ -94,6 +95,7 @@ struct Workload {
     double gatherBytesPerParam = 2; // parameters are gathered in the GEMM precision
     std::vector<double> optimizerS; // per stage
     std::vector<double> memoryGiB;  // per stage
+    MemoryParts busiestMemory;      // the parts of the most loaded stage's
     double modelFlopsPerStep = 0;
     double tokensPerStep = 0;
     double virtualization = 0;

@@ -210,6 +210,24 @@ TEST_CASE("the status bar says the step and what the pointer is over", "[window]
     const double predicted = cs::evaluate(doc.cluster(), doc.run()).stepTimeS;
     CHECK(figure->text().startsWith(QStringLiteral("Step %1 predicted, measured 1.271 s")
                                         .arg(QString::fromStdString(cs::stepTimeText(predicted)))));
+    // The memory of a GPU against its HBM, what fills it in the tooltip.
+    const cs::Evaluation e = cs::evaluate(doc.cluster(), doc.run());
+    CHECK(figure->text().contains(QStringLiteral("%1 of %2 GiB a GPU")
+                                      .arg(e.memoryGiBPerGpu, 0, 'f', 1)
+                                      .arg(doc.cluster().gpu.hbmGiB)));
+    CHECK(figure->toolTip().contains(
+        QStringLiteral("activations %1").arg(e.memory.activations, 0, 'f', 1)));
+    // A layout that does not fit says so.
+    cs::RunDesc heavy = doc.run();
+    heavy.parallelism.distributedOptimizer = false;
+    heavy.batch.micro = 8;
+    f.window.document()->setClusterRun(doc.cluster(), heavy);
+    QApplication::processEvents();
+    const cs::Evaluation tooBig = cs::evaluate(doc.cluster(), heavy);
+    REQUIRE_FALSE(tooBig.fitsMemory);
+    CHECK(figure->text().contains(QStringLiteral("%1 GiB a GPU: does not fit the %2")
+                                      .arg(tooBig.memoryGiBPerGpu, 0, 'f', 1)
+                                      .arg(doc.cluster().gpu.hbmGiB)));
 
     f.window.resize(1600, 900);
     f.window.show();

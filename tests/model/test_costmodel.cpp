@@ -296,6 +296,41 @@ TEST_CASE("gradients are held in the type they are reduced in: FP32 on Megatron-
     }
 }
 
+TEST_CASE("the memory per GPU is the sum of its parts, each moved by what it stands for")
+{
+    const Sample s = fairwater128();
+    const auto partsOf = [&](const RunDesc& run) {
+        const Evaluation e = evaluate(s.cluster, run);
+        INFO("memory " << e.memoryGiBPerGpu);
+        CHECK(e.memory.total() == Approx(e.memoryGiBPerGpu).epsilon(1e-12));
+        return e.memory;
+    };
+    const MemoryParts base = partsOf(s.run);
+    CHECK(base.weights > 0);
+    CHECK(base.gradients == Approx(base.weights)); // both BF16 on Megatron-Core
+    CHECK(base.activations > 0);
+
+    RunDesc full = s.run;
+    full.parallelism.recompute = Recompute::of(RecomputeMode::Full);
+    const MemoryParts recomputed = partsOf(full);
+    CHECK(recomputed.activations < base.activations / 4);
+    CHECK(recomputed.weights == base.weights);
+    CHECK(recomputed.optimizer == base.optimizer);
+
+    RunDesc unsharded = s.run;
+    unsharded.parallelism.distributedOptimizer = false;
+    const MemoryParts replicated = partsOf(unsharded);
+    const Workload w = buildWorkload(s.cluster, s.run, defaultCalibration());
+    CHECK(replicated.optimizer == Approx(base.optimizer * w.d * w.c));
+    CHECK(replicated.activations == base.activations);
+
+    RunDesc sharded = s.run;
+    sharded.parallelism.fsdp = true;
+    const MemoryParts fsdp = partsOf(sharded);
+    CHECK(fsdp.gradients == Approx(base.gradients / (w.d * w.c)));
+    CHECK(fsdp.weights < base.weights / 4);
+}
+
 TEST_CASE("FP8 and NVFP4 keep the inputs of their GEMMs narrow for the backward pass")
 {
     const Sample s = fairwater128();
