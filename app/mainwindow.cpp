@@ -947,16 +947,11 @@ void MainWindow::updateStepFigure()
         text += tr("  |  time to train %1")
                     .arg(QString::fromStdString(cs::trainingTimeText(*e.timeToTrainS)));
     m_stepFigure->setText(text);
-    const cs::MemoryParts& m = e.memory;
-    m_stepFigure->setToolTip(tr("Memory of one GPU of the most loaded pipeline stage: weights "
-                                "%1 GiB, gradients %2, optimizer %3, activations %4, logits %5, "
-                                "framework %6")
-                                 .arg(m.weights, 0, 'f', 1)
-                                 .arg(m.gradients, 0, 'f', 1)
-                                 .arg(m.optimizer, 0, 'f', 1)
-                                 .arg(m.activations, 0, 'f', 1)
-                                 .arg(m.logits, 0, 'f', 1)
-                                 .arg(m.framework, 0, 'f', 1));
+    QStringList parts;
+    for (const cs::MemoryPart& p : cs::kMemoryParts)
+        parts << QStringLiteral("%1 %2").arg(QLatin1String(p.key)).arg(e.memory.*p.gib, 0, 'f', 1);
+    m_stepFigure->setToolTip(tr("Memory of one GPU of the most loaded pipeline stage, GiB: %1")
+                                 .arg(parts.join(QStringLiteral(", "))));
 }
 
 void MainWindow::showHelp(HelpPage page)

@@ -128,11 +128,13 @@ void printEvaluation(const Evaluation& e, const RunDesc& run, std::ostream& out)
     out << "MFU                " << percent(e.mfu) << "\n";
     out << "tokens/s           " << withThousands(int64_t(std::llround(e.tokensPerS))) << "\n";
     out << "memory per GPU     " << fixed(e.memoryGiBPerGpu, 1) << " GiB ("
-        << (e.fitsMemory ? "fits" : "does NOT fit") << "): weights " << fixed(e.memory.weights, 1)
-        << ", gradients " << fixed(e.memory.gradients, 1) << ", optimizer "
-        << fixed(e.memory.optimizer, 1) << ", activations " << fixed(e.memory.activations, 1)
-        << ", logits " << fixed(e.memory.logits, 1) << ", framework "
-        << fixed(e.memory.framework, 1) << "\n";
+        << (e.fitsMemory ? "fits" : "does NOT fit") << ")";
+    const char* separator = ": ";
+    for (const MemoryPart& p : kMemoryParts) {
+        out << separator << p.key << " " << fixed(e.memory.*p.gib, 1);
+        separator = ", ";
+    }
+    out << "\n";
     if (e.gpusIdle > 0 || e.gpusFailed > 0)
         out << "GPUs               " << withThousands(e.gpusUsed) << " used, "
             << withThousands(e.gpusIdle) << " idle, " << withThousands(e.gpusFailed)

@@ -110,11 +110,27 @@ struct MemoryParts {
     double activations = 0; // kept for the backward pass, of the micro-batches in flight
     double logits = 0;      // the last stage's, for the loss
     double framework = 0;   // CUDA context, NCCL buffers, allocator fragmentation
-    double total() const
-    {
-        return weights + gradients + optimizer + activations + logits + framework;
-    }
+    double total() const;
 };
+
+// Each part with its name in reports (`memory_gib_parts`, evaluate's text, the status bar).
+struct MemoryPart {
+    const char* key;
+    double MemoryParts::*gib;
+};
+inline constexpr MemoryPart kMemoryParts[] = {
+    {"weights", &MemoryParts::weights},     {"gradients", &MemoryParts::gradients},
+    {"optimizer", &MemoryParts::optimizer}, {"activations", &MemoryParts::activations},
+    {"logits", &MemoryParts::logits},       {"framework", &MemoryParts::framework},
+};
+
+inline double MemoryParts::total() const
+{
+    double sum = 0;
+    for (const MemoryPart& p : kMemoryParts)
+        sum += this->*p.gib;
+    return sum;
+}
 
 struct Evaluation {
     double stepTimeS = 0;

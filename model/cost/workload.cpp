@@ -649,7 +649,7 @@ void optimizerAndMemory(const RunDesc& run, const LayerTable& table, const Ends&
             m.logits = 2 * ends.logitsBytes * (1 + run.model.mtpLayers) / kGiB;
         m.framework = cal.frameworkMemoryGiB;
         w.memoryGiB[size_t(s)] = m.total();
-        if (s == 0 || m.total() > w.busiestMemory.total())
+        if (s == 0 || w.memoryGiB[size_t(s)] > w.busiestMemory.total())
             w.busiestMemory = m;
     }
 }

@@ -70,10 +70,10 @@ json evaluationJson(const Evaluation& e, const RunDesc& run)
     j["tokens_per_s"] = e.tokensPerS;
     j["memory_gib_per_gpu"] = e.memoryGiBPerGpu;
     j["memory_gib_per_stage"] = e.memoryGiBPerStage;
-    j["memory_gib_parts"] = {
-        {"weights", e.memory.weights},     {"gradients", e.memory.gradients},
-        {"optimizer", e.memory.optimizer}, {"activations", e.memory.activations},
-        {"logits", e.memory.logits},       {"framework", e.memory.framework}};
+    json parts = json::object();
+    for (const MemoryPart& p : kMemoryParts)
+        parts[p.key] = e.memory.*p.gib;
+    j["memory_gib_parts"] = parts;
     j["fits_memory"] = e.fitsMemory;
     j["gpus_used"] = e.gpusUsed;
     j["gpus_idle"] = e.gpusIdle;
