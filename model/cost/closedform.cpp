@@ -146,7 +146,7 @@ double dataParallel(const Workload& w, int critical, const MeanOp& mean, Breakdo
         if (k > 0)
             tail = std::max(tail, queued - k * released);
     }
-    bd.exposed[Dim::DP] = gatherWait + std::max(0.0, tail);
+    bd.exposed[Dim::DP] += gatherWait + std::max(0.0, tail);
     return ready[w.op(critical, w.v - 1)] + queued; // every gather and every reduction
 }
 

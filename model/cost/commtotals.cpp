@@ -2,7 +2,7 @@
 
 namespace cs {
 
-void fillCommTotals(const Workload& w, int critical, double ppTotal, double dpTotal,
+void fillCommTotals(const Workload& w, int critical, double ppTotal, double dpStepTotal,
                     double ppScaleOut, Evaluation& e)
 {
     for (Dim d : kAllDims) {
@@ -12,7 +12,7 @@ void fillCommTotals(const Workload& w, int critical, double ppTotal, double dpTo
         e.commTotalS[d] = total;
     }
     e.commTotalS[Dim::PP] = ppTotal;
-    e.commTotalS[Dim::DP] = dpTotal;
+    e.commTotalS[Dim::DP] += dpStepTotal; // FSDP's per-layer traffic is per op
     const Breakdown& bd = e.breakdown;
     e.exposedScaleOutS = ppScaleOut;
     for (Dim d : kAllDims) {

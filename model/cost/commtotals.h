@@ -8,8 +8,10 @@
 
 namespace cs {
 
-// Needs e.breakdown filled. ppScaleOut: the exposed pipeline time on fabric hops.
-void fillCommTotals(const Workload& w, int critical, double ppTotal, double dpTotal,
+// Needs e.breakdown filled. ppScaleOut: the exposed pipeline time on fabric hops; dpStepTotal:
+// the critical stage's once-a-step parameter gathers and gradient reductions (FSDP's per-layer
+// ones are in the ops).
+void fillCommTotals(const Workload& w, int critical, double ppTotal, double dpStepTotal,
                     double ppScaleOut, Evaluation& e);
 
 } // namespace cs
