@@ -376,6 +376,12 @@ void PropertiesPanel::buildFields()
                         "Transformer Engine's fp8_dot_product_attention do (by default only the "
                         "2026 MXFP8 full-iteration recipes; never in a BF16 run)"),
                      cs::fp8AttentionOf, cs::kFp8AttentionKey),
+        SWITCH_FIELD(par, tr("NVLink SHARP"),
+                     tr("NCCL may all-reduce inside an NVLink domain in the NVSwitches (NVLS), "
+                        "where that is faster: TP without sequence parallelism, gradients "
+                        "without the distributed optimizer. Off by default, as Megatron-Bridge's "
+                        "launchers set NCCL_NVLS_ENABLE=0; only on NVLink 4 and later"),
+                     cs::nvlsOf, cs::kNvlsKey),
         Field{par, tr("Recompute"), tr("Activation recomputation"), Kind::Choice,
               [](const cs::ClusterRun& v) {
                   return QVariant(

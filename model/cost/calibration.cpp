@@ -153,6 +153,12 @@ bool fp8AttentionOf(const RunDesc& run, const GpuSpec& gpu, Framework framework)
     return switchOf(run, kFp8AttentionKey).value_or(fullIterationRecipe(run, gpu, framework));
 }
 
+bool nvlsOf(const RunDesc& run, const GpuSpec& gpu, Framework)
+{
+    constexpr double kNvlink4GBps = 900; // per GPU, both directions: NVSwitch 3, which reduces
+    return gpu.nvlinkGBps >= kNvlink4GBps && switchOf(run, kNvlsKey).value_or(false);
+}
+
 double Calibration::gemmEfficiency(const std::string& gpu, Precision p) const
 {
     const std::string_view calibrated = withEfficiencies(*this, gpu);
@@ -224,41 +230,41 @@ const Calibration& defaultCalibration()
     static const Calibration c{
         .gemm =
             {
-                {"A100", Precision::BF16, 0.661273},
-                {"B200", Precision::FP8, 0.594218},
-                {"GB200", Precision::FP8, 0.539107},
-                {"GB200", Precision::NVFP4, 0.475447},
-                {"GB300", Precision::FP8, 0.785619},
-                {"GB300", Precision::NVFP4, 0.495881},
-                {"H100", Precision::FP8, 0.706041},
-                {"H200", Precision::FP8, 0.636912},
+                {"A100", Precision::BF16, 0.661403},
+                {"B200", Precision::FP8, 0.594178},
+                {"GB200", Precision::FP8, 0.538896},
+                {"GB200", Precision::NVFP4, 0.475106},
+                {"GB300", Precision::FP8, 0.785695},
+                {"GB300", Precision::NVFP4, 0.495711},
+                {"H100", Precision::FP8, 0.708427},
+                {"H200", Precision::FP8, 0.636661},
             },
         .grouped =
             {
-                {"B200", Precision::BF16, 0.183459},
-                {"B200", Precision::FP8, 0.266299},
-                {"GB200", Precision::BF16, 0.231623},
-                {"GB200", Precision::FP8, 0.267618},
-                {"GB300", Precision::BF16, 0.277927},
-                {"GB300", Precision::FP8, 0.380254},
-                {"H100", Precision::BF16, 0.625326},
-                {"H100", Precision::FP8, 0.169894},
+                {"B200", Precision::BF16, 0.183645},
+                {"B200", Precision::FP8, 0.266309},
+                {"GB200", Precision::BF16, 0.231563},
+                {"GB200", Precision::FP8, 0.267708},
+                {"GB300", Precision::BF16, 0.277907},
+                {"GB300", Precision::FP8, 0.380344},
+                {"H100", Precision::BF16, 0.65481},
+                {"H100", Precision::FP8, 0.169856},
             },
         .defaultGemmEfficiency = 0.5,
-        .bf16OverFp8 = 1.40309,
-        .grouped2026Factor = 1.28247,
-        .gemmHalfWidth = 817.883,
-        .groupedHalfWidth = 1683.68,
-        .attentionEfficiency = 0.421399,
-        .memoryEfficiency = 0.638944,
+        .bf16OverFp8 = 1.40402,
+        .grouped2026Factor = 1.28232,
+        .gemmHalfWidth = 819.867,
+        .groupedHalfWidth = 1683.66,
+        .attentionEfficiency = 0.421434,
+        .memoryEfficiency = 0.638916,
         .nvlinkEfficiency = 0.8,
-        .scaleOutEfficiency = 0.809235,
+        .scaleOutEfficiency = 0.804215,
         .allToAllEfficiency = 0.9999,
-        .tpOverlap = 0.470601,
+        .tpOverlap = 0.471927,
         .epOverlap = 0.779812,
-        .dpContention = 0.26131,
+        .dpContention = 0.26227,
         .layerHostUs = 6.99098,
-        .moeLayerHostUs = 3560.81,
+        .moeLayerHostUs = 3433.03,
         .expertHostUs = 258.763,
         .frameworkMemoryGiB = 4,
     };

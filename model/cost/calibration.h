@@ -62,6 +62,11 @@ bool allToAllOverlapOf(const RunDesc& run, const GpuSpec& gpu, Framework framewo
 // fp8_dot_product_attention): `x-fp8_attention` in the run when given (on only where the run
 // is FP8 or NVFP4 and the GPU has an FP8 rate); else on for the full-iteration recipes.
 bool fp8AttentionOf(const RunDesc& run, const GpuSpec& gpu, Framework framework);
+// Whether NCCL may all-reduce inside an NVLink domain with NVLink SHARP (NVLS): `x-nvls` in the
+// run, off by default as Megatron-Bridge's launchers set NCCL_NVLS_ENABLE=0 (it costs memory).
+// Only where the NVSwitches can reduce: third-generation NVSwitch, with NVLink 4 (900 GB/s a GPU)
+// and later; the framework does not matter, the GPUs' NCCL does.
+bool nvlsOf(const RunDesc& run, const GpuSpec& gpu, Framework framework);
 
 struct Calibration {
     std::vector<GemmEfficiency> gemm;    // dense GEMMs, fitted on dense runs

@@ -6,6 +6,11 @@
 namespace cs {
 namespace {
 
+// NVLS's link efficiency over a ring's: nccl-tests all_reduce_perf on 8 H100 (algorithm
+// bandwidth 211 GB/s by ring, 275 by NVLS: 0.82 and 0.69 of 450 GB/s moving 1.75 S and
+// 1.125 S) and on 8 B300 (397 and 483 GB/s of 900: 0.77 and 0.60), NCCL issue #2140.
+constexpr double kNvlsLinkShare = 0.81;
+
 double transfer(double bytes, LinkSpeed link)
 {
     return bytes / (link.GBps * 1e9);
@@ -52,6 +57,13 @@ CollectiveCost allReduce(double bytes, int n, LinkSpeed link)
     return {ring, CollectiveAlgorithm::Ring};
 }
 
+double nvlsAllReduce(double bytes, int n, LinkSpeed link)
+{
+    if (n <= 1)
+        return 0;
+    return hops(2, link) + transfer(bytes * (1 + 1.0 / n), {link.GBps * kNvlsLinkShare, 0});
+}
+
 double pointToPoint(double bytes, LinkSpeed link)
 {
     return hops(1, link) + transfer(bytes, link);
@@ -74,9 +86,13 @@ double allGather(double bytes, const HierarchicalGroup& g)
 
 double allReduce(double bytes, const HierarchicalGroup& g)
 {
+    // Across domains: reduce-scattered inside each domain and gathered back after the domains'
+    // all-reduce. Inside, NCCL takes NVLink SHARP where it is faster (NVLSTree across domains).
+    const double ring = g.domains <= 1 ? allReduce(bytes, g.perDomain, g.inner).seconds
+                                       : 2 * ringReduceScatter(bytes, g.perDomain, g.inner);
+    const double inner = g.nvls ? std::min(ring, nvlsAllReduce(bytes, g.perDomain, g.inner)) : ring;
     if (g.domains <= 1)
-        return allReduce(bytes, g.perDomain, g.inner).seconds;
-    const double inner = 2 * ringReduceScatter(bytes, g.perDomain, g.inner);
+        return inner;
     return inner + allReduce(bytes / g.perDomain, g.domains, g.outer).seconds;
 }
 

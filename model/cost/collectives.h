@@ -26,6 +26,11 @@ double ringAllReduce(double bytes, int n, LinkSpeed link);
 // NCCL's double binary tree: log2(n) hops each way, the whole buffer pipelined through them.
 double treeAllReduce(double bytes, int n, LinkSpeed link);
 CollectiveCost allReduce(double bytes, int n, LinkSpeed link); // the cheaper of ring and tree
+// NVLink SHARP (NCCL's NVLS): the NVSwitches reduce what every GPU sends and multicast the sum,
+// so each GPU moves S (1 + 1/n) each way where a ring moves 2 S (n - 1) / n, at a lower link
+// efficiency (kNvlsLinkShare). Only the all-reduce gains: an NVLS reduce-scatter sends S and an
+// all-gather receives S, more than a ring's S (n - 1) / n, so NCCL keeps rings for them.
+double nvlsAllReduce(double bytes, int n, LinkSpeed link);
 double pointToPoint(double bytes, LinkSpeed link);
 
 // A group laid over NVLink domains: `perDomain` members share each of `domains` domains.
@@ -36,6 +41,7 @@ struct HierarchicalGroup {
     int domains = 1;
     LinkSpeed inner;
     LinkSpeed outer;
+    bool nvls = false; // NCCL may reduce inside a domain with NVLink SHARP, where it is faster
     int size() const { return perDomain * domains; }
 };
 double reduceScatter(double bytes, const HierarchicalGroup& g);

@@ -76,6 +76,7 @@ void resolveLinks(const ClusterDesc& cluster, const RunDesc& run, const Calibrat
                       cluster.scaleUp.latencyUs};
     w.links.fabric = {cluster.nicGBpsPerDirection() * cal.scaleOutEfficiency,
                       cluster.scaleOut.latencyUs};
+    w.links.nvls = nvlsOf(run, cluster.gpu, w.framework);
     w.links.spanClass = topology.tiers >= 3   ? LinkClass::ScaleOut3
                         : topology.tiers == 2 ? LinkClass::ScaleOut2
                                               : LinkClass::ScaleOut1;
@@ -96,7 +97,7 @@ DimComm dimCommOf(Dim dim, GroupShape shape, const Links& links)
     dc.shape = shape;
     dc.group = {shape.perDomain, shape.domains,
                 slowedBy(links.nvlink, factors ? factors->nvlink[dim] : 1.0),
-                slowedBy(links.fabric, factors ? factors->fabric[dim] : 1.0)};
+                slowedBy(links.fabric, factors ? factors->fabric[dim] : 1.0), links.nvls};
     dc.scaleOut = shape.crossesDomains();
     return dc;
 }
@@ -465,12 +466,14 @@ struct SplitMemo {
     std::vector<int> split;
 };
 
-// Layers per virtual stage, in order, as even in FLOPs as whole layers allow: each virtual
-// stage ends as close to its share of the model as it can without outweighing the lightest
-// possible heaviest stage, as the frameworks' pipeline layouts do (the LM head and MTP layers
-// count on the last virtual stage, which may then hold no other layer). By FLOPs, not time, so
-// that the split does not move with the micro-batch or the recompute.
-const std::vector<int>& balancedSplit(const ModelShape& model, const LayerTable& table,
+// Layers per virtual stage, in order. When they divide evenly, Megatron-Core's default: as many
+// on each, the head and MTP layers on the last beside its share (recipes that give no layout,
+// such as gpt-oss's, run so). Otherwise a recipe has to give a layout, and the split stands in
+// for it, as even in FLOPs as whole layers allow: each virtual stage ends as close to its share
+// of the model as it can without outweighing the lightest possible heaviest stage (the LM head
+// and MTP layers count on the last virtual stage, which may then hold no other layer). By FLOPs,
+// not time, so that the split does not move with the micro-batch or the recompute.
+const std::vector<int>& pipelineSplit(const ModelShape& model, const LayerTable& table,
                                       const Ends& ends, int chunks)
 {
     const double total = table.modelFlops(0, model.layers) + ends.headFlops + ends.mtp.modelFlops;
@@ -483,7 +486,10 @@ const std::vector<int>& balancedSplit(const ModelShape& model, const LayerTable&
                       memo.kindShares.size() == kindShares.size() &&
                       std::equal(kindShares.begin(), kindShares.end(), memo.kindShares.begin(),
                                  [](double a, double b) { return std::abs(a - b) <= 1e-12; });
-    if (!same) {
+    if (!same && model.layers % chunks == 0) {
+        memo = {chunks, table.pattern, std::move(kindShares),
+                std::vector<int>(size_t(chunks), model.layers / chunks)};
+    } else if (!same) {
         // More virtual stages than layers and the head: the embedding takes the first alone, as
         // Megatron-Core's account_for_embedding_in_pipeline_split (and _loss_) lay it out.
         const bool embeddingStage = chunks > model.layers + 1;
@@ -505,7 +511,7 @@ const std::vector<int>& balancedSplit(const ModelShape& model, const LayerTable&
 
 void fillOps(const RunDesc& run, const LayerTable& table, const Ends& ends, Workload& w)
 {
-    w.layers = balancedSplit(run.model, table, ends, w.p * w.v);
+    w.layers = pipelineSplit(run.model, table, ends, w.p * w.v);
     const size_t ops = size_t(w.p) * w.v;
     w.forward.assign(ops, {});
     w.backward.assign(ops, {});

@@ -59,6 +59,7 @@ struct DimComm {
 struct Links {
     LinkSpeed nvlink;
     LinkSpeed fabric;                             // a NIC's rate, before contention on the fabric
+    bool nvls = false;                            // NVLink SHARP for all-reduces in a domain
     LinkClass fabricClass = LinkClass::ScaleOut1; // neighbours: through the leaf
     LinkClass spanClass = LinkClass::ScaleOut1;   // groups spanning the cluster
     // The factors of the run's routed flows; nothing when the fabric slows no flow below its

@@ -15,6 +15,7 @@ namespace cs {
 inline constexpr const char* kFrameworkKey = "x-framework";
 inline constexpr const char* kAllToAllOverlapKey = "x-moe_a2a_overlap";
 inline constexpr const char* kFp8AttentionKey = "x-fp8_attention";
+inline constexpr const char* kNvlsKey = "x-nvls";
 
 // Each with the name people know it by (the compare table's labels).
 struct ModelExtension {
@@ -25,6 +26,7 @@ inline constexpr ModelExtension kModelExtensions[] = {
     {kFrameworkKey, "framework"},
     {kAllToAllOverlapKey, "all-to-all overlap"},
     {kFp8AttentionKey, "FP8 attention"},
+    {kNvlsKey, "NVLink SHARP"},
 };
 bool readByCostModel(std::string_view key);
 

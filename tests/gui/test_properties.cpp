@@ -133,6 +133,13 @@ TEST_CASE("the expert fields edit the run: EP, and the all-to-all overlap the mo
     CHECK_FALSE(cs::fp8AttentionOf(edited, gpu, cs::frameworkOf(edited, gpu)));
     CHECK(edited.extensions.value().at(cs::kFp8AttentionKey) == false);
 
+    auto* nvls = panel.findChild<QCheckBox*>(QStringLiteral("NVLink SHARP"));
+    REQUIRE(nvls);
+    CHECK_FALSE(nvls->isChecked()); // off unless the run turns it on
+    REQUIRE(panel.editField(QStringLiteral("NVLink SHARP"), true));
+    CHECK(cs::nvlsOf(edited, gpu, cs::frameworkOf(edited, gpu)));
+    CHECK(edited.extensions.value().at(cs::kNvlsKey) == true);
+
     REQUIRE(panel.editField(QStringLiteral("EP"), 32));
     CHECK(edited.parallelism.ep == 32);
     REQUIRE(panel.editField(QStringLiteral("EP"), 3)); // 3 does not divide 256 experts

@@ -90,3 +90,55 @@ TEST_CASE("faster links never make a collective slower")
         }
     }
 }
+
+namespace {
+
+struct NvlsCase {
+    const char* system;
+    int n;
+    double ringAlgbw; // nccl-tests all_reduce_perf, GB/s, NCCL issue #2140
+    double nvlsAlgbw;
+};
+
+} // namespace
+
+TEST_CASE("NVLink SHARP all-reduces about as much faster as NCCL measures it on one node")
+{
+    const NvlsCase cases[] = {{"8 x H100", 8, 211, 275}, {"8 x B300", 8, 397, 483}};
+    for (const NvlsCase& c : cases) {
+        INFO(c.system);
+        // The link speed that makes the model's ring match the ring's measurement.
+        const LinkSpeed link{c.ringAlgbw * 2 * (c.n - 1) / c.n, 0};
+        const double bytes = 8e9;
+        const double ring = ringAllReduce(bytes, c.n, link);
+        CHECK(ring == Approx(bytes / (c.ringAlgbw * 1e9)));
+        CHECK(ring / nvlsAllReduce(bytes, c.n, link) ==
+              Approx(c.nvlsAlgbw / c.ringAlgbw).epsilon(0.05));
+    }
+}
+
+TEST_CASE("NVLink SHARP serves all-reduces inside a domain only where it beats the ring")
+{
+    const LinkSpeed nvlink{360, 1};
+    const LinkSpeed nic{40, 5};
+    const double bytes = 1e9;
+    for (int n : {2, 3, 4, 5, 8, 72}) {
+        INFO(n << " GPUs in the domain");
+        HierarchicalGroup g{n, 1, nvlink, nic};
+        const double ring = allReduce(bytes, g);
+        g.nvls = true;
+        const double nvls = allReduce(bytes, g);
+        // At 4 GPUs or fewer S (1 + 1/n) at NVLS's lower efficiency moves no faster.
+        if (n <= 4)
+            CHECK(nvls == Approx(ring));
+        else
+            CHECK(nvls < 0.95 * ring);
+        CHECK(reduceScatter(bytes, g) == Approx(ringReduceScatter(bytes, n, nvlink)));
+        CHECK(allGather(bytes, g) == Approx(ringAllGather(bytes, n, nvlink)));
+    }
+    // Across domains only the part inside each domain changes.
+    HierarchicalGroup spread{8, 16, nvlink, nic};
+    const double across = allReduce(bytes / 8, 16, nic).seconds;
+    spread.nvls = true;
+    CHECK(allReduce(bytes, spread) == Approx(nvlsAllReduce(bytes, 8, nvlink) + across));
+}

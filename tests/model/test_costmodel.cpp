@@ -16,6 +16,7 @@
 #include "calibration.h"
 #include "clicommands.h"
 #include "costmodel.h"
+#include "extensions.h"
 #include "measuredruns.h"
 #include "samplefiles.h"
 #include "validation.h"
@@ -51,11 +52,14 @@ Sample ndv5()
     return sample("ndv5-h100-1344-gpt3-175b.run.json");
 }
 
-std::vector<MeasuredRun> publicRuns()
+constexpr const char* kDenseRuns = "public.jsonl";
+constexpr const char* kMoeRuns = "moe-public.jsonl";
+
+std::vector<MeasuredRun> publicRuns(const char* file = kDenseRuns)
 {
     Diagnostics diags;
     auto runs =
-        readMeasuredRuns(std::string(CS_SHARED_DIR) + "/reference/validation/public.jsonl", diags);
+        readMeasuredRuns(std::string(CS_SHARED_DIR) + "/reference/validation/" + file, diags);
     INFO(diags.formatAll());
     REQUIRE(diags.empty());
     return runs;
@@ -145,10 +149,7 @@ TEST_CASE("public measured runs: MAPE at most 4 %, no row off by more than 13 % 
 
 TEST_CASE("measured runs with experts: MAPE at most 10 %")
 {
-    Diagnostics diags;
-    const auto runs = readMeasuredRuns(
-        std::string(CS_SHARED_DIR) + "/reference/validation/moe-public.jsonl", diags);
-    INFO(diags.formatAll());
+    const auto runs = publicRuns(kMoeRuns);
     REQUIRE(runs.size() == 94);
     double sum = 0;
     for (const MeasuredRun& r : runs)
@@ -331,6 +332,56 @@ TEST_CASE("the memory per GPU is the sum of its parts, each moved by what it sta
     CHECK(fsdp.weights < base.weights / 4);
 }
 
+TEST_CASE("FSDP gathers and reduces every micro-batch's layers, and counts it as DP traffic")
+{
+    Sample s = ndv5();
+    const Evaluation once = evaluate(s.cluster, s.run);
+    RunDesc sharded = s.run;
+    sharded.parallelism.fsdp = true;
+    const Evaluation fsdp = evaluate(s.cluster, sharded);
+    const Workload w = buildWorkload(s.cluster, sharded, defaultCalibration());
+    INFO("DP traffic once a step " << once.commTotalS[Dim::DP] << " s, FSDP "
+                                   << fsdp.commTotalS[Dim::DP] << " s, " << w.m
+                                   << " micro-batches");
+    REQUIRE(w.m > 4);
+    // Two gathers and a reduction per micro-batch, against one of each a step.
+    CHECK(fsdp.commTotalS[Dim::DP] > 0.5 * w.m * once.commTotalS[Dim::DP]);
+    checkBreakdownAddsUp(fsdp);
+
+    // On a fabric too slow to hide it, both methods wait for the same gathers.
+    s.cluster.scaleOut.GbpsPerGpu /= 50;
+    const Evaluation slow = evaluate(s.cluster, sharded);
+    const Evaluation bound = cs::estimate(s.cluster, sharded);
+    INFO("exposed DP: simulation " << slow.breakdown.exposed[Dim::DP] << " s, closed form "
+                                   << bound.breakdown.exposed[Dim::DP] << " s");
+    CHECK(slow.breakdown.exposed[Dim::DP] > 0.1 * slow.stepTimeS);
+    CHECK(bound.breakdown.exposed[Dim::DP] == Approx(slow.breakdown.exposed[Dim::DP]).epsilon(0.1));
+}
+
+TEST_CASE("NVLink SHARP speeds TP's all-reduces where the run turns it on and the GPUs have it")
+{
+    Sample s = ndv5(); // H100: NVLink 4, third-generation NVSwitch
+    s.run.parallelism.tp = 8;
+    s.run.parallelism.dp /= 2;
+    s.run.parallelism.sequenceParallel = false; // all-reduces, not gathers and scatters
+    const auto tpTraffic = [&](bool nvls) {
+        RunDesc run = s.run;
+        run.extensions.set(kNvlsKey, nvls);
+        return evaluate(s.cluster, run).commTotalS[Dim::TP];
+    };
+    const double ring = tpTraffic(false);
+    REQUIRE(ring > 0);
+    CHECK(tpTraffic(true) < 0.85 * ring);
+    CHECK_FALSE(nvlsOf(s.run, s.cluster.gpu, frameworkOf(s.run, s.cluster.gpu)));
+
+    s.run.parallelism.sequenceParallel = true; // NCCL keeps rings for gathers and scatters
+    CHECK(tpTraffic(true) == Approx(tpTraffic(false)));
+
+    s.run.parallelism.sequenceParallel = false;
+    s.cluster.gpu.nvlinkGBps = 600; // NVLink 3: the NVSwitches do not reduce
+    CHECK(tpTraffic(true) == Approx(tpTraffic(false)));
+}
+
 TEST_CASE("FP8 and NVFP4 keep the inputs of their GEMMs narrow for the backward pass")
 {
     const Sample s = fairwater128();
@@ -358,10 +409,8 @@ TEST_CASE("FP8 and NVFP4 keep the inputs of their GEMMs narrow for the backward 
 TEST_CASE("published layouts fit their GPUs; one that offloads activations does not as written",
           "[reference]")
 {
-    Diagnostics diags;
     std::vector<MeasuredRun> runs = publicRuns();
-    for (MeasuredRun& r : readMeasuredRuns(
-             std::string(CS_SHARED_DIR) + "/reference/validation/moe-public.jsonl", diags))
+    for (MeasuredRun& r : publicRuns(kMoeRuns))
         runs.push_back(std::move(r));
     // id, fits: MLPerf GPT-3 on H100 with micro-batch 2, Llama 3.1 405B FP8 on GB300 with no
     // recompute, Qwen3-30B on one GB300 node with micro-batch 8, Llama 3 70B FP8 on H100; and
@@ -543,6 +592,28 @@ TEST_CASE("126 layers on 16 x 8 virtual stages: the embedding and the loss take 
         return;
     }
     FAIL("no public row runs 126 layers on 128 virtual stages");
+}
+
+TEST_CASE("layers that divide evenly among the virtual stages are split evenly, the head on top")
+{
+    // Megatron-Core's default, as gpt-oss's recipes run it: 36 layers on 4 stages, 9 each, the
+    // last stage the heaviest with the LM head and the loss.
+    for (MeasuredRun& r : publicRuns(kMoeRuns)) {
+        if (r.run.model.name != "gpt-oss-120b" || r.run.parallelism.pp != 4)
+            continue;
+        INFO(r.id);
+        CHECK(layersPerVirtualStage(r.cluster, r.run) == std::vector<int>{9, 9, 9, 9});
+        const Workload w = buildWorkload(r.cluster, r.run, defaultCalibration());
+        const auto stageWork = [&](int s) {
+            return w.forward[w.op(s, 0)].total() + w.backward[w.op(s, 0)].total();
+        };
+        CHECK(stageWork(3) > 1.1 * stageWork(1));
+        // One layer fewer, and the split evens the stages out by FLOPs instead.
+        r.run.model.layers = 35;
+        CHECK(layersPerVirtualStage(r.cluster, r.run).back() < 9);
+        return;
+    }
+    FAIL("no measured run of gpt-oss-120b on 4 pipeline stages");
 }
 
 TEST_CASE("one virtual stage more than layers and the head: the embedding's stage holds no layer")
