@@ -80,14 +80,16 @@ json attentionJson(const Attention& a)
     return j;
 }
 
-json moeJson(const Moe& m)
+// The widths of absent shared experts or dense layers are written when given, so that a saved
+// description loads back the same.
+json moeJson(const Moe& m, int modelFfnHidden)
 {
     json j = {{"experts", m.experts},          {"top_k", m.topK},
               {"ffn_hidden", m.ffnHidden},     {"shared_experts", m.sharedExperts},
               {"dense_layers", m.denseLayers}, {"imbalance", m.imbalance}};
-    if (m.sharedExperts > 0)
+    if (m.sharedExperts > 0 || m.sharedFfnHidden != m.ffnHidden)
         j["shared_ffn_hidden"] = m.sharedFfnHidden;
-    if (m.denseLayers > 0)
+    if (m.denseLayers > 0 || m.denseFfnHidden != modelFfnHidden)
         j["dense_ffn_hidden"] = m.denseFfnHidden;
     j["capacity_factor"] = m.capacityFactor ? json(*m.capacityFactor) : json(nullptr);
     return j;
@@ -107,7 +109,7 @@ json modelJson(const ModelShape& m)
     if (m.attention != Attention{})
         j["attention"] = attentionJson(m.attention);
     if (m.moe)
-        j["moe"] = moeJson(*m.moe);
+        j["moe"] = moeJson(*m.moe, m.ffnHidden);
     return j;
 }
 

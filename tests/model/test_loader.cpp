@@ -159,6 +159,24 @@ TEST_CASE("descriptions survive toJson and back unchanged", "[loader][roundtrip]
     CHECK(diags.empty());
 }
 
+TEST_CASE("an MoE block's widths survive a save when its shared experts or dense layers are absent",
+          "[loader][roundtrip]")
+{
+    json j = cs::toJson(*loadGood("small.run.json").run);
+    j["model"]["moe"] = {{"experts", 8},
+                         {"top_k", 2},
+                         {"ffn_hidden", 512},
+                         {"shared_experts", 0},
+                         {"shared_ffn_hidden", 1284},
+                         {"dense_layers", 0},
+                         {"dense_ffn_hidden", 999}};
+    cs::Diagnostics diags;
+    const std::optional<cs::RunDesc> r = cs::runFromJson(j, "moe", "", diags);
+    REQUIRE(r);
+    CHECK(cs::runFromJson(cs::toJson(*r), "rt", "", diags) == *r);
+    CHECK(diags.empty());
+}
+
 TEST_CASE("toJson writes resolved defaults and leaves out what is absent", "[loader]")
 {
     const json run = cs::toJson(*loadGood("minimal.run.json").run);
