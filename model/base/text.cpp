@@ -2,6 +2,7 @@
 
 #include "enumtext.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 
@@ -107,6 +108,71 @@ std::string wordList(const std::vector<std::string>& words, std::string_view las
         text += words[i];
     }
     return text;
+}
+
+std::optional<double> decimalOf(std::string_view text)
+{
+    double value = 0;
+    const char* end = text.data() + text.size();
+    const auto [stop, error] = std::from_chars(text.data(), end, value);
+    if (error != std::errc() || stop != end || !std::isfinite(value))
+        return std::nullopt;
+    return value;
+}
+
+namespace {
+
+// The length of the well-formed UTF-8 sequence at text[i] (Unicode's table 3-7), 0 if none.
+size_t utf8SequenceAt(std::string_view text, size_t i)
+{
+    const auto byte = [&](size_t k) {
+        return i + k < text.size() ? static_cast<unsigned char>(text[i + k]) : 0u;
+    };
+    const unsigned lead = byte(0);
+    const auto continues = [&](size_t from, size_t to, unsigned low = 0x80, unsigned high = 0xBF) {
+        if (byte(from) < low || byte(from) > high)
+            return false;
+        for (size_t k = from + 1; k < to; ++k)
+            if (byte(k) < 0x80 || byte(k) > 0xBF)
+                return false;
+        return true;
+    };
+    if (lead < 0x80)
+        return 1;
+    if (lead >= 0xC2 && lead <= 0xDF)
+        return continues(1, 2) ? 2 : 0;
+    if (lead >= 0xE0 && lead <= 0xEF) {
+        const unsigned low = lead == 0xE0 ? 0xA0 : 0x80, high = lead == 0xED ? 0x9F : 0xBF;
+        return continues(1, 3, low, high) ? 3 : 0;
+    }
+    if (lead >= 0xF0 && lead <= 0xF4) {
+        const unsigned low = lead == 0xF0 ? 0x90 : 0x80, high = lead == 0xF4 ? 0x8F : 0xBF;
+        return continues(1, 4, low, high) ? 4 : 0;
+    }
+    return 0;
+}
+
+} // namespace
+
+std::string validUtf8(std::string text)
+{
+    size_t i = 0;
+    while (i < text.size() && utf8SequenceAt(text, i) > 0)
+        i += utf8SequenceAt(text, i);
+    if (i == text.size())
+        return text;
+    std::string out = text.substr(0, i);
+    while (i < text.size()) {
+        const size_t length = utf8SequenceAt(text, i);
+        if (length == 0) {
+            out += "\xEF\xBF\xBD"; // U+FFFD
+            ++i;
+        } else {
+            out.append(text, i, length);
+            i += length;
+        }
+    }
+    return out;
 }
 
 } // namespace cs

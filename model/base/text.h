@@ -3,6 +3,7 @@
 // messages, the command line and the views.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -20,6 +21,12 @@ std::string fixed(double v, int decimals);
 std::string stepTimeText(double seconds);
 std::string inStepTimeText(double seconds);
 std::string trainingTimeText(double seconds);
+// The whole of `text` read as a decimal number ("1.8", "400"), whatever the locale; nothing when
+// it is not one or is too large for a double (text a regex matched can be any run of digits).
+std::optional<double> decimalOf(std::string_view text);
+// Text with every byte that is not part of well-formed UTF-8 replaced by U+FFFD, so that what an
+// import takes from a file can be written as JSON (which must be UTF-8).
+std::string validUtf8(std::string text);
 // Text from a file made safe to print on a terminal: control characters escaped (\n, \t,
 // \x1b ...), and at most `limit` characters kept, the cut marked with "...".
 inline constexpr size_t kNoLimit = size_t(-1);

@@ -350,11 +350,7 @@ std::optional<MegatronLogTimes> readMegatronLog(const SourceText& log, ImportRep
         const int line = int(i) + 1;
         std::smatch m;
         if (std::regex_search(text, m, kTime)) {
-            double ms = 0;
-            try {
-                ms = std::stod(m[1].str());
-            } catch (const std::exception&) {
-            }
+            const double ms = decimalOf(m[1].str()).value_or(0);
             if (ms > 0 && ms < 1e9) {
                 times.stepTimesS.push_back(std::round(ms * 1000) / 1e6); // to the microsecond
                 std::smatch it;

@@ -301,11 +301,13 @@ std::optional<Link> scaleOutFrom(const std::string& text, int gpusPerNode)
         std::smatch rate;
         if (item.size() > 512 || !std::regex_search(item, rate, kRate))
             continue;
-        const double gbps =
-            std::stod(rate[1].str()) * (std::toupper(rate[2].str()[0]) == 'T' ? 1000 : 1);
+        const std::optional<double> rateValue = decimalOf(rate[1].str());
+        if (!rateValue)
+            continue;
+        const double gbps = *rateValue * (std::toupper(rate[2].str()[0]) == 'T' ? 1000 : 1);
         std::smatch count;
         const double n = std::regex_search(item, count, kCount) && count[1].length() < 5
-                             ? std::stod(count[1].str())
+                             ? decimalOf(count[1].str()).value_or(1)
                              : 1;
         if (n * gbps > bestTotal) {
             bestTotal = n * gbps;
@@ -322,7 +324,10 @@ std::optional<double> nvlinkFrom(const std::string& text)
     std::smatch m;
     if (text.size() > 512 || !std::regex_search(text, m, kRate))
         return std::nullopt;
-    return std::stod(m[1].str()) * (std::toupper(m[2].str()[0]) == 'T' ? 1000 : 1);
+    const std::optional<double> rate = decimalOf(m[1].str());
+    if (!rate)
+        return std::nullopt;
+    return *rate * (std::toupper(m[2].str()[0]) == 'T' ? 1000 : 1);
 }
 
 // The largest count of nodes per rack, at most `most`, that fills racks exactly.

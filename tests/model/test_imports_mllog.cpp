@@ -5,6 +5,7 @@
 #include "importdata.h"
 #include "loader.h"
 #include "mllog.h"
+#include "text.h"
 
 using namespace cs;
 using nlohmann::json;
@@ -114,6 +115,42 @@ TEST_CASE("a system description of 8-GPU nodes, with counts as numbers", "[impor
     CHECK((*cluster)["scale_up"]["GBps_per_gpu"] == 900); // the catalog's, the text gives none
     CHECK((*cluster)["scale_out"]["Gbps_per_gpu"] == 400);
     CHECK((*cluster)["scale_out"]["topology"] == json{{"kind", "fat-tree"}, {"tiers", 3}});
+}
+
+TEST_CASE("rates too large for a double are no rates: the catalog's NVLink, the next NIC",
+          "[imports][mllog]")
+{
+    const std::string huge(400, '9');
+    ImportReport report;
+    const json system = {{"number_of_nodes", 2},
+                         {"accelerators_per_node", 8},
+                         {"accelerator_model_name", "NVIDIA H100-SXM-80GB"},
+                         {"accelerator_interconnect", "NVLink, " + huge + " TB/s"},
+                         {"host_networking", "8x Hyper NIC (" + huge + "Gb/s), 8x CX7 (400Gb/s)"}};
+    const auto cluster = clusterFromSystemDescription({"nd.json", system.dump()}, report);
+    INFO(report.errors.formatAll());
+    REQUIRE(cluster);
+    CHECK((*cluster)["scale_up"]["GBps_per_gpu"] == 900);
+    CHECK((*cluster)["scale_out"]["Gbps_per_gpu"] == 400);
+}
+
+TEST_CASE("decimalOf reads whole decimals in any locale and refuses the rest", "[imports]")
+{
+    struct Case {
+        std::string text;
+        std::optional<double> value;
+    };
+    const std::vector<Case> cases{{"1.8", 1.8},
+                                  {"400", 400.0},
+                                  {"1e3", 1000.0},
+                                  {"", std::nullopt},
+                                  {"1.8x", std::nullopt},
+                                  {"1e999", std::nullopt},
+                                  {std::string(400, '9'), std::nullopt}};
+    for (const Case& c : cases) {
+        INFO(c.text);
+        CHECK(decimalOf(c.text) == c.value);
+    }
 }
 
 TEST_CASE("a system description missing what a cluster needs is refused, key by key",
