@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "fileio.h"
+#include "text.h"
 
 namespace cs {
 
@@ -34,7 +35,7 @@ std::optional<SourceText> readSource(const std::string& path, ImportReport& repo
     std::optional<std::string> text = readFileText(path, report.errors);
     if (!text)
         return std::nullopt;
-    return SourceText{path, std::move(*text)};
+    return SourceText{path, validUtf8(std::move(*text))};
 }
 
 std::vector<std::string_view> textLines(std::string_view text)

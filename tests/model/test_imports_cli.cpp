@@ -3,10 +3,12 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <fstream>
 
 #include "clirun.h"
 #include "importdata.h"
 #include "loader.h"
+#include "text.h"
 
 using namespace cs;
 using nlohmann::json;
@@ -45,6 +47,45 @@ TEST_CASE("import megatron -o writes a run that loads, notes on standard error",
     REQUIRE(loaded->run->measured);
     CHECK(loaded->run->measured->stepTimeS == Approx(0.945));
     std::filesystem::remove(out);
+}
+
+TEST_CASE("bytes that are not UTF-8 in an imported file are written as U+FFFD", "[imports][cli]")
+{
+    std::ifstream in(importPath("gpt3-175b-ndv5.sbatch"), std::ios::binary);
+    std::string script((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const size_t at = script.find("GPT2BPETokenizer");
+    REQUIRE(at != std::string::npos);
+    script.insert(at + 7, "\xFF\xC3");
+    const std::string path = tempPath("not-utf8.sbatch");
+    std::ofstream(path, std::ios::binary) << script;
+    const CliRun r = run({"megatron", path});
+    INFO(r.err);
+    CHECK(r.status == cli::kExitOk);
+    const json printed = json::parse(r.out);
+    CHECK(printed["notes"].get<std::string>().find("GPT2BPE\xEF\xBF\xBD\xEF\xBF\xBDTokenizer") !=
+          std::string::npos);
+    std::filesystem::remove(path);
+}
+
+TEST_CASE("validUtf8 keeps well-formed UTF-8 and replaces each stray byte", "[imports]")
+{
+    const std::string fffd = "\xEF\xBF\xBD";
+    const std::vector<std::pair<std::string, std::string>> cases{
+        {"plain", "plain"},
+        {"caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80", "caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80"},
+        {"a\xFF"
+         "b",
+         "a" + fffd + "b"},
+        {"\xC3", fffd},                                  // cut short
+        {"\xC0\xAF", fffd + fffd},                       // overlong
+        {"\xED\xA0\x80", fffd + fffd + fffd},            // a surrogate
+        {"\xF4\x90\x80\x80", fffd + fffd + fffd + fffd}, // past U+10FFFF
+    };
+    for (const auto& [text, expected] : cases) {
+        INFO(printable(text));
+        CHECK(validUtf8(text) == expected);
+        CHECK_NOTHROW(json(validUtf8(text)).dump());
+    }
 }
 
 TEST_CASE("import without -o prints the description", "[imports][cli]")
