@@ -59,24 +59,24 @@ json failuresJson(const Failures& f)
     return j;
 }
 
+// A kind's own fields always; another kind's when given, so that a saved model loads back the same.
 json attentionJson(const Attention& a)
 {
+    const Attention defaults;
+    const bool mla = a.kind == AttentionKind::Mla;
+    const bool window = a.kind == AttentionKind::SlidingWindow;
     json j = {{"kind", toString(a.kind)}};
-    switch (a.kind) {
-    case AttentionKind::Gqa:
-        break;
-    case AttentionKind::Mla:
-        j["q_lora_rank"] = a.qLoraRank;
-        j["kv_lora_rank"] = a.kvLoraRank;
-        j["qk_nope_head_dim"] = a.qkNopeHeadDim;
-        j["qk_rope_head_dim"] = a.qkRopeHeadDim;
-        j["v_head_dim"] = a.vHeadDim;
-        break;
-    case AttentionKind::SlidingWindow:
-        j["window"] = a.window;
-        j["every"] = a.every;
-        break;
-    }
+    const auto put = [&](const char* key, int value, int fallback, bool own) {
+        if (own || value != fallback)
+            j[key] = value;
+    };
+    put("q_lora_rank", a.qLoraRank, defaults.qLoraRank, mla);
+    put("kv_lora_rank", a.kvLoraRank, defaults.kvLoraRank, mla);
+    put("qk_nope_head_dim", a.qkNopeHeadDim, defaults.qkNopeHeadDim, mla);
+    put("qk_rope_head_dim", a.qkRopeHeadDim, defaults.qkRopeHeadDim, mla);
+    put("v_head_dim", a.vHeadDim, defaults.vHeadDim, mla);
+    put("window", a.window, defaults.window, window);
+    put("every", a.every, defaults.every, window);
     return j;
 }
 

@@ -177,6 +177,18 @@ TEST_CASE("an MoE block's widths survive a save when its shared experts or dense
     CHECK(diags.empty());
 }
 
+TEST_CASE("attention fields of another kind survive a save", "[loader][roundtrip]")
+{
+    json j = cs::toJson(*loadGood("small.run.json").run);
+    j["model"]["attention"] = {{"qk_rope_head_dim", 64}, {"v_head_dim", 128}, {"window", 512}};
+    cs::Diagnostics diags;
+    const std::optional<cs::RunDesc> r = cs::runFromJson(j, "gqa", "", diags);
+    REQUIRE(r);
+    CHECK(r->model.attention.kind == cs::AttentionKind::Gqa);
+    CHECK(cs::runFromJson(cs::toJson(*r), "rt", "", diags) == *r);
+    CHECK(diags.empty());
+}
+
 TEST_CASE("toJson writes resolved defaults and leaves out what is absent", "[loader]")
 {
     const json run = cs::toJson(*loadGood("minimal.run.json").run);
