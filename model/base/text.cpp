@@ -156,23 +156,20 @@ size_t utf8SequenceAt(std::string_view text, size_t i)
 
 std::string validUtf8(std::string text)
 {
-    size_t i = 0;
-    while (i < text.size() && utf8SequenceAt(text, i) > 0)
-        i += utf8SequenceAt(text, i);
-    if (i == text.size())
-        return text;
-    std::string out = text.substr(0, i);
-    while (i < text.size()) {
+    std::string out;
+    size_t copied = 0; // text before it is in out
+    for (size_t i = 0; i < text.size();) {
         const size_t length = utf8SequenceAt(text, i);
-        if (length == 0) {
-            out += "\xEF\xBF\xBD"; // U+FFFD
-            ++i;
-        } else {
-            out.append(text, i, length);
+        if (length > 0) {
             i += length;
+            continue;
         }
+        out.append(text, copied, i - copied).append("\xEF\xBF\xBD"); // U+FFFD
+        copied = ++i;
     }
-    return out;
+    if (copied == 0)
+        return text;
+    return out.append(text, copied);
 }
 
 } // namespace cs

@@ -466,6 +466,28 @@ struct SplitMemo {
     std::vector<int> split;
 };
 
+// Layers per virtual stage as even in FLOPs as whole layers allow; kindShares: each layer
+// kind's share of the model's FLOPs, then the head's (with the MTP layers).
+std::vector<int> flopBalancedSplit(const ModelShape& model, const LayerTable& table,
+                                   const std::vector<double>& kindShares, int chunks)
+{
+    // More virtual stages than layers and the head: the embedding takes the first alone, as
+    // Megatron-Core's account_for_embedding_in_pipeline_split (and _loss_) lay it out.
+    const bool embeddingStage = chunks > model.layers + 1;
+    std::vector<double> shares(embeddingStage ? 1 : 0, 0.0);
+    for (int i = 0; i < model.layers; ++i) {
+        const LayerKind kind = table.pattern.kindAt(i);
+        const size_t k =
+            size_t(std::find(table.kinds.begin(), table.kinds.end(), kind) - table.kinds.begin());
+        shares.push_back(kindShares[k]);
+    }
+    shares.push_back(kindShares.back());
+    std::vector<int> split = splitByShares(shares, chunks);
+    if (embeddingStage)
+        --split.front(); // the embedding is no layer
+    return split;
+}
+
 // Layers per virtual stage, in order. When they divide evenly, Megatron-Core's default: as many
 // on each, the head and MTP layers on the last beside its share (recipes that give no layout,
 // such as gpt-oss's, run so). Otherwise a recipe has to give a layout, and the split stands in
@@ -486,24 +508,10 @@ const std::vector<int>& pipelineSplit(const ModelShape& model, const LayerTable&
                       memo.kindShares.size() == kindShares.size() &&
                       std::equal(kindShares.begin(), kindShares.end(), memo.kindShares.begin(),
                                  [](double a, double b) { return std::abs(a - b) <= 1e-12; });
-    if (!same && model.layers % chunks == 0) {
-        memo = {chunks, table.pattern, std::move(kindShares),
-                std::vector<int>(size_t(chunks), model.layers / chunks)};
-    } else if (!same) {
-        // More virtual stages than layers and the head: the embedding takes the first alone, as
-        // Megatron-Core's account_for_embedding_in_pipeline_split (and _loss_) lay it out.
-        const bool embeddingStage = chunks > model.layers + 1;
-        std::vector<double> shares(embeddingStage ? 1 : 0, 0.0);
-        for (int i = 0; i < model.layers; ++i) {
-            const LayerKind kind = table.pattern.kindAt(i);
-            const size_t k = size_t(std::find(table.kinds.begin(), table.kinds.end(), kind) -
-                                    table.kinds.begin());
-            shares.push_back(kindShares[k]);
-        }
-        shares.push_back(kindShares.back());
-        std::vector<int> split = splitByShares(shares, chunks);
-        if (embeddingStage)
-            --split.front(); // the embedding is no layer
+    if (!same) {
+        std::vector<int> split = model.layers % chunks == 0
+                                     ? std::vector<int>(size_t(chunks), model.layers / chunks)
+                                     : flopBalancedSplit(model, table, kindShares, chunks);
         memo = {chunks, table.pattern, std::move(kindShares), std::move(split)};
     }
     return memo.split;

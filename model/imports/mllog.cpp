@@ -283,6 +283,16 @@ struct Link {
     double perGpu = 0; // Gb/s for NICs, GB/s for NVLink
 };
 
+// A rate a regex matched as its number and its unit's G or T, in G; nothing when the number is
+// too large for a double.
+std::optional<double> rateInG(const std::smatch& match)
+{
+    const std::optional<double> value = decimalOf(match[1].str());
+    if (!value)
+        return std::nullopt;
+    return *value * (std::toupper(match[2].str()[0]) == 'T' ? 1000 : 1);
+}
+
 // The fastest item of "1x Ethernet 100Gb/Sec, 8x NVIDIA Quantum-2 CX7 InfiniBand (400Gb/s)",
 // per GPU.
 std::optional<Link> scaleOutFrom(const std::string& text, int gpusPerNode)
@@ -301,17 +311,16 @@ std::optional<Link> scaleOutFrom(const std::string& text, int gpusPerNode)
         std::smatch rate;
         if (item.size() > 512 || !std::regex_search(item, rate, kRate))
             continue;
-        const std::optional<double> rateValue = decimalOf(rate[1].str());
-        if (!rateValue)
+        const std::optional<double> gbps = rateInG(rate);
+        if (!gbps)
             continue;
-        const double gbps = *rateValue * (std::toupper(rate[2].str()[0]) == 'T' ? 1000 : 1);
         std::smatch count;
         const double n = std::regex_search(item, count, kCount) && count[1].length() < 5
                              ? decimalOf(count[1].str()).value_or(1)
                              : 1;
-        if (n * gbps > bestTotal) {
-            bestTotal = n * gbps;
-            best = Link{item, n * gbps / gpusPerNode};
+        if (n * *gbps > bestTotal) {
+            bestTotal = n * *gbps;
+            best = Link{item, n * *gbps / gpusPerNode};
         }
     }
     return best;
@@ -324,10 +333,7 @@ std::optional<double> nvlinkFrom(const std::string& text)
     std::smatch m;
     if (text.size() > 512 || !std::regex_search(text, m, kRate))
         return std::nullopt;
-    const std::optional<double> rate = decimalOf(m[1].str());
-    if (!rate)
-        return std::nullopt;
-    return *rate * (std::toupper(m[2].str()[0]) == 'T' ? 1000 : 1);
+    return rateInG(m);
 }
 
 // The largest count of nodes per rack, at most `most`, that fills racks exactly.
