@@ -382,6 +382,20 @@ void PropertiesPanel::buildFields()
                         "without the distributed optimizer. Off by default, as Megatron-Bridge's "
                         "launchers set NCCL_NVLS_ENABLE=0; only on NVLink 4 and later"),
                      cs::nvlsOf, cs::kNvlsKey),
+        Field{
+            par, tr("Offloaded layers"),
+            tr("Layers of each model chunk whose activations wait in host memory for the "
+               "backward pass, as recipes that set Megatron-Core's cpu_offloading_num_layers "
+               "do: less GPU memory, and time where a copy outlasts a layer's compute "
+               "(0: none)"),
+            Kind::Int,
+            [](const cs::ClusterRun& v) { return QVariant(cs::activationOffloadLayersOf(v.run)); },
+            [](cs::ClusterRun& v, const QVariant& x) {
+                if (x.toInt() > 0)
+                    v.run.extensions.set(cs::kActivationOffloadKey, x.toInt());
+                else
+                    v.run.extensions.erase(cs::kActivationOffloadKey);
+            }},
         Field{par, tr("Recompute"), tr("Activation recomputation"), Kind::Choice,
               [](const cs::ClusterRun& v) {
                   return QVariant(

@@ -1,6 +1,7 @@
 #include "calibration.h"
 
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <string_view>
 
@@ -157,6 +158,15 @@ bool nvlsOf(const RunDesc& run, const GpuSpec& gpu, Framework)
 {
     constexpr double kNvlink4GBps = 900; // per GPU, both directions: NVSwitch 3, which reduces
     return gpu.nvlinkGBps >= kNvlink4GBps && switchOf(run, kNvlsKey).value_or(false);
+}
+
+int activationOffloadLayersOf(const RunDesc& run)
+{
+    const json& ext = run.extensions.value();
+    if (const auto it = ext.find(kActivationOffloadKey);
+        it != ext.end() && it->is_number_integer() && it->get<int64_t>() > 0)
+        return int(std::min<int64_t>(it->get<int64_t>(), std::numeric_limits<int>::max()));
+    return 0;
 }
 
 double Calibration::gemmEfficiency(const std::string& gpu, Precision p) const

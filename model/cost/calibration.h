@@ -67,6 +67,10 @@ bool fp8AttentionOf(const RunDesc& run, const GpuSpec& gpu, Framework framework)
 // Only where the NVSwitches can reduce: third-generation NVSwitch, with NVLink 4 (900 GB/s a GPU)
 // and later; the framework does not matter, the GPUs' NCCL does.
 bool nvlsOf(const RunDesc& run, const GpuSpec& gpu, Framework framework);
+// How many layers of each model chunk offload the activations they keep for backward to host
+// memory (Transformer Engine's CPU offloading, Megatron-Core's cpu_offloading_num_layers):
+// `x-activation_offload_layers` in the run, a whole number from 0; none by default.
+int activationOffloadLayersOf(const RunDesc& run);
 
 struct Calibration {
     std::vector<GemmEfficiency> gemm;    // dense GEMMs, fitted on dense runs

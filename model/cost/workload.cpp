@@ -196,6 +196,17 @@ void placeDimensions(const ClusterDesc& cluster, const RunDesc& run, Workload& w
     }
 }
 
+// What a GPU copies to or from host memory per second, one way: on a Grace superchip over
+// NVLink-C2C (900 GB/s both ways for its two GPUs, whose LPDDR5X gives 512 GB/s to both), else
+// over PCIe (Gen4 x16 on A100, Gen5 x16 after it); pinned copies reach about 80 % of that.
+double hostCopyRateOf(const GpuSpec& gpu)
+{
+    constexpr double kCopyEfficiency = 0.8;
+    const bool grace = gpu.name == "GB200" || gpu.name == "GB300";
+    const double GBps = grace ? std::min(900.0 / 2 / 2, 512.0 / 2) : gpu.name == "A100" ? 32 : 64;
+    return kCopyEfficiency * GBps * 1e9;
+}
+
 Rates resolveRates(const ClusterDesc& cluster, const RunDesc& run, const Calibration& cal,
                    Workload& w)
 {
@@ -211,6 +222,8 @@ Rates resolveRates(const ClusterDesc& cluster, const RunDesc& run, const Calibra
     // MXFP8's grouped kernels improved with the 2026 framework's full-iteration recipes.
     w.wholeStepGraph = fullIterationRecipe(run, gpu, w.framework);
     w.allToAllOverlap = allToAllOverlapOf(run, gpu, w.framework);
+    w.offloadLayers = activationOffloadLayersOf(run);
+    w.hostCopyRate = hostCopyRateOf(gpu);
     r.groupedEff = cal.groupedGemmEfficiency(gpu.name, run.precision) *
                    (w.wholeStepGraph ? cal.grouped2026Factor : 1);
     r.bf16Peak = gpu.peakTflopsBf16 * 1e12;
@@ -517,6 +530,24 @@ const std::vector<int>& pipelineSplit(const ModelShape& model, const LayerTable&
     return memo.split;
 }
 
+// Activation offloading: the first layers of a chunk copy what they keep for backward to host
+// memory during the forward pass and back ahead of their backward pass, each copy under the
+// next layer's compute; only the layer in transit stays on the GPU. A copy that takes longer
+// than a layer's compute holds the GPU up.
+void offloadActivations(Workload& w, size_t i, int layers)
+{
+    const int offloaded = std::min(w.offloadLayers, layers - 1);
+    if (offloaded <= 0)
+        return;
+    const double bytes = w.activationBytesOfChunk[i] / layers;
+    const double copy = bytes / w.hostCopyRate;
+    const double forward = w.forward[i].compute / layers;
+    const double backward = (w.backward[i].compute + w.backward[i].recompute) / layers;
+    w.forward[i].compute += offloaded * std::max(0.0, copy - forward);
+    w.backward[i].compute += offloaded * std::max(0.0, copy - backward);
+    w.activationBytesOfChunk[i] -= (offloaded - 1) * bytes;
+}
+
 void fillOps(const RunDesc& run, const LayerTable& table, const Ends& ends, Workload& w)
 {
     w.layers = pipelineSplit(run.model, table, ends, w.p * w.v);
@@ -567,6 +598,7 @@ void fillOps(const RunDesc& run, const LayerTable& table, const Ends& ends, Work
                     w.expertParamsOfChunk[i] += n * lc.expertParams;
                     w.activationBytesOfChunk[i] += n * lc.activationBytes;
                 }
+                offloadActivations(w, i, w.layers[size_t(vs)]);
             }
             // The ends are added below: only a chunk without them can be copied.
             const bool plain = vs != 0 && vs != lastVs;

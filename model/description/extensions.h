@@ -16,6 +16,7 @@ inline constexpr const char* kFrameworkKey = "x-framework";
 inline constexpr const char* kAllToAllOverlapKey = "x-moe_a2a_overlap";
 inline constexpr const char* kFp8AttentionKey = "x-fp8_attention";
 inline constexpr const char* kNvlsKey = "x-nvls";
+inline constexpr const char* kActivationOffloadKey = "x-activation_offload_layers";
 
 // Each with the name people know it by (the compare table's labels).
 struct ModelExtension {
@@ -27,6 +28,7 @@ inline constexpr ModelExtension kModelExtensions[] = {
     {kAllToAllOverlapKey, "all-to-all overlap"},
     {kFp8AttentionKey, "FP8 attention"},
     {kNvlsKey, "NVLink SHARP"},
+    {kActivationOffloadKey, "activation offload"},
 };
 bool readByCostModel(std::string_view key);
 

@@ -237,6 +237,44 @@ template <size_t N> bool inRecipes(const json& row, const Recipes (&recipes)[N])
            });
 }
 
+// Those that offload activations to host memory (cpu_offloading_num_layers), all with FSDP:
+// a row that runs its recipe's mapping (FSDP) offloads as many layers.
+struct OffloadRecipe {
+    Container first, last;
+    const char* model;
+    const char* gpu;
+    const char* precision;
+    int layers;
+};
+const OffloadRecipe kActivationOffloadRecipes[] = {
+    {{25, 11}, kLatest, "Llama 3 70B", "GB300", "bf16", 30},
+    {{25, 11}, kLatest, "Llama 3 70B", "GB300", "fp8", 20},
+    {{25, 11}, kLatest, "Llama 3 70B", "GB200", "bf16", 20},
+    {{25, 11}, kLatest, "Llama 3 70B", "GB200", "fp8", 40},
+    {{25, 11}, kLatest, "Llama 3 70B", "B200", "fp8", 5},
+    {{25, 11}, kLatest, "Llama 3.1 405B", "GB300", "bf16", 40},
+    {{25, 11}, kLatest, "Llama 3.1 405B", "GB300", "fp8", 10},
+    {{25, 11}, kLatest, "Llama 3.1 405B", "GB200", "fp8", 92},
+};
+
+int offloadedLayersOf(const json& row)
+{
+    const std::optional<Container> container = containerOf(sourceOf(row));
+    const auto model = row.find("model");
+    const auto cluster = row.find("cluster");
+    if (!container || model == row.end() || !model->is_object() || cluster == row.end() ||
+        !cluster->is_object())
+        return 0;
+    const std::string name = stringAt(*model, "name");
+    const std::string gpu = stringAt(*cluster, "gpu");
+    const std::string precision = stringAt(row, "precision");
+    for (const OffloadRecipe& r : kActivationOffloadRecipes)
+        if (r.first <= *container && *container <= r.last && name == r.model && gpu == r.gpu &&
+            precision == r.precision)
+            return r.layers;
+    return 0;
+}
+
 bool fsdpInSource(const json& row)
 {
     const auto source = row.find("source");
@@ -246,6 +284,15 @@ bool fsdpInSource(const json& row)
     const size_t at = text.find("FSDP ");
     return at != std::string::npos && at + 5 < text.size() && text[at + 5] >= '1' &&
            text[at + 5] <= '9';
+}
+
+bool runsFsdp(const json& run)
+{
+    const auto par = run.find("parallelism");
+    if (par == run.end() || !par->is_object())
+        return false;
+    const auto fsdp = par->find("fsdp");
+    return fsdp != par->end() && fsdp->is_boolean() && fsdp->get<bool>();
 }
 
 json runJsonOf(const json& row, const std::string& id)
@@ -263,6 +310,9 @@ json runJsonOf(const json& row, const std::string& id)
         run["parallelism"]["fsdp"] = true;
     if (const auto recipe = row.find("precision_recipe"); recipe != row.end())
         run["x-precision_recipe"] = *recipe;
+    if (runsFsdp(run))
+        if (const int layers = offloadedLayersOf(row); layers > 0)
+            run[kActivationOffloadKey] = layers;
     run[kFrameworkKey] = frameworkOfSource(row);
     if (inRecipes(row, kAllToAllOverlapRecipes))
         run[kAllToAllOverlapKey] = true;

@@ -140,6 +140,14 @@ TEST_CASE("the expert fields edit the run: EP, and the all-to-all overlap the mo
     CHECK(cs::nvlsOf(edited, gpu, cs::frameworkOf(edited, gpu)));
     CHECK(edited.extensions.value().at(cs::kNvlsKey) == true);
 
+    auto* offload = panel.findChild<QSpinBox*>(QStringLiteral("Offloaded layers"));
+    REQUIRE(offload);
+    CHECK(offload->value() == 0);
+    REQUIRE(panel.editField(QStringLiteral("Offloaded layers"), 12));
+    CHECK(cs::activationOffloadLayersOf(edited) == 12);
+    REQUIRE(panel.editField(QStringLiteral("Offloaded layers"), 0)); // none: the key goes
+    CHECK_FALSE(edited.extensions.contains(cs::kActivationOffloadKey));
+
     REQUIRE(panel.editField(QStringLiteral("EP"), 32));
     CHECK(edited.parallelism.ep == 32);
     REQUIRE(panel.editField(QStringLiteral("EP"), 3)); // 3 does not divide 256 experts

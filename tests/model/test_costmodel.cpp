@@ -122,9 +122,9 @@ TEST_CASE("ND H100 v5, 10,752 GPUs: GPT-3 175B step time")
 const std::map<std::string, std::pair<double, double>> kExplainedOutliers = {
     // Megatron-Bridge LLAMA3_70B_PRETRAIN_CONFIG_GB300_FP8_CS: Megatron FSDP with
     // cpu_offloading_num_layers = 20 (scripts/performance/configs/llama/
-    // llama3_workload_base_configs.py): 20 layers' activations go to the host and back every
-    // micro-batch, beside the step the model predicts.
-    {"nemo_bridge_25.11_DGX-GB300_LLAMA3_70B_64gpu_FP8-CS", {-0.30, -0.15}},
+    // llama3_workload_base_configs.py). The model times the copies to the host and back; what
+    // is left is not explained (docs/cost-model.md, "Activation offloading").
+    {"nemo_bridge_25.11_DGX-GB300_LLAMA3_70B_64gpu_FP8-CS", {-0.20, -0.12}},
 };
 
 TEST_CASE("public measured runs: MAPE at most 4 %, no row off by more than 13 % but one "
@@ -406,7 +406,8 @@ TEST_CASE("FP8 and NVFP4 keep the inputs of their GEMMs narrow for the backward 
           0.1 * (e.at(Precision::BF16).memoryGiBPerGpu - e.at(Precision::FP8).memoryGiBPerGpu));
 }
 
-TEST_CASE("published layouts fit their GPUs; one that offloads activations does not as written",
+TEST_CASE("published layouts fit their GPUs; one fits only by offloading activations as its "
+          "recipe does",
           "[reference]")
 {
     std::vector<MeasuredRun> runs = publicRuns();
@@ -416,20 +417,65 @@ TEST_CASE("published layouts fit their GPUs; one that offloads activations does 
     // recompute, Qwen3-30B on one GB300 node with micro-batch 8, Llama 3 70B FP8 on H100; and
     // Llama 3 70B on 64 GB300 with no model parallelism, which its recipe runs by offloading 20
     // layers' activations to the host (Megatron-Bridge LLAMA3_70B_GB300_FP8_CS_BASE_CONFIG).
-    const std::vector<std::pair<std::string, bool>> expected{
-        {"mlperf_v4.1_gpt3_Oracle_1536xBM.GPU.H100.8", true},
-        {"nemo_bridge_25.11_DGX-GB300_LLAMA3.1_405B_256gpu_FP8-CS", true},
-        {"mbridge_2604_qwen3-30b_gb300_8_mxfp8", true},
-        {"nemo_bridge_25.11_DGX-H100_LLAMA3_70B_64gpu_FP8-CS", true},
-        {"nemo_bridge_25.11_DGX-GB300_LLAMA3_70B_64gpu_FP8-CS", false},
+    const std::vector<std::pair<std::string, int>> expected{
+        {"mlperf_v4.1_gpt3_Oracle_1536xBM.GPU.H100.8", 0},
+        {"nemo_bridge_25.11_DGX-GB300_LLAMA3.1_405B_256gpu_FP8-CS", 0},
+        {"mbridge_2604_qwen3-30b_gb300_8_mxfp8", 0},
+        {"nemo_bridge_25.11_DGX-H100_LLAMA3_70B_64gpu_FP8-CS", 0},
+        {"nemo_bridge_25.11_DGX-GB300_LLAMA3_70B_64gpu_FP8-CS", 20},
     };
-    for (const auto& [id, fits] : expected) {
+    for (const auto& [id, offloaded] : expected) {
         INFO(id);
         const auto it = std::find_if(runs.begin(), runs.end(),
                                      [&](const MeasuredRun& r) { return r.id == id; });
         REQUIRE(it != runs.end());
-        CHECK(evaluate(it->cluster, it->run).fitsMemory == fits);
+        CHECK(activationOffloadLayersOf(it->run) == offloaded);
+        CHECK(evaluate(it->cluster, it->run).fitsMemory);
+        RunDesc kept = it->run;
+        kept.extensions.erase(kActivationOffloadKey);
+        CHECK(evaluate(it->cluster, kept).fitsMemory == (offloaded == 0));
     }
+}
+
+TEST_CASE("offloaded activations leave the GPU; only copies longer than a layer's compute cost "
+          "time")
+{
+    const auto runs = publicRuns();
+    const auto it = std::find_if(runs.begin(), runs.end(), [](const MeasuredRun& r) {
+        return r.id == "nemo_bridge_25.11_DGX-GB300_LLAMA3_70B_64gpu_FP8-CS";
+    });
+    REQUIRE(it != runs.end());
+    const int layers = it->run.model.layers;
+    const auto offloading = [&](const GpuSpec& gpu, const nlohmann::json& value) {
+        ClusterDesc cluster = it->cluster;
+        cluster.gpu = gpu;
+        RunDesc run = it->run;
+        run.extensions.set(kActivationOffloadKey, value);
+        return evaluate(cluster, run);
+    };
+    const GpuSpec& gb300 = *findCatalogGpu("GB300");
+    const Evaluation none = offloading(gb300, 0);
+    const Evaluation twenty = offloading(gb300, 20);
+    // All but the layer in transit leave the GPU.
+    CHECK(none.memory.activations - twenty.memory.activations ==
+          Approx(19.0 / layers * none.memory.activations));
+    CHECK(twenty.memory.weights == none.memory.weights);
+    CHECK(twenty.stepTimeS >= none.stepTimeS);
+    // At most all layers but one; a value that is no whole number from 0 offloads nothing.
+    CHECK(offloading(gb300, 10 * layers).memory.activations ==
+          Approx(offloading(gb300, layers - 1).memory.activations));
+    CHECK(offloading(gb300, layers - 1).memory.activations ==
+          Approx(2.0 / layers * none.memory.activations));
+    for (const nlohmann::json& ignored :
+         {nlohmann::json(-3), nlohmann::json("20"), nlohmann::json(20.5), nlohmann::json(true)})
+        CHECK(offloading(gb300, ignored).stepTimeS == none.stepTimeS);
+    // Over PCIe (B200 boards) the copies take longer than over a Grace superchip's NVLink-C2C.
+    const GpuSpec& b200 = *findCatalogGpu("B200");
+    const double pcieCost = offloading(b200, 20).stepTimeS - offloading(b200, 0).stepTimeS;
+    const double c2cCost = twenty.stepTimeS - none.stepTimeS;
+    INFO("offloading 20 layers costs " << c2cCost << " s on GB300, " << pcieCost << " s on B200");
+    CHECK(pcieCost > 2 * c2cCost);
+    checkBreakdownAddsUp(twenty);
 }
 
 TEST_CASE("events are well formed: ordered, one compute op at a time per stage, PP order kept, "
