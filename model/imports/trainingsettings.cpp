@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "extensions.h"
 #include "importcheck.h"
 #include "loader.h"
 #include "text.h"
@@ -329,6 +330,25 @@ json recompute(SettingsReader& r)
     return modules;
 }
 
+// --- activation offloading ------------------------------------------------------------------
+
+// Transformer Engine's CPU offloading of the first cpu_offloading_num_layers layers' activations;
+// a NeMo config may give the count with cpu_offloading off.
+std::optional<int64_t> activationOffload(SettingsReader& r)
+{
+    const auto layers =
+        r.integer("cpu_offloading_num_layers", "layers offloading their activations", false, 0);
+    if (!layers || *layers == 0)
+        return std::nullopt;
+    if (r.find("cpu_offloading") && !r.flag("cpu_offloading")) {
+        r.assume(r.placeOf("cpu_offloading_num_layers"), "offloading turned off (" +
+                                                             r.spell("cpu_offloading") +
+                                                             "): no activations offloaded");
+        return std::nullopt;
+    }
+    return layers;
+}
+
 // --- mixture of experts ----------------------------------------------------------------------
 
 // A Python list expression as --moe-layer-freq takes it: "([0]*3+[1]*58)", "[1,1,0]".
@@ -640,6 +660,8 @@ const std::set<std::string>& knownSettingNames()
         "train_samples",
         "save_interval",
         "async_save",
+        "cpu_offloading",
+        "cpu_offloading_num_layers",
         "world_size",
     };
     return names;
@@ -788,6 +810,8 @@ std::optional<json> runFromSettings(const TrainingSettings& settings, const Sett
     }
     if (const auto interval = r.integer("save_interval", "steps between checkpoints"))
         run["checkpoint"] = {{"interval_steps", *interval}, {"async", r.flag("async_save")}};
+    if (const auto offloaded = activationOffload(r))
+        run[kActivationOffloadKey] = *offloaded;
     if (r.failed())
         return std::nullopt;
     std::string notes = "Imported from " + origin.description + " (" + origin.start.file + ").";

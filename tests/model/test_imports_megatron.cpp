@@ -4,7 +4,9 @@
 
 #include <catch2/catch.hpp>
 
+#include "calibration.h"
 #include "costmodel.h"
+#include "extensions.h"
 #include "importdata.h"
 #include "loader.h"
 #include "megatron.h"
@@ -193,6 +195,23 @@ TEST_CASE("MoE, MLA, multi-token prediction, recompute modules and FSDP reach th
     CHECK(run["model"]["mtp_layers"] == 1);
     CHECK(run["precision"] == "fp8");
     CHECK(run["checkpoint"] == json{{"interval_steps", 500}, {"async", true}});
+}
+
+TEST_CASE("activations offloaded to the host reach the run, as the cost model reads them",
+          "[imports][megatron]")
+{
+    const Imported i = importText(kMinimal + "  --cpu-offloading --cpu-offloading-num-layers 3\n");
+    INFO(i.report.errors.formatAll());
+    REQUIRE(i.run);
+    CHECK((*i.run)[kActivationOffloadKey] == 3);
+    Diagnostics diags;
+    const auto run = runFromJson(*i.run, "launch.sh", "", diags);
+    REQUIRE(run);
+    CHECK(activationOffloadLayersOf(*run) == 3);
+
+    const Imported none = importText(kMinimal + "  --cpu-offloading-num-layers 0\n");
+    REQUIRE(none.run);
+    CHECK_FALSE(none.run->contains(kActivationOffloadKey));
 }
 
 TEST_CASE("a command line alone, in --flag=value form", "[imports][megatron]")

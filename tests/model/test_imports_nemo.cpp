@@ -4,6 +4,7 @@
 
 #include "configtree.h"
 #include "costmodel.h"
+#include "extensions.h"
 #include "importdata.h"
 #include "loader.h"
 #include "nemo.h"
@@ -154,6 +155,26 @@ TEST_CASE("a Megatron-Bridge config's MoE, MLA and checkpoint settings reach the
     CHECK(r["checkpoint"] == json{{"interval_steps", 1000}, {"async", true}});
     CHECK(r["training"]["steps"] == 500000);
     CHECK(hasLine(report.notes, {"deepseek-v3-bridge.yaml", "no GPU count"}));
+}
+
+TEST_CASE("a config's offloading count is kept unless its offloading is off", "[imports][nemo]")
+{
+    const std::string model = "model:\n"
+                              "  num_layers: 8\n  hidden_size: 1024\n  num_attention_heads: 16\n"
+                              "  seq_length: 2048\n  micro_batch_size: 1\n"
+                              "  global_batch_size: 64\n  vocab_size: 32000\n"
+                              "  cpu_offloading_num_layers: 5\n";
+    ImportReport on;
+    const auto offloading = importNemo({"on.yaml", model + "  cpu_offloading: true\n"}, on);
+    INFO(on.errors.formatAll());
+    REQUIRE(offloading);
+    CHECK((*offloading)[kActivationOffloadKey] == 5);
+
+    ImportReport off;
+    const auto kept = importNemo({"off.yaml", model + "  cpu_offloading: false\n"}, off);
+    REQUIRE(kept);
+    CHECK_FALSE(kept->contains(kActivationOffloadKey));
+    CHECK(hasLine(off.notes, {"off.yaml:9:", "offloading turned off", "no activations offloaded"}));
 }
 
 TEST_CASE("a config missing a required key is refused with the key and the model section",
