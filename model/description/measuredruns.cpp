@@ -140,6 +140,15 @@ std::string stringAt(const json& object, const char* key)
     return it != object.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
+// The same of a member object: object[member][key].
+std::string stringAt(const json& object, const char* member, const char* key)
+{
+    if (!object.is_object())
+        return {};
+    const auto it = object.find(member);
+    return it != object.end() ? stringAt(*it, key) : "";
+}
+
 std::string sourceOf(const json& row)
 {
     return stringAt(row, "source");
@@ -229,8 +238,7 @@ template <size_t N> bool inRecipes(const json& row, const Recipes (&recipes)[N])
 {
     const std::optional<Container> container = containerOf(sourceOf(row));
     const std::string family = stringAt(row, "family");
-    const auto cluster = row.find("cluster");
-    const std::string gpu = cluster != row.end() ? stringAt(*cluster, "gpu") : "";
+    const std::string gpu = stringAt(row, "cluster", "gpu");
     return container && std::any_of(std::begin(recipes), std::end(recipes), [&](const auto& r) {
                return r.first <= *container && *container <= r.last && family == r.family &&
                       gpu == r.gpu;
@@ -260,13 +268,10 @@ const OffloadRecipe kActivationOffloadRecipes[] = {
 int offloadedLayersOf(const json& row)
 {
     const std::optional<Container> container = containerOf(sourceOf(row));
-    const auto model = row.find("model");
-    const auto cluster = row.find("cluster");
-    if (!container || model == row.end() || !model->is_object() || cluster == row.end() ||
-        !cluster->is_object())
+    if (!container)
         return 0;
-    const std::string name = stringAt(*model, "name");
-    const std::string gpu = stringAt(*cluster, "gpu");
+    const std::string name = stringAt(row, "model", "name");
+    const std::string gpu = stringAt(row, "cluster", "gpu");
     const std::string precision = stringAt(row, "precision");
     for (const OffloadRecipe& r : kActivationOffloadRecipes)
         if (r.first <= *container && *container <= r.last && name == r.model && gpu == r.gpu &&
