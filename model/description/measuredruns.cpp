@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 
 #include <nlohmann/json.hpp>
@@ -98,6 +100,32 @@ json clusterJsonOf(const RowCluster& c, const std::string& id)
             {"scale_out", {{"name", "scale-out"}, {"Gbps_per_gpu", c.nicGbps}}}};
 }
 
+} // namespace
+
+std::optional<double> capacityFactorOfRouting(std::string_view routing)
+{
+    std::string text(routing);
+    std::transform(text.begin(), text.end(), text.begin(),
+                   [](unsigned char c) { return c == '_' || c == '-' ? ' ' : std::tolower(c); });
+    if (text.find("dropless") != std::string::npos)
+        return std::nullopt;
+    constexpr std::string_view kName = "capacity factor";
+    const size_t at = text.find(kName);
+    if (at == std::string::npos)
+        return std::nullopt;
+    const size_t number = text.find_first_not_of(" :=", at + kName.size());
+    if (number == std::string::npos)
+        return std::nullopt;
+    const char* begin = text.c_str() + number;
+    char* end = nullptr;
+    const double factor = std::strtod(begin, &end);
+    if (end == begin || !std::isfinite(factor) || factor <= 0)
+        return std::nullopt;
+    return factor;
+}
+
+namespace {
+
 // The row's model in the run format: the prose a row keeps for people (how tokens were
 // routed, which layers slide) is left out or read for what the format says with a number.
 json modelJsonOf(json model)
@@ -105,15 +133,10 @@ json modelJsonOf(json model)
     if (!model.is_object())
         return model;
     if (auto moe = model.find("moe"); moe != model.end() && moe->is_object()) {
-        // "token-drop: capacity factor 1.0, pad expert input to capacity": the capacity the
-        // format holds as capacity_factor (dropless rows say "dropless").
         if (const auto routing = moe->find("routing");
-            routing != moe->end() && routing->is_string() && !moe->contains("capacity_factor")) {
-            double factor = 0;
-            if (std::sscanf(routing->get_ref<const std::string&>().c_str(),
-                            "token-drop: capacity factor %lf", &factor) == 1)
-                (*moe)["capacity_factor"] = factor;
-        }
+            routing != moe->end() && routing->is_string() && !moe->contains("capacity_factor"))
+            if (const auto factor = capacityFactorOfRouting(routing->get<std::string>()))
+                (*moe)["capacity_factor"] = *factor;
         moe->erase("routing");
     }
     if (auto attention = model.find("attention");

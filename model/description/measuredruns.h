@@ -34,6 +34,12 @@ std::vector<MeasuredRun> parseMeasuredRuns(std::string_view text, const std::str
                                            Diagnostics& diags);
 std::vector<MeasuredRun> readMeasuredRuns(const std::string& path, Diagnostics& diags);
 
+// The capacity factor a row's `routing` prose gives its experts when tokens are dropped or
+// padded ("token-drop: capacity factor 1.0", "drops tokens at capacity factor 1.25",
+// "--moe-expert-capacity-factor 1.25"); nothing for dropless routing, which may still name a
+// capacity buffer ("dropless with per-rank capacity buffer factor 4").
+std::optional<double> capacityFactorOfRouting(std::string_view routing);
+
 // One row. `where` names it in diagnostics ("FILE:LINE").
 std::optional<MeasuredRun> measuredRunFromJson(const nlohmann::json& row, const std::string& where,
                                                Diagnostics& diags);

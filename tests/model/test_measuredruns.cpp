@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include <catch2/catch.hpp>
 
@@ -170,6 +171,30 @@ TEST_CASE("a token-drop row's capacity is the run's capacity factor; dropless ro
     }
     CHECK(tokenDrop == 8);
     CHECK(dropless > 40);
+}
+
+TEST_CASE("the capacity factor is read from however a row's routing prose words token drop")
+{
+    struct Case {
+        const char* routing;
+        std::optional<double> factor;
+    };
+    const Case cases[] = {
+        {"token-drop: capacity factor 1.0, pad expert input to capacity", 1.0},
+        {"learned routing, drops tokens at capacity factor 1.25", 1.25},
+        {"Token drop (--moe-expert-capacity-factor 1.5)", 1.5},
+        {"capacity_factor=2", 2.0},
+        {"real data, learned routing, dropless with per-rank capacity buffer factor 4", {}},
+        {"dropless, capacity factor 1.0 for the CUDA graph buffers", {}},
+        {"dropless, router forced to balanced token distribution", {}},
+        {"token drop, capacity factor unknown", {}},
+        {"capacity factor 0", {}},
+        {"", {}},
+    };
+    for (const Case& c : cases) {
+        INFO(c.routing);
+        CHECK(capacityFactorOfRouting(c.routing) == c.factor);
+    }
 }
 
 TEST_CASE("a row's software: MegaScale's Megatron-LM baselines on Megatron-LM's defaults, the "
