@@ -13,6 +13,7 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include "dialogsize.h"
 #include "documentio.h"
 #include "loader.h"
 #include "logfolder.h"
@@ -129,7 +130,7 @@ ImportDialog::ImportDialog(const cs::ClusterRun& current, QWidget* parent)
     layout->addWidget(m_report, 1);
     layout->addWidget(buttons);
     updateRows();
-    resize(760, 520);
+    resizeWithinScreen(this, {760, 520});
 }
 
 void ImportDialog::updateRows()

@@ -6,6 +6,8 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 
+#include "dialogsize.h"
+
 BookmarkDialog::BookmarkDialog(const QString& windowTitle, const QString& caption,
                                const QString& notes, QWidget* parent)
     : QDialog(parent)
@@ -26,7 +28,7 @@ BookmarkDialog::BookmarkDialog(const QString& windowTitle, const QString& captio
     form->addRow(tr("Caption"), m_caption);
     form->addRow(tr("Notes"), m_notes);
     form->addRow(buttons);
-    resize(520, 300);
+    resizeWithinScreen(this, {520, 300});
 }
 
 QString BookmarkDialog::caption() const

@@ -14,6 +14,7 @@
 #include <algorithm>
 
 #include "costmodel.h"
+#include "dialogsize.h"
 #include "text.h"
 #include "validation.h"
 
@@ -349,7 +350,7 @@ SearchDialog::SearchDialog(const cs::ClusterDesc& cluster, const cs::RunDesc& ru
     layout->addLayout(progressRow);
     layout->addWidget(m_table, 1);
     layout->addWidget(buttons);
-    resize(1180, 560);
+    resizeWithinScreen(this, {1180, 560});
 
     startSearch();
 }
