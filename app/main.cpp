@@ -106,9 +106,7 @@ int main(int argc, char** argv)
     MainWindow window;
     window.show();
     if (!window.offerRecovery()) {
-        const QStringList toOpen =
-            files.isEmpty() ? QStringList{QStringLiteral(CS_DEFAULT_SAMPLE)} : files;
-        for (const QString& file : toOpen)
+        for (const QString& file : MainWindow::startupFiles(files))
             window.openFile(file);
     }
     return app.exec();

@@ -25,6 +25,7 @@
 #include <QTextBrowser>
 #include <QTimer>
 #include <QUndoStack>
+#include <algorithm>
 
 #include <QComboBox>
 #include <QToolBar>
@@ -406,9 +407,20 @@ void MainWindow::addDockToggles()
         m_viewMenu->addAction(dock->toggleViewAction());
 }
 
+bool MainWindow::isMeasuredRunsFile(const QString& path)
+{
+    return path.endsWith(QLatin1String(".jsonl"));
+}
+
+QStringList MainWindow::startupFiles(const QStringList& files)
+{
+    const bool measuredOnly = std::all_of(files.begin(), files.end(), &isMeasuredRunsFile);
+    return measuredOnly ? QStringList{QStringLiteral(CS_DEFAULT_SAMPLE)} + files : files;
+}
+
 bool MainWindow::openFile(const QString& path)
 {
-    if (path.endsWith(QLatin1String(".jsonl")) || QFileInfo(path).isDir())
+    if (isMeasuredRunsFile(path) || QFileInfo(path).isDir())
         return openMeasuredRuns(path);
     const bool isSession = path.endsWith(QLatin1String(".csession"));
     // Before loading: a change between the two makes a later save ask, never lose it.

@@ -42,6 +42,12 @@ public:
     // Loads a session, run or cluster file; on failure shows the problems and keeps the
     // current document. Returns whether it loaded.
     bool openFile(const QString& path);
+    // A .jsonl file of measured runs: it opens as a dialog of rows, not as the document.
+    static bool isMeasuredRunsFile(const QString& path);
+    // What to open at start-up for the files on the command line: the default sample when there
+    // are none, and under measured-runs files alone, so that the window behind them shows a
+    // cluster rather than an empty document.
+    static QStringList startupFiles(const QStringList& files);
     // Shows the cost model beside every measured run of a .jsonl file, or of a folder of
     // training logs (each measured against the current run; cs::importLogFolder); a row opens
     // as a document.

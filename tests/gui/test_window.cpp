@@ -24,10 +24,12 @@
 
 #include "breakdownchart.h"
 #include "costmodel.h"
+#include "dialogsize.h"
 #include "document.h"
 #include "guitestutil.h"
 #include "helppages.h"
 #include "mainwindow.h"
+#include "measuredrunsdialog.h"
 #include "playbackbar.h"
 #include "searchdialog.h"
 #include "text.h"
@@ -277,4 +279,46 @@ TEST_CASE("a layout applied from the search is one undo step with the table's st
     CHECK(window.document()->undoStack()->count() == undoSteps + 1);
     CHECK(window.document()->evaluation().stepTimeS == chosen.stepTimeS);
     CHECK(window.document()->run().parallelism.pp == chosen.layout.parallelism.pp);
+}
+
+TEST_CASE("started on measured runs alone, the window opens the default sample behind them",
+          "[startup]")
+{
+    const QString sample = QStringLiteral(CS_DEFAULT_SAMPLE);
+    const QString runs = QStringLiteral("moe-public.jsonl");
+    const QString session = QStringLiteral("mine.csession");
+    CHECK(MainWindow::startupFiles({}) == QStringList{sample});
+    CHECK(MainWindow::startupFiles({runs}) == (QStringList{sample, runs}));
+    CHECK(MainWindow::startupFiles({runs, runs}) == (QStringList{sample, runs, runs}));
+    // A document of the user's own, or a folder of logs measured against it, opens as given.
+    CHECK(MainWindow::startupFiles({session, runs}) == (QStringList{session, runs}));
+    CHECK(MainWindow::startupFiles({QStringLiteral("logs")}) == QStringList{"logs"});
+
+    QTemporaryDir recovery;
+    MainWindow window(recovery.path());
+    window.setQuiet(true);
+    for (const QString& file : MainWindow::startupFiles(
+             {QStringLiteral(CS_SAMPLES_DIR "/../../shared/reference/validation/public.jsonl")}))
+        window.openFile(file);
+    CHECK(window.document()->cluster().gpuCount() > 0);
+    REQUIRE(window.measuredRunsDialog());
+    CHECK(window.measuredRunsDialog()->rowCount() == 56);
+}
+
+TEST_CASE("a dialog opens at the size it wants, within the screen", "[layout]")
+{
+    struct Case {
+        QSize wanted, available, expected;
+    };
+    const Case cases[] = {
+        {{1100, 760}, {1920, 1040}, {1100, 760}}, // room to spare
+        {{1100, 760}, {1280, 720}, {1100, 648}},  // a laptop: the buttons stay on the screen
+        {{1180, 560}, {1024, 768}, {972, 560}},
+        {{520, 300}, {}, {520, 300}}, // no screen known: as wanted
+    };
+    for (const Case& c : cases) {
+        INFO(c.wanted.width() << "x" << c.wanted.height() << " on " << c.available.width() << "x"
+                              << c.available.height());
+        CHECK(dialogSizeWithin(c.wanted, c.available) == c.expected);
+    }
 }
