@@ -18,6 +18,7 @@
 
 #include "activitycolors.h"
 #include "cachedchartview.h"
+#include "dialogsize.h"
 #include "logfolder.h"
 #include "text.h"
 
@@ -46,6 +47,36 @@ QTableWidgetItem* sortableNumber(double value, const QString& text)
 QString seconds(double s)
 {
     return QString::fromStdString(cs::stepTimeText(s));
+}
+
+// "+4.9 %", "-0.8 %": an error, signed as the CLI prints it.
+QString signedPercent(double fraction)
+{
+    return QStringLiteral("%1%2 %").arg(fraction >= 0 ? "+" : "").arg(fraction * 100, 0, 'f', 1);
+}
+
+// The precision, and the scaling recipe where the row names one ("fp8 (mxfp8)"); the recipe's
+// whole text, sources and all, in the tooltip.
+QTableWidgetItem* precisionItem(const cs::RunDesc& run)
+{
+    const QString precision = QString::fromLatin1(cs::toString(run.precision));
+    const QString recipe = QString::fromStdString(cs::precisionRecipeOf(run));
+    const QString shortRecipe = recipe.section(QStringLiteral(" ("), 0, 0).trimmed();
+    auto* item = new QTableWidgetItem(shortRecipe.isEmpty() || shortRecipe == precision
+                                          ? precision
+                                          : QStringLiteral("%1 (%2)").arg(precision, shortRecipe));
+    if (!recipe.isEmpty())
+        item->setToolTip(recipe);
+    return item;
+}
+
+// The step between labelled counts: 1, 2, 5, 10, 20, ... so that at most five fit under `most`.
+int wholeTickInterval(int most)
+{
+    for (int scale = 1;; scale *= 10)
+        for (int step : {1, 2, 5})
+            if (most <= 5 * step * scale)
+                return step * scale;
 }
 
 // Counts of the times in equal bins over [from, to).
@@ -110,6 +141,9 @@ MeasuredRunsDialog::MeasuredRunsDialog(std::vector<cs::MeasuredRun> runs,
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->verticalHeader()->hide();
+    // One line a row; a long id keeps both ends, which tell rows apart.
+    m_table->setWordWrap(false);
+    m_table->setTextElideMode(Qt::ElideMiddle);
     m_table->setToolTip(tr("Double-click a run to open its cluster and run"));
     fill();
     m_table->setSortingEnabled(true);
@@ -143,7 +177,7 @@ MeasuredRunsDialog::MeasuredRunsDialog(std::vector<cs::MeasuredRun> runs,
     layout->addWidget(m_summary);
     layout->addWidget(split, 1);
     layout->addWidget(buttons);
-    resize(1100, 760);
+    resizeWithinScreen(this, {1360, 800});
     if (!m_runs.empty())
         selectRun(0);
 }
@@ -234,6 +268,10 @@ void MeasuredRunsDialog::showHistogram(int index)
     y->setTitleText(tr("steps"));
     y->setRange(0, top);
     y->setLabelFormat(QStringLiteral("%d"));
+    // Whole steps only: a tick between two counts would repeat a label.
+    y->setTickType(QValueAxis::TicksDynamic);
+    y->setTickAnchor(0);
+    y->setTickInterval(wholeTickInterval(most));
     chart->addAxis(x, Qt::AlignBottom);
     chart->addAxis(y, Qt::AlignLeft);
     for (QAbstractSeries* s : series) {
@@ -244,9 +282,8 @@ void MeasuredRunsDialog::showHistogram(int index)
     const double measuredStep = run.run.measured ? run.run.measured->stepTimeS : 0;
     QString title = tr("%1: predicted %2").arg(QString::fromStdString(run.id), seconds(p.stepS));
     if (measuredStep > 0)
-        title += tr(", measured %1 (error %2%3 %)")
-                     .arg(seconds(measuredStep), p.stepS >= measuredStep ? "+" : "")
-                     .arg((p.stepS / measuredStep - 1) * 100, 0, 'f', 1);
+        title += tr(", measured %1 (error %2)")
+                     .arg(seconds(measuredStep), signedPercent(p.stepS / measuredStep - 1));
     chart->setTitle(title);
 }
 
@@ -271,14 +308,12 @@ void MeasuredRunsDialog::fill()
             sortableNumber(double(r.cluster.gpuCount()), QString::number(r.cluster.gpuCount())));
         m_table->setItem(row, kModel,
                          new QTableWidgetItem(QString::fromStdString(r.run.model.name)));
-        m_table->setItem(row, kPrecision,
-                         new QTableWidgetItem(QString::fromLatin1(cs::toString(r.run.precision))));
+        m_table->setItem(row, kPrecision, precisionItem(r.run));
         m_table->setItem(row, kMeasured,
                          sortableNumber(measured, QString::number(measured, 'f', 3)));
         m_table->setItem(row, kPredicted,
                          sortableNumber(predicted, QString::number(predicted, 'f', 3)));
-        m_table->setItem(row, kError,
-                         sortableNumber(error, QStringLiteral("%1 %").arg(error * 100, 0, 'f', 1)));
+        m_table->setItem(row, kError, sortableNumber(error, signedPercent(error)));
     }
     m_mape = m_runs.empty() ? 0 : sum / double(m_runs.size());
     m_summary->setText(tr("%1 runs; mean absolute error of the predicted step time %2 %")

@@ -37,6 +37,7 @@ public:
     int rowCount() const;
     QStringList problems() const;
     QChart* histogram() const;
+    QTableWidget* table() const { return m_table; }
     // Selects the run (by its index in runs()) and shows its histogram.
     void selectRun(int index);
 

@@ -337,7 +337,7 @@ json runJsonOf(const json& row, const std::string& id)
         !run["parallelism"].contains("fsdp") && fsdpInSource(row))
         run["parallelism"]["fsdp"] = true;
     if (const auto recipe = row.find("precision_recipe"); recipe != row.end())
-        run["x-precision_recipe"] = *recipe;
+        run[kPrecisionRecipeKey] = *recipe;
     if (runsFsdp(run))
         if (const int layers = offloadedLayersOf(row); layers > 0)
             run[kActivationOffloadKey] = layers;
@@ -391,6 +391,11 @@ std::optional<Measured> readRowMeasured(const json& row, const std::string& wher
 }
 
 } // namespace
+
+std::string precisionRecipeOf(const RunDesc& run)
+{
+    return stringAt(run.extensions.value(), kPrecisionRecipeKey);
+}
 
 std::optional<MeasuredRun> measuredRunFromJson(const json& row, const std::string& where,
                                                Diagnostics& diags)

@@ -34,6 +34,12 @@ std::vector<MeasuredRun> parseMeasuredRuns(std::string_view text, const std::str
                                            Diagnostics& diags);
 std::vector<MeasuredRun> readMeasuredRuns(const std::string& path, Diagnostics& diags);
 
+// Where a row's run keeps the row's `precision_recipe` (how the GEMMs scale: "mxfp8", "fp8
+// per-tensor current scaling", ...), which no cost-model input names.
+inline constexpr const char* kPrecisionRecipeKey = "x-precision_recipe";
+// The recipe, or "" when the run has none (or not as text).
+std::string precisionRecipeOf(const RunDesc& run);
+
 // The capacity factor a row's `routing` prose gives its experts when tokens are dropped or
 // padded ("token-drop: capacity factor 1.0", "drops tokens at capacity factor 1.25",
 // "--moe-expert-capacity-factor 1.25"); nothing for dropless routing, which may still name a

@@ -11,6 +11,8 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QUndoStack>
+#include <QValueAxis>
+#include <algorithm>
 #include <set>
 
 #include "comparepanel.h"
@@ -24,6 +26,7 @@
 #include "importdialog.h"
 #include "inspectorpanel.h"
 #include "mainwindow.h"
+#include "measuredruns.h"
 #include "measuredrunsdialog.h"
 #include "placement.h"
 #include "timelineview.h"
@@ -242,6 +245,56 @@ TEST_CASE("an import does not replace a document with unsaved changes without as
     CHECK_FALSE(w.window.openUnsaved(*dialog->result()));
     CHECK(doc->cluster().scaleOut.GbpsPerGpu == 800);
     CHECK(doc->isModified());
+}
+
+TEST_CASE("the measured-runs table names each row's scaling recipe and signs its error; the "
+          "histogram counts steps in whole numbers",
+          "[gui][measured]")
+{
+    cs::Diagnostics diags;
+    std::vector<cs::MeasuredRun> rows = cs::readMeasuredRuns(
+        CS_SAMPLES_DIR "/../../shared/reference/validation/moe-public.jsonl", diags);
+    auto take = [&](const std::string& id) {
+        const auto it = std::find_if(rows.begin(), rows.end(),
+                                     [&](const cs::MeasuredRun& r) { return r.id == id; });
+        REQUIRE(it != rows.end());
+        return *it;
+    };
+    const std::vector<cs::MeasuredRun> runs{take("mbridge_2608_dsv3_gb300_256_mxfp8"),
+                                            take("mbridge_2606_qwen3-30b_h100_16_fp8"),
+                                            take("mbridge_2604_gptoss-120b_gb300_64_bf16")};
+    // Predictions on either side of each measurement.
+    const std::vector<MeasuredPrediction> predicted{
+        {runs[0].run.measured->stepTimeS * 1.05}, {runs[1].run.measured->stepTimeS * 0.9}, {1}};
+    MeasuredRunsDialog dialog(runs, predicted, QStringLiteral("moe-public.jsonl"));
+    QTableWidget* table = dialog.table();
+    auto cell = [&](int row, const QString& header) {
+        for (int c = 0; c < table->columnCount(); ++c)
+            if (table->horizontalHeaderItem(c)->text() == header)
+                for (int r = 0; r < table->rowCount(); ++r)
+                    if (table->item(r, 0)->data(Qt::UserRole).toInt() == row)
+                        return table->item(r, c);
+        FAIL("no cell " << header.toStdString());
+        return static_cast<QTableWidgetItem*>(nullptr);
+    };
+    CHECK(cell(0, "Precision")->text() == "fp8 (mxfp8)");
+    CHECK(cell(0, "Precision")->toolTip() == "mxfp8");
+    // The recipe's own wording in the tooltip; the cell keeps what it adds to the precision.
+    CHECK(cell(1, "Precision")->text() == "fp8");
+    CHECK(cell(1, "Precision")->toolTip().startsWith("fp8 (recipe FP8_CS"));
+    CHECK(cell(2, "Precision")->text() == "bf16");
+    CHECK(cell(2, "Precision")->toolTip().isEmpty());
+    CHECK(cell(0, "Error")->text() == "+5.0 %");
+    CHECK(cell(1, "Error")->text() == "-10.0 %");
+
+    dialog.selectRun(0);
+    const QList<QAbstractAxis*> axes = dialog.histogram()->axes(Qt::Vertical);
+    REQUIRE(axes.size() == 1);
+    const auto* counts = qobject_cast<QValueAxis*>(axes.front());
+    REQUIRE(counts);
+    CHECK(counts->tickType() == QValueAxis::TicksDynamic);
+    CHECK(counts->tickAnchor() == 0);
+    CHECK(counts->tickInterval() == 1); // one published step: 0 and 1, no repeated label
 }
 
 TEST_CASE("a folder of logs opens as measured runs, refused files listed, with a histogram",
