@@ -565,9 +565,11 @@ void PropertiesPanel::refresh()
         QWidget* editor = m_editors[i];
         const QSignalBlocker block(editor);
         const QVariant v = m_fields[i].get(m_values);
-        if (auto* e = qobject_cast<QLineEdit*>(editor))
+        if (auto* e = qobject_cast<QLineEdit*>(editor)) {
             e->setText(v.toString());
-        else if (auto* e = qobject_cast<QSpinBox*>(editor))
+            if (!e->hasFocus())
+                e->setCursorPosition(0); // a name longer than the field shows its start
+        } else if (auto* e = qobject_cast<QSpinBox*>(editor))
             e->setValue(v.toInt());
         else if (auto* e = qobject_cast<QDoubleSpinBox*>(editor))
             e->setValue(v.toDouble());

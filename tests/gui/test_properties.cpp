@@ -6,6 +6,7 @@
 
 #include <QApplication>
 #include <QCheckBox>
+#include <QLineEdit>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSpinBox>
@@ -154,4 +155,16 @@ TEST_CASE("the expert fields edit the run: EP, and the all-to-all overlap the mo
     INFO(panel.problem().toStdString());
     CHECK(panel.problem().startsWith("EP cannot be 3"));
     CHECK(edited.parallelism.ep == 32);
+}
+
+TEST_CASE("a name longer than its field shows its start", "[properties]")
+{
+    PropertiesPanel panel;
+    cs::ClusterRun values = h200();
+    values.cluster.name = "GB200 NVL72, 128 racks in four rows of thirty-two";
+    panel.setValues(values.cluster, values.run);
+    auto* name = panel.findChild<QLineEdit*>(QStringLiteral("Name"));
+    REQUIRE(name);
+    CHECK(name->text() == QString::fromStdString(values.cluster.name));
+    CHECK(name->cursorPosition() == 0);
 }
