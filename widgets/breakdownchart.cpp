@@ -63,9 +63,7 @@ void fitValueAxis(QChart* chart, double maximum)
         if (auto* values = qobject_cast<QValueAxis*>(axis)) {
             values->setRange(nice.min(), nice.max());
             values->setTickCount(nice.tickCount());
-            values->setLabelFormat(nice.max() >= 20  ? QStringLiteral("%.0f")
-                                   : nice.max() >= 2 ? QStringLiteral("%.1f")
-                                                     : QStringLiteral("%.2f"));
+            values->setLabelFormat(valueLabelFormat(nice.max()));
         }
 }
 

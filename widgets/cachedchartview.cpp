@@ -18,6 +18,13 @@ void clearChart(QChart* chart)
     }
 }
 
+QString valueLabelFormat(double niceMax)
+{
+    return niceMax >= 20  ? QStringLiteral("%.0f")
+           : niceMax >= 2 ? QStringLiteral("%.1f")
+                          : QStringLiteral("%.2f");
+}
+
 QAreaSeries* areaBetween(QLineSeries* upper, QLineSeries* lower)
 {
     auto* area = new QAreaSeries(upper, lower);

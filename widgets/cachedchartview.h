@@ -15,6 +15,10 @@ class QLineSeries;
 // axis back to the caller).
 void clearChart(QChart* chart);
 
+// The printf format of a value axis' labels that tells its ticks apart from 0 to `niceMax`
+// (after QValueAxis::applyNiceNumbers): decimals below 20, more below 2.
+QString valueLabelFormat(double niceMax);
+
 // The area between two lines, owning them: a QAreaSeries does not, so its lines would outlive it.
 QAreaSeries* areaBetween(QLineSeries* upper, QLineSeries* lower);
 // The chart's background, title, legend and axes in the palette's colours (light or dark

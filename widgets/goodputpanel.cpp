@@ -103,9 +103,11 @@ void GoodputPanel::setEvaluation(const cs::Evaluation& evaluation)
                               : tr("; the optimum is %1")
                                     .arg(qtext(cs::withThousands(g->optimalIntervalSteps))));
         if (const auto t = g->timeToTrainS())
-            lines << tr("Time to train %1 (%2 without failures, checkpoints and stragglers)")
-                         .arg(qtext(cs::trainingTimeText(*t)))
-                         .arg(qtext(cs::trainingTimeText(g->timeToTrainIdealS().value_or(0))));
+            // In the CLI's words and order (evaluate): the steps' own time first.
+            lines << tr("Time to train %1; with failures %2 (restarts, lost work, checkpoints, "
+                        "stragglers)")
+                         .arg(qtext(cs::trainingTimeText(g->timeToTrainIdealS().value_or(0))))
+                         .arg(qtext(cs::trainingTimeText(*t)));
         const auto assumed = g->assumed();
         if (!assumed.empty())
             lines << tr("Assumed (not in the description): %1").arg(qtext(cs::wordList(assumed)));
@@ -129,13 +131,14 @@ void GoodputPanel::buildSplit(const cs::Evaluation& evaluation)
     const auto& g = evaluation.goodput;
     const auto split = g ? g->timeToTrainSplit() : std::nullopt;
     const bool perRun = split.has_value();
-    QChart* chart = emptyChart(splitChart(),
-                               perRun ? tr("Time to train (hours)") : tr("Wall time per step (s)"));
+    const cs::TrainingTimeUnit unit = cs::trainingTimeUnit(perRun ? split->total() : 0);
+    QChart* chart = emptyChart(splitChart(), perRun ? tr("Time to train (%1)").arg(unit.name)
+                                                    : tr("Wall time per step (s)"));
     m_parts->clear();
     if (!g)
         return;
     const cs::TimeSplit parts = perRun ? *split : g->chosen.perStep;
-    const double scale = perRun ? 1.0 / 3600 : 1.0;
+    const double scale = perRun ? 1.0 / unit.seconds : 1.0;
     auto* series = new QHorizontalStackedBarSeries;
     series->setBarWidth(0.6);
     const auto all = parts.parts();
@@ -161,11 +164,11 @@ void GoodputPanel::buildSplit(const cs::Evaluation& evaluation)
     chart->addAxis(categories, Qt::AlignLeft);
     series->attachAxis(categories);
     auto* values = new QValueAxis;
-    values->setLabelFormat(QStringLiteral("%.0f"));
     chart->addAxis(values, Qt::AlignBottom);
     series->attachAxis(values);
     values->setRange(0, std::max(1e-9, parts.total() * scale));
     values->applyNiceNumbers();
+    values->setLabelFormat(valueLabelFormat(values->max()));
 }
 
 void GoodputPanel::buildCurve(const cs::Evaluation& evaluation)

@@ -51,13 +51,19 @@ std::string inStepTimeText(double seconds)
     return fixed(ms, size >= 10 ? 1 : size >= 1 ? 2 : 3) + " ms";
 }
 
-std::string trainingTimeText(double seconds)
+TrainingTimeUnit trainingTimeUnit(double seconds)
 {
     if (seconds >= 2 * 86400)
-        return fixed(seconds / 86400, 1) + " days";
+        return {86400, "days"};
     if (seconds >= 3600)
-        return fixed(seconds / 3600, 1) + " h";
-    return fixed(seconds / 60, 1) + " min";
+        return {3600, "h"};
+    return {60, "min"};
+}
+
+std::string trainingTimeText(double seconds)
+{
+    const TrainingTimeUnit unit = trainingTimeUnit(seconds);
+    return fixed(seconds / unit.seconds, 1) + " " + unit.name;
 }
 
 std::string printable(std::string_view text, size_t limit)

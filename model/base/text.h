@@ -20,6 +20,12 @@ std::string fixed(double v, int decimals);
 // minutes, hours or days ("7.1 min", "9.9 h", "3.2 days").
 std::string stepTimeText(double seconds);
 std::string inStepTimeText(double seconds);
+// The unit a time to train reads best in: days from two days, hours from one, else minutes.
+struct TrainingTimeUnit {
+    double seconds; // in one unit
+    const char* name;
+};
+TrainingTimeUnit trainingTimeUnit(double seconds);
 std::string trainingTimeText(double seconds);
 // The whole of `text` read as a decimal number ("1.8", "400"), whatever the locale; nothing when
 // it is not one or is too large for a double (text a regex matched can be any run of digits).

@@ -19,10 +19,12 @@
 #include <QMouseEvent>
 #include <QPainter>
 #include <QScatterSeries>
+#include <QSet>
 #include <QSpinBox>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QUndoStack>
+#include <QValueAxis>
 #include <set>
 
 #include "activitylinks.h"
@@ -277,14 +279,22 @@ TEST_CASE("the Goodput dock shows the evaluation's goodput, split and step-time 
         QString::fromStdString(cs::fixed(e.goodput->goodput() * 100, 2)))));
     CHECK(panel.figures().contains(
         QString::fromStdString(cs::fixed(e.goodput->failures.perDay(), 2))));
-    // The stacked bar holds each part of the time to train, in hours.
+    // The time to train the status bar and the CLI show, then the time with failures.
+    REQUIRE(e.timeToTrainS);
+    CHECK(panel.figures().contains(
+        QStringLiteral("Time to train %1; with failures %2")
+            .arg(QString::fromStdString(cs::trainingTimeText(*e.timeToTrainS)),
+                 QString::fromStdString(cs::trainingTimeText(*e.goodput->timeToTrainS())))));
+    // The stacked bar holds each part of the time to train, in the unit the total reads in.
     const auto split = e.goodput->timeToTrainSplit();
     REQUIRE(split);
     const auto parts = split->parts();
     const std::vector<double> shown = partsShown(panel);
     REQUIRE(shown.size() == parts.size());
+    const cs::TrainingTimeUnit unit = cs::trainingTimeUnit(split->total());
+    CHECK(panel.splitChart()->title() == QStringLiteral("Time to train (%1)").arg(unit.name));
     for (size_t i = 0; i < parts.size(); ++i)
-        CHECK(shown[i] == Approx(parts[i].seconds / 3600));
+        CHECK(shown[i] == Approx(parts[i].seconds / unit.seconds));
     // The optimum is marked where the model puts it.
     bool marked = false;
     for (QAbstractSeries* s : panel.curveChart()->series())
@@ -301,6 +311,32 @@ TEST_CASE("the Goodput dock shows the evaluation's goodput, split and step-time 
         shares += outline[i].y();
     CHECK(shares == Approx(100));
     CHECK(outline.front().x() == Approx(e.variance->quantilesS.front()));
+}
+
+TEST_CASE("a short run's time to train reads in minutes, each axis label its own", "[goodput]")
+{
+    cs::Session s = sampleSession("ndv5-h100-128-gpt3-175b.run.json");
+    s.run.trainingSteps = 100;
+    Document doc;
+    doc.setSession(s, QString());
+    REQUIRE(doc.evaluation().goodput);
+    REQUIRE(*doc.evaluation().goodput->timeToTrainS() < 3600);
+    GoodputPanel panel;
+    panel.setEvaluation(doc.evaluation());
+    CHECK(panel.splitChart()->title() == "Time to train (min)");
+    const QList<QAbstractAxis*> axes = panel.splitChart()->axes(Qt::Horizontal);
+    REQUIRE(axes.size() == 1);
+    const auto* values = qobject_cast<QValueAxis*>(axes.front());
+    REQUIRE(values);
+    QStringList labels;
+    const QByteArray format = values->labelFormat().toLatin1();
+    for (int i = 0; i < values->tickCount(); ++i)
+        labels << QString::asprintf(format.constData(),
+                                    values->min() + (values->max() - values->min()) * i /
+                                                        (values->tickCount() - 1));
+    INFO(labels.join(QStringLiteral(", ")).toStdString());
+    CHECK(labels.size() >= 2);
+    CHECK(QSet<QString>(labels.begin(), labels.end()).size() == labels.size());
 }
 
 TEST_CASE("failing and repairing a switch, link or rack is one undo step each", "[failures]")

@@ -11,6 +11,7 @@
 #include "costmodel.h"
 #include "goodput.h"
 #include "samplefiles.h"
+#include "text.h"
 #include "topology.h"
 
 using namespace cs;
@@ -331,4 +332,26 @@ TEST_CASE("evaluate --json carries goodput, variance and the GPU counts")
                      {text, err}) == cli::kExitOk);
     CHECK(text.str().find("goodput ") != std::string::npos);
     CHECK(text.str().find("stragglers ") != std::string::npos);
+}
+
+TEST_CASE("a time to train reads in minutes under an hour, hours under two days, then days")
+{
+    struct Case {
+        double seconds;
+        const char* text;
+        const char* unit;
+    };
+    const Case cases[] = {
+        {414, "6.9 min", "min"},
+        {3599, "60.0 min", "min"},
+        {3600, "1.0 h", "h"},
+        {47 * 3600, "47.0 h", "h"},
+        {2 * 86400, "2.0 days", "days"},
+        {30 * 86400, "30.0 days", "days"},
+    };
+    for (const Case& c : cases) {
+        INFO(c.seconds);
+        CHECK(cs::trainingTimeText(c.seconds) == c.text);
+        CHECK(std::string(cs::trainingTimeUnit(c.seconds).name) == c.unit);
+    }
 }
