@@ -93,6 +93,7 @@ QString SearchResultsModel::changes(const cs::Layout& layout) const
         changed(QString::fromLatin1(d.shortLabel.data(), int(d.shortLabel.size())),
                 QString::number(a.size(d.dim)), QString::number(b.size(d.dim)));
     changed(QStringLiteral("VP"), QString::number(a.vp), QString::number(b.vp));
+    changed(QStringLiteral("ETP"), QString::number(a.etp), QString::number(b.etp));
     changed(tr("micro-batch"), QString::number(m_reference.microBatch),
             QString::number(layout.microBatch));
     changed(tr("recompute"), QString::fromStdString(cs::toString(a.recompute)),
@@ -108,19 +109,15 @@ double SearchResultsModel::sortKey(const Row& row, int column) const
     const cs::Parallelism& p = r.layout.parallelism;
     if (column >= BreakdownFirst && column < Memory)
         return r.breakdown.parts()[size_t(column - BreakdownFirst)].seconds;
+    if (column >= DimFirst && column < Vp)
+        return p.size(cs::kDims[size_t(column - DimFirst)].dim);
     switch (column) {
     case Rank:
         return row.rank;
-    case Tp:
-        return p.tp;
-    case Cp:
-        return p.cp;
-    case Pp:
-        return p.pp;
     case Vp:
         return p.vp;
-    case Dp:
-        return p.dp;
+    case Etp:
+        return p.etp;
     case MicroBatch:
         return r.layout.microBatch;
     case Recompute:
@@ -207,6 +204,17 @@ QVariant SearchResultsModel::headerData(int section, Qt::Orientation orientation
             return tr("Time of %1 on the step's critical path").arg(name);
         return {};
     }
+    if (section >= DimFirst && section < Vp) {
+        const cs::DimInfo& d = cs::kDims[size_t(section - DimFirst)];
+        if (role == Qt::DisplayRole)
+            return QString::fromLatin1(d.shortLabel.data(), int(d.shortLabel.size()));
+        if (role == Qt::ToolTipRole)
+            return tr("Size of the %1 dimension")
+                .arg(QString::fromLatin1(d.label.data(), int(d.label.size())));
+        return {};
+    }
+    if (role == Qt::ToolTipRole && section == Etp)
+        return tr("Expert tensor parallel: how many GPUs split each expert");
     if (role == Qt::ToolTipRole && section == Placement)
         return tr("How ranks are laid on GPUs, innermost dimension first");
     if (role == Qt::ToolTipRole && section == VsCurrent)
@@ -216,16 +224,10 @@ QVariant SearchResultsModel::headerData(int section, Qt::Orientation orientation
     switch (section) {
     case Rank:
         return tr("Rank");
-    case Tp:
-        return QStringLiteral("TP");
-    case Cp:
-        return QStringLiteral("CP");
-    case Pp:
-        return QStringLiteral("PP");
     case Vp:
         return QStringLiteral("VP");
-    case Dp:
-        return QStringLiteral("DP");
+    case Etp:
+        return QStringLiteral("ETP");
     case MicroBatch:
         return tr("Micro");
     case Recompute:
@@ -329,6 +331,9 @@ SearchDialog::SearchDialog(const cs::ClusterDesc& cluster, const cs::RunDesc& ru
     m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
     m_table->setSortingEnabled(true);
     m_table->sortByColumn(SearchResultsModel::StepTime, Qt::AscendingOrder);
+    for (const cs::DimInfo& d : cs::kDims)
+        m_table->setColumnHidden(SearchResultsModel::dimColumn(d.dim), !cs::usesDim(m_run, d.dim));
+    m_table->setColumnHidden(SearchResultsModel::Etp, !cs::usesDim(m_run, cs::Dim::EP));
 
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Apply | QDialogButtonBox::Close, this);
     m_applyButton = buttons->button(QDialogButtonBox::Apply);

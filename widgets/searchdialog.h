@@ -30,11 +30,9 @@ class SearchResultsModel : public QAbstractTableModel {
 public:
     enum Column {
         Rank,
-        Tp,
-        Cp,
-        Pp,
-        Vp,
-        Dp,
+        DimFirst, // one column per parallel dimension follows, in cs::kDims order
+        Vp = DimFirst + int(cs::kDimCount),
+        Etp, // expert tensor parallel: the experts' own TP
         MicroBatch,
         Recompute,
         Placement,
@@ -48,6 +46,9 @@ public:
     };
 
     explicit SearchResultsModel(QObject* parent = nullptr);
+
+    // The column of a parallel dimension's size.
+    static int dimColumn(cs::Dim d) { return DimFirst + int(d); }
 
     void setResults(std::vector<cs::SearchResult> results);
     // The run's own layout and step time, which the difference columns compare with.

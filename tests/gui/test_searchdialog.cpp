@@ -2,6 +2,7 @@
 
 #include <memory>
 #include <optional>
+#include <set>
 
 #include <QEventLoop>
 #include <QHeaderView>
@@ -152,4 +153,34 @@ TEST_CASE("constraints hold a dimension and keep memory free; a column compares 
     CHECK(ownFound);
     const QString changes = model.index(0, SearchResultsModel::Changes).data().toString();
     CHECK((changes == "the run's own layout" || changes.contains("->")));
+}
+
+TEST_CASE("an MoE run's results show each layout's EP and ETP; a dense run's hide them")
+{
+    const Inputs moe = loadRun("gb200-16-deepseek-v3.run.json");
+    SearchDialog dialog(moe.cluster, moe.run);
+    REQUIRE(waitForSearch(dialog));
+    const SearchResultsModel& model = *dialog.resultsModel();
+    REQUIRE(model.rowCount() > 0);
+    const int ep = SearchResultsModel::dimColumn(cs::Dim::EP);
+    CHECK(model.headerData(ep, Qt::Horizontal, Qt::DisplayRole).toString() == "EP");
+    CHECK(model.headerData(SearchResultsModel::Etp, Qt::Horizontal, Qt::DisplayRole).toString() ==
+          "ETP");
+    CHECK_FALSE(dialog.table()->isColumnHidden(ep));
+    CHECK_FALSE(dialog.table()->isColumnHidden(SearchResultsModel::Etp));
+    std::set<int> eps;
+    for (int row = 0; row < model.rowCount(); ++row) {
+        const cs::Parallelism& p = model.resultAt(row).layout.parallelism;
+        CHECK(model.index(row, ep).data(Qt::DisplayRole).toString() == QString::number(p.ep));
+        CHECK(model.index(row, SearchResultsModel::Etp).data(Qt::UserRole).toInt() == p.etp);
+        eps.insert(p.ep);
+    }
+    CHECK(eps.size() > 1); // the search ranks EP, and the column tells the layouts apart
+
+    const Inputs dense = loadRun("ndv5-h100-128-gpt3-175b.run.json");
+    SearchDialog denseDialog(dense.cluster, dense.run);
+    REQUIRE(waitForSearch(denseDialog));
+    CHECK(denseDialog.table()->isColumnHidden(ep));
+    CHECK(denseDialog.table()->isColumnHidden(SearchResultsModel::Etp));
+    CHECK_FALSE(denseDialog.table()->isColumnHidden(SearchResultsModel::dimColumn(cs::Dim::TP)));
 }
