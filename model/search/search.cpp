@@ -133,9 +133,11 @@ bool faster(const Ranked& a, const Ranked& b)
 // faster ones in it, by more than the margin or up to the cap, so it would not make the cut.
 class Shortlist {
 public:
+    // `reference` is a simulated step time; an estimate within kEstimateMargin above it may
+    // simulate below it, so those are kept too.
     Shortlist(size_t keep, double reference)
         : m_keep(keep)
-        , m_reference(reference)
+        , m_reference(reference * (1 + kEstimateMargin))
         , m_trimAt(2 * kShortlistFactor * keep)
     {
     }

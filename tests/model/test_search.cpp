@@ -331,6 +331,25 @@ TEST_CASE("configurations faster than a reference are all kept")
     CHECK(int64_t(kept.results.size()) == std::max<int64_t>(faster, 5));
 }
 
+TEST_CASE("the run's own rank does not depend on how many results are kept")
+{
+    // DeepSeek-V3's own layout simulates faster than its closed-form estimate puts it: ranked
+    // against estimates alone, a short list missed a layout that a long one found (24 vs 25).
+    const LoadedFile moe = loadSample("gb200-16-deepseek-v3.run.json");
+    const double own = evaluate(*moe.cluster, *moe.run).stepTimeS;
+    auto rankWith = [&](size_t keep) {
+        SearchOptions options;
+        options.keep = keep;
+        options.alsoKeepFasterThanS = own;
+        const SearchOutcome outcome = searchParallelism(*moe.cluster, *moe.run, options);
+        return 1 + std::count_if(outcome.results.begin(), outcome.results.end(),
+                                 [&](const SearchResult& r) { return r.stepTimeS < own; });
+    };
+    const auto rank = rankWith(500);
+    CHECK(rank > 1);
+    CHECK(rankWith(5) == rank);
+}
+
 TEST_CASE("withLayout changes only what the search chooses")
 {
     const RunDesc& run = *fairwater().run;
