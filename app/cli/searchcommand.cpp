@@ -140,31 +140,63 @@ std::string left(const std::string& text, int width)
     return "  " + text + std::string(size_t(std::max(0, width - int(text.size()))), ' ');
 }
 
-void printHeader(std::ostream& out)
+// The table's columns: a size column per dimension the run uses (kDims), VP, ETP where the run
+// has experts, and the recompute column as wide as its widest entry.
+struct TableShape {
+    bool experts = false;
+    int recomputeWidth = 9;
+
+    static TableShape of(const RunDesc& run, const std::vector<const Layout*>& rows)
+    {
+        TableShape t;
+        t.experts = usesDim(run, Dim::EP);
+        for (const Layout* l : rows)
+            t.recomputeWidth =
+                std::max(t.recomputeWidth, int(toString(l->parallelism.recompute).size()));
+        return t;
+    }
+};
+
+int sizeWidth(Dim d)
 {
-    out << cell("rank", 4) << cell("tp", 5) << cell("cp", 5) << cell("pp", 5) << cell("vp", 5)
-        << cell("dp", 7) << cell("micro", 7) << left("recompute", 9) << left("placement", 14)
+    return d == Dim::DP ? 7 : 5;
+}
+
+void printHeader(const TableShape& t, std::ostream& out)
+{
+    out << cell("rank", 4);
+    for (const DimInfo& d : kDims)
+        if (d.placed || t.experts)
+            out << cell(std::string(d.key), sizeWidth(d.dim));
+    out << cell("vp", 5);
+    if (t.experts)
+        out << cell("etp", 5);
+    out << cell("micro", 7) << left("recompute", t.recomputeWidth) << left("placement", 14)
         << cell("step_s", 8);
     for (const Breakdown::Part& part : Breakdown{}.parts())
         out << cell(std::string(part.key.substr(0, 7)), 8);
     out << cell("GiB/GPU", 9) << "\n";
 }
 
-void printRow(const std::string& rank, const Layout& l, double stepTimeS, const Breakdown& b,
-              double memoryGiB, std::ostream& out)
+void printRow(const TableShape& t, const std::string& rank, const Layout& l, double stepTimeS,
+              const Breakdown& b, double memoryGiB, std::ostream& out)
 {
     const Parallelism& p = l.parallelism;
-    out << cell(rank, 4) << cell(std::to_string(p.tp), 5) << cell(std::to_string(p.cp), 5)
-        << cell(std::to_string(p.pp), 5) << cell(std::to_string(p.vp), 5)
-        << cell(withThousands(p.dp), 7) << cell(std::to_string(l.microBatch), 7)
-        << left(toString(p.recompute), 9) << left(placementText(l.placement), 14)
-        << cell(fixed(stepTimeS, 4), 8);
+    out << cell(rank, 4);
+    for (const DimInfo& d : kDims)
+        if (d.placed || t.experts)
+            out << cell(withThousands(p.size(d.dim)), sizeWidth(d.dim));
+    out << cell(std::to_string(p.vp), 5);
+    if (t.experts)
+        out << cell(std::to_string(p.etp), 5);
+    out << cell(std::to_string(l.microBatch), 7) << left(toString(p.recompute), t.recomputeWidth)
+        << left(placementText(l.placement), 14) << cell(fixed(stepTimeS, 4), 8);
     for (const Breakdown::Part& part : b.parts())
         out << cell(fixed(part.seconds, 4), 8);
     out << cell(fixed(memoryGiB, 1), 9) << "\n";
 }
 
-void printCurrent(const Current& c, int64_t fitting, std::ostream& out)
+void printCurrent(const TableShape& t, const Current& c, int64_t fitting, std::ostream& out)
 {
     out << "\nThe run's own layout:\n";
     if (!c.invalidReason.empty()) {
@@ -172,8 +204,8 @@ void printCurrent(const Current& c, int64_t fitting, std::ostream& out)
         return;
     }
     const Evaluation& e = *c.evaluation;
-    printHeader(out);
-    printRow(c.rank ? withThousands(*c.rank) : "-", c.layout, e.stepTimeS, e.breakdown,
+    printHeader(t, out);
+    printRow(t, c.rank ? withThousands(*c.rank) : "-", c.layout, e.stepTimeS, e.breakdown,
              e.memoryGiBPerGpu, out);
     if (c.rank)
         out << "  rank " << withThousands(*c.rank) << " of " << withThousands(fitting) << "\n";
@@ -197,19 +229,23 @@ void printText(const ClusterRun& in, const SearchOutcome& outcome, const Current
         out << "Cut short after " << numberText(maxSeconds)
             << " s (--max-seconds): the fastest of the layouts tried so far, not of all of "
                "them.\n\n";
+    const size_t shown = std::min(outcome.results.size(), size_t(top));
+    std::vector<const Layout*> rows{&current.layout};
+    for (size_t i = 0; i < shown; ++i)
+        rows.push_back(&outcome.results[i].layout);
+    const TableShape t = TableShape::of(r, rows);
     if (outcome.results.empty()) {
         out << (outcome.outOfTime ? "No configuration that fits in memory was found in the time.\n"
                                   : "No configuration fits in memory.\n");
     } else {
-        printHeader(out);
-        const size_t shown = std::min(outcome.results.size(), size_t(top));
+        printHeader(t, out);
         for (size_t i = 0; i < shown; ++i) {
             const SearchResult& res = outcome.results[i];
-            printRow(std::to_string(i + 1), res.layout, res.stepTimeS, res.breakdown,
+            printRow(t, std::to_string(i + 1), res.layout, res.stepTimeS, res.breakdown,
                      res.memoryGiBPerGpu, out);
         }
     }
-    printCurrent(current, outcome.fitting, out);
+    printCurrent(t, current, outcome.fitting, out);
 }
 
 } // namespace

@@ -407,6 +407,63 @@ TEST_CASE("search on the command line: ranked JSON, the run's own rank, exit cod
     CHECK(help.str().find("--top N") != std::string::npos);
 }
 
+TEST_CASE("the search table on the command line has an EP and an ETP column for a run with "
+          "experts, and a recompute column as wide as its entries")
+{
+    // The header's words, and the columns of the rows under it.
+    auto table = [](const std::string& cluster, const std::string& run) {
+        std::ostringstream out, err;
+        REQUIRE(cli::run({"search", samplePath(cluster), samplePath(run), "--top", "3"},
+                         {out, err}) == cli::kExitOk);
+        std::istringstream lines(out.str());
+        std::string line;
+        while (std::getline(lines, line) && line.rfind("rank ", 0) != 0) {
+        }
+        std::vector<std::string> header, row;
+        std::istringstream words(line);
+        for (std::string w; words >> w;)
+            header.push_back(w);
+        std::getline(lines, line);
+        std::istringstream cells(line);
+        for (std::string c; cells >> c;)
+            row.push_back(c);
+        return std::pair{header, row};
+    };
+    const auto [moe, moeRow] =
+        table("gb200-nvl72-16.cluster.json", "gb200-16-deepseek-v3.run.json");
+    const auto at = [](const std::vector<std::string>& words, const char* w) {
+        return std::find(words.begin(), words.end(), w) - words.begin();
+    };
+    REQUIRE(at(moe, "ep") < int(moe.size()));
+    REQUIRE(at(moe, "etp") < int(moe.size()));
+    // "placement" spans four cells ("tp, cp, dp, pp"); the columns before it line up one to one.
+    CHECK(moeRow[size_t(at(moe, "ep"))] == "64");
+    CHECK(moeRow[size_t(at(moe, "etp"))] == "1");
+    {
+        // The run's own row, whose recompute ("mla_up_proj") is wider than the word: its
+        // placement still starts under the header's.
+        std::ostringstream out, err;
+        REQUIRE(cli::run({"search", samplePath("gb200-nvl72-16.cluster.json"),
+                          samplePath("gb200-16-deepseek-v3.run.json"), "--top", "3"},
+                         {out, err}) == cli::kExitOk);
+        const std::string text = out.str();
+        const size_t own = text.find("The run's own layout:\n");
+        REQUIRE(own != std::string::npos);
+        std::istringstream lines(text.substr(own));
+        std::string title, header, row;
+        std::getline(lines, title);
+        std::getline(lines, header);
+        std::getline(lines, row);
+        REQUIRE(row.find("mla_up_proj") != std::string::npos);
+        CHECK(row.find("tp, cp") == header.find("placement"));
+    }
+    const auto [dense, denseRow] =
+        table("ndv5-h100-128.cluster.json", "ndv5-h100-128-gpt3-175b.run.json");
+    CHECK(at(dense, "ep") == int(dense.size()));
+    CHECK(at(dense, "etp") == int(dense.size()));
+    CHECK(at(dense, "dp") < int(dense.size()));
+}
+
 TEST_CASE("constraints hold dimensions and keep memory free", "[search]")
 {
     const LoadedFile h100 = loadSample("ndv5-h100-128-gpt3-175b.run.json");
