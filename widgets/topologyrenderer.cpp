@@ -194,6 +194,13 @@ void TopologyRenderer::composeFrame(const ViewTransform& view)
         // without hiding the GPUs of racks they pass over.
         QPainter p(&m_frame);
         p.setRenderHint(QPainter::Antialiasing, false);
+        if (m_selection.rank >= 0 && !m_labelBoxes.empty()) {
+            // ... and under the names of racks and tiers, which stay legible.
+            QRegion names;
+            for (const QRectF& box : m_labelBoxes)
+                names += box.toAlignedRect();
+            p.setClipRegion(QRegion(QRect(QPoint(0, 0), view.viewport.toSize())) - names);
+        }
         drawSelectedLinks(p, view, lod, touched);
     }
     fillGpuCells();
@@ -265,10 +272,14 @@ void TopologyRenderer::ensureStaticLayer(const ViewTransform& view, qreal dpr)
     QPainter p(&m_scratch);
     if (preview) {
         drawScaledPreview(p, view);
+        m_labelBoxes.clear(); // the preview's names are scaled images of the last ones
     } else if (!scroll) {
-        drawStatic(p, view, lod, view.visibleWorld());
+        m_labelBoxes.clear();
+        drawStatic(p, view, lod, view.visibleWorld(), m_labelBoxes);
     } else {
         const QPoint offset(int(std::lround(shift.x())), int(std::lround(shift.y())));
+        for (QRectF& box : m_labelBoxes)
+            box.translate(QPointF(offset) / dpr);
         p.setCompositionMode(QPainter::CompositionMode_Source);
         p.drawImage(QPointF(offset) / dpr, m_static);
         p.setCompositionMode(QPainter::CompositionMode_SourceOver);
@@ -285,7 +296,8 @@ void TopologyRenderer::ensureStaticLayer(const ViewTransform& view, qreal dpr)
                 continue;
             p.setClipRect(strip);
             drawStatic(p, view, lod,
-                       QRectF(view.toWorld(strip.topLeft()), strip.size() / view.scale));
+                       QRectF(view.toWorld(strip.topLeft()), strip.size() / view.scale),
+                       m_labelBoxes);
         }
     }
     p.end();
@@ -338,7 +350,7 @@ void TopologyRenderer::findVisibleGpus(const ViewTransform& view, qreal dpr)
 }
 
 void TopologyRenderer::drawStatic(QPainter& p, const ViewTransform& view, const LevelOfDetail& lod,
-                                  const QRectF& cull) const
+                                  const QRectF& cull, std::vector<QRectF>& labels) const
 {
     p.fillRect(view.toScreen(cull), m_ink->background);
     p.setRenderHint(QPainter::Antialiasing, false);
@@ -346,8 +358,8 @@ void TopologyRenderer::drawStatic(QPainter& p, const ViewTransform& view, const 
     const QRectF reach =
         cull.adjusted(-60 / view.scale, -60 / view.scale, 60 / view.scale, 60 / view.scale);
     drawLinks(p, view, lod, reach);
-    drawRacks(p, view, lod, reach);
-    drawSwitches(p, view, lod, reach);
+    drawRacks(p, view, lod, reach, labels);
+    drawSwitches(p, view, lod, reach, labels);
     drawOutOfService(p, view, reach);
 }
 
@@ -488,7 +500,7 @@ void TopologyRenderer::drawLinks(QPainter& p, const ViewTransform& view, const L
 }
 
 void TopologyRenderer::drawRacks(QPainter& p, const ViewTransform& view, const LevelOfDetail& lod,
-                                 const QRectF& visible) const
+                                 const QRectF& visible, std::vector<QRectF>& labels) const
 {
     const cs::Topology& topo = m_layout.topology();
     const bool rackDomain = topo.cluster().scaleUp.domain == cs::DomainKind::Rack;
@@ -541,11 +553,14 @@ void TopologyRenderer::drawRacks(QPainter& p, const ViewTransform& view, const L
         const bool fits = p.fontMetrics().horizontalAdvance(full) <= label.width();
         const QString text = fits ? full : QString::number(r);
         p.drawText(label, Qt::AlignLeft | Qt::AlignBottom, text);
+        labels.push_back(QRectF(label.left(), label.bottom() - p.fontMetrics().height(),
+                                p.fontMetrics().horizontalAdvance(text), p.fontMetrics().height()));
     }
 }
 
 void TopologyRenderer::drawSwitches(QPainter& p, const ViewTransform& view,
-                                    const LevelOfDetail& lod, const QRectF& visible) const
+                                    const LevelOfDetail& lod, const QRectF& visible,
+                                    std::vector<QRectF>& labels) const
 {
     const cs::Topology& topo = m_layout.topology();
     const auto& switches = topo.switches();
@@ -593,6 +608,7 @@ void TopologyRenderer::drawSwitches(QPainter& p, const ViewTransform& view,
         backing.setAlpha(210);
         p.fillRect(box, backing);
         p.drawText(box.adjusted(4, 0, 0, 0), Qt::AlignLeft | Qt::AlignVCenter, text);
+        labels.push_back(box);
     }
     if (!lod.switchLabels)
         return;

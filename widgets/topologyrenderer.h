@@ -80,15 +80,16 @@ private:
     void ensureStaticLayer(const ViewTransform& view, qreal devicePixelRatio);
     void drawScaledPreview(QPainter& p, const ViewTransform& view) const;
     void findVisibleGpus(const ViewTransform& view, qreal devicePixelRatio);
-    // Static drawing touches only what lies in `cull` (world units).
+    // Static drawing touches only what lies in `cull` (world units). The rack and tier names
+    // it writes add their boxes (logical pixels) to `labels`.
     void drawStatic(QPainter& p, const ViewTransform& view, const LevelOfDetail& lod,
-                    const QRectF& cull) const;
+                    const QRectF& cull, std::vector<QRectF>& labels) const;
     void drawLinks(QPainter& p, const ViewTransform& view, const LevelOfDetail& lod,
                    const QRectF& cull) const;
     void drawRacks(QPainter& p, const ViewTransform& view, const LevelOfDetail& lod,
-                   const QRectF& cull) const;
+                   const QRectF& cull, std::vector<QRectF>& labels) const;
     void drawSwitches(QPainter& p, const ViewTransform& view, const LevelOfDetail& lod,
-                      const QRectF& cull) const;
+                      const QRectF& cull, std::vector<QRectF>& labels) const;
     // Out of service: a cross over each failed switch or NVSwitch in view, a dashed outline
     // round each failed rack and node.
     void drawOutOfService(QPainter& p, const ViewTransform& view, const QRectF& cull) const;
@@ -128,6 +129,8 @@ private:
     QImage m_frame; // the last frame; valid while m_static is unchanged
     bool m_frameValid = false;
     std::vector<QRect> m_overlaid; // device pixels of m_frame that differ from m_static's
+    // Where m_static has rack and tier names (logical pixels): lit links pass under them.
+    std::vector<QRectF> m_labelBoxes;
     std::vector<int> m_visibleGpus;
     std::vector<QRect> m_gpuCells; // device-pixel rects of m_visibleGpus
     struct LabelLine {

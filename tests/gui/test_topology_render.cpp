@@ -231,3 +231,36 @@ TEST_CASE("render writes a PNG of the asked size, and reports bad input")
     badRank.selectRank = 512;
     CHECK(renderToPng(badRank) == 1);
 }
+
+TEST_CASE("a selection's lit links pass under the names of racks, which stay legible")
+{
+    auto doc = openSample("gb200-16-deepseek-v3.csession");
+    TopologyScene scene(doc->topology(), doc->placement(), doc->evaluation(), 1.6);
+    cs::ViewState plain = doc->view(); // the session's: EP colours, the whole data hall
+    plain.highlightRank = -1;
+    cs::ViewState selected = plain;
+    selected.highlightRank = 22; // its data-parallel links run down to racks 0 to 3
+    const QImage before = renderScene(scene, plain, kSize);
+    const QImage after = renderScene(scene, selected, kSize);
+    const ViewTransform t = scene.transform(plain, QSizeF(kSize));
+    std::set<QRgb> lit;
+    for (cs::Dim d : cs::kAllDims)
+        lit.insert(TopologyRenderer::selectionColor(d).rgb());
+    auto litPixels = [&](const QImage& image, const QRect& area) {
+        REQUIRE(image.rect().contains(area));
+        int n = 0;
+        for (int y = area.top(); y <= area.bottom(); ++y)
+            for (int x = area.left(); x <= area.right(); ++x)
+                n += int(lit.count(image.pixel(x, y)));
+        return n;
+    };
+    // Rack 1's name ("rack 1: ...") is written above the rack, where the links to its NICs
+    // come down: they are lit just above the name, and not in it.
+    const QRectF rack = t.toScreen(scene.layout().rackRect(1));
+    const int bottom = int(rack.top() - t.scale * 0.2) - 2;
+    const QRect name(int(rack.left()) + 2, bottom - 6, 200, 6);
+    const QRect above = name.translated(0, -int(t.scale * 2.6));
+    CHECK(litPixels(before, above) == 0);
+    CHECK(litPixels(after, above) > 0);
+    CHECK(litPixels(after, name) == 0);
+}
