@@ -8,6 +8,7 @@
 #include <QVBoxLayout>
 #include <QValueAxis>
 #include <algorithm>
+#include <cmath>
 
 #include "cachedchartview.h"
 
@@ -18,6 +19,16 @@ constexpr QRgb kEfficiency = 0xff2e9d6a;
 constexpr QRgb kCluster = 0xffc8102e;
 
 } // namespace
+
+double logAxisBase(double from, double to)
+{
+    // Five labelled powers of 2, 4 or 8 fit the dock; nine of 2 (64 to 16,384 GPUs) did not.
+    constexpr int kMaxLabels = 6;
+    for (double base : {2.0, 4.0, 8.0, 16.0})
+        if (std::log(to / from) / std::log(base) < kMaxLabels)
+            return base;
+    return 32;
+}
 
 ScalingChart::ScalingChart(QWidget* parent)
     : QWidget(parent)
@@ -68,7 +79,7 @@ void ScalingChart::setPoints(const std::vector<cs::ScalingPoint>& points)
     c->addSeries(efficiency);
 
     auto* gpus = new QLogValueAxis;
-    gpus->setBase(2);
+    gpus->setBase(logAxisBase(double(points.front().gpus), double(points.back().gpus)));
     gpus->setLabelFormat(QStringLiteral("%g"));
     gpus->setTitleText(tr("GPUs"));
     gpus->setRange(double(points.front().gpus) / 1.3, double(points.back().gpus) * 1.3);

@@ -10,6 +10,10 @@
 class QChart;
 class CachedChartView;
 
+// The base of the GPU axis's powers for GPU counts from `from` to `to`: the smallest of 2, 4, 8,
+// 16 and 32 that labels no more than six of them.
+double logAxisBase(double from, double to);
+
 class ScalingChart : public QWidget {
     Q_OBJECT
 public:

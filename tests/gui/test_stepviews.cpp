@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include <QApplication>
 #include <QBarSet>
 #include <QChart>
@@ -258,6 +260,24 @@ TEST_CASE("the scaling chart plots every scaling point")
     for (int i = 0; i < stepTime->count(); ++i) {
         CHECK(stepTime->at(i).x() == double(points[size_t(i)].gpus));
         CHECK(stepTime->at(i).y() == points[size_t(i)].stepTimeS);
+    }
+}
+
+TEST_CASE("the scaling chart's GPU axis labels at most six powers")
+{
+    struct Case {
+        double from, to, base;
+    };
+    const Case cases[] = {
+        {64, 1024, 2},  // 64 ... 1,024: five powers of 2
+        {64, 16384, 4}, // Fairwater's 64 ... 16,384: nine of 2, five of 4
+        {8, 131072, 8}, // 8 ... 131,072: fourteen of 2, seven of 4, five of 8
+        {1, 1u << 30, 32},
+    };
+    for (const Case& c : cases) {
+        INFO(c.from << " to " << c.to);
+        CHECK(logAxisBase(c.from, c.to) == c.base);
+        CHECK(std::log(c.to / c.from) / std::log(c.base) < 6.5);
     }
 }
 
