@@ -36,8 +36,9 @@ const CommandSpec kDescribeSpec{
     SIZE_MAX,
     {{"--json", "", "print {counts, switches: [{name, tier}], links: [{name, tier}], ...}"}},
     "GPU, switch and link counts, bandwidths, what crosses the fabric",
-    "Describes cluster, run and session files: GPU and link counts, bandwidths, the\n"
-    "placement of ranks and which parallel dimensions cross the scale-out fabric. With\n"
+    "Describes cluster, run and session files: GPU and link counts, bandwidths, the model\n"
+    "(its experts and attention where it has them), the placement of ranks and which\n"
+    "parallel dimensions cross the scale-out fabric. With\n"
     "--json, the counts and every switch and link by the name `failures` accepts (one\n"
     "object per file; an array of them for several files)."};
 
@@ -167,6 +168,48 @@ void describeStages(const RunDesc& r, const ClusterDesc& c, std::ostream& out)
         << ")\n";
 }
 
+// MLA's compressed projections, or which layers slide; nothing for plain grouped-query attention.
+void describeAttention(const ModelShape& m, std::ostream& out)
+{
+    const Attention& a = m.attention;
+    if (a.kind == AttentionKind::Gqa)
+        return;
+    out << "  attention       " << labelOf(a.kind);
+    if (a.kind == AttentionKind::Mla) {
+        out << ": keys and values compressed to rank " << withThousands(a.kvLoraRank)
+            << (a.qLoraRank > 0 ? ", queries to " + withThousands(a.qLoraRank)
+                                : std::string(", queries not compressed"))
+            << "; head dims " << a.qkNopeHeadDim << " + " << a.qkRopeHeadDim << " (rope), values "
+            << a.vHeadDim;
+    } else {
+        out << ": " << withThousands(a.window) << " tokens "
+            << (a.every == 1 ? std::string("on every layer")
+                             : "on one layer in " + std::to_string(a.every) + ", the others full");
+    }
+    out << "\n";
+}
+
+void describeExperts(const ModelShape& m, std::ostream& out)
+{
+    if (!m.moe)
+        return;
+    const Moe& e = *m.moe;
+    out << "  experts         " << withThousands(e.experts) << " of width "
+        << withThousands(e.ffnHidden) << ", " << e.topK << " a token";
+    if (e.sharedExperts > 0)
+        out << ", " << e.sharedExperts << " shared of width " << withThousands(e.sharedFfnHidden);
+    if (e.denseLayers > 0)
+        out << "; the first " << e.denseLayers << " layer" << (e.denseLayers == 1 ? "" : "s")
+            << " dense (FFN " << withThousands(e.denseFfnHidden) << ")";
+    out << "; "
+        << (e.capacityFactor
+                ? "tokens dropped past capacity factor " + numberText(*e.capacityFactor)
+                : std::string("dropless"));
+    if (e.imbalance != 1)
+        out << ", the busiest expert " << numberText(e.imbalance) << "x the mean";
+    out << "\n";
+}
+
 void describeRun(const RunDesc& r, const ClusterDesc* c, std::ostream& out)
 {
     const ModelShape& m = r.model;
@@ -175,8 +218,13 @@ void describeRun(const RunDesc& r, const ClusterDesc* c, std::ostream& out)
     out << "  model           " << inQuotes(m.name) << ": " << m.layers << " layers, hidden "
         << withThousands(m.hidden) << ", FFN " << withThousands(m.ffnHidden)
         << (m.gatedMlp ? " (gated)" : "") << ", " << m.heads << " heads (" << m.kvHeads
-        << " KV), vocabulary " << withThousands(m.vocab) << ", sequence " << withThousands(m.seqLen)
-        << "\n";
+        << " KV), vocabulary " << withThousands(m.vocab) << ", sequence "
+        << withThousands(m.seqLen);
+    if (m.mtpLayers > 0)
+        out << ", " << m.mtpLayers << " MTP layer" << (m.mtpLayers == 1 ? "" : "s");
+    out << "\n";
+    describeAttention(m, out);
+    describeExperts(m, out);
     out << "  precision       " << toString(r.precision) << "\n";
     const int dp = c ? r.dpFor(c->healthyGpuCount()) : p.dp;
     out << "  parallelism     TP " << p.tp << " x CP " << p.cp << " x PP " << p.pp << " x DP "

@@ -103,6 +103,45 @@ TEST_CASE("describe says which dimensions cross the fabric", "[samples][cli]")
     CHECK(text.find("embedding alone") == std::string::npos);
 }
 
+TEST_CASE("describe gives a model's experts and its attention", "[samples][cli]")
+{
+    std::ostringstream out, err;
+    REQUIRE(cli::run({"describe", samplePath("gb200-16-deepseek-v3.run.json")}, {out, err}) ==
+            cli::kExitOk);
+    const std::string text = out.str();
+    INFO(text);
+    CHECK(text.find("sequence 4,096, 1 MTP layer\n") != std::string::npos);
+    CHECK(text.find("  attention       multi-head latent attention: keys and values compressed "
+                    "to rank 512, queries to 1,536") != std::string::npos);
+    CHECK(text.find("  experts         256 of width 2,048, 8 a token, 1 shared of width 2,048; "
+                    "the first 3 layers dense (FFN 18,432); dropless\n") != std::string::npos);
+
+    // Sliding windows, and a capacity past which tokens are dropped.
+    nlohmann::json run =
+        nlohmann::json::parse(std::ifstream(samplePath("gb200-16-deepseek-v3.run.json")));
+    run["cluster"] = samplePath("gb200-nvl72-16.cluster.json");
+    run["model"]["attention"] = {{"kind", "sliding_window"}, {"window", 128}, {"every", 2}};
+    run["model"]["head_dim"] = 128;
+    run["model"]["moe"]["capacity_factor"] = 1.25;
+    const std::string file =
+        (std::filesystem::temp_directory_path() / "cs-describe-window.run.json").string();
+    std::ofstream(file) << run.dump();
+    std::ostringstream window;
+    REQUIRE(cli::run({"describe", file}, {window, err}) == cli::kExitOk);
+    std::filesystem::remove(file);
+    INFO(window.str() << err.str());
+    CHECK(window.str().find("  attention       sliding-window attention: 128 tokens on one layer "
+                            "in 2, the others full\n") != std::string::npos);
+    CHECK(window.str().find("; tokens dropped past capacity factor 1.25\n") != std::string::npos);
+
+    // A dense model with grouped-query attention has neither line.
+    std::ostringstream dense;
+    REQUIRE(cli::run({"describe", samplePath("fairwater-gb200-128-llama405b.run.json")},
+                     {dense, err}) == cli::kExitOk);
+    CHECK(dense.str().find("  experts ") == std::string::npos);
+    CHECK(dense.str().find("  attention ") == std::string::npos);
+}
+
 TEST_CASE("describe says when the embedding and the loss take a virtual stage each",
           "[samples][cli]")
 {
