@@ -38,9 +38,9 @@ const CommandSpec kDescribeSpec{
     "GPU, switch and link counts, bandwidths, what crosses the fabric",
     "Describes cluster, run and session files: GPU and link counts, bandwidths, the model\n"
     "(its experts and attention where it has them), the placement of ranks and which\n"
-    "parallel dimensions cross the scale-out fabric. With\n"
-    "--json, the counts and every switch and link by the name `failures` accepts (one\n"
-    "object per file; an array of them for several files)."};
+    "parallel dimensions cross the scale-out fabric. With --json, the counts and every\n"
+    "switch and link by the name `failures` accepts (one object per file; an array of\n"
+    "them for several files)."};
 
 namespace {
 
