@@ -943,10 +943,10 @@ void MainWindow::updateStepFigure()
     QString text =
         tr("Step %1 predicted").arg(QString::fromStdString(cs::stepTimeText(e.stepTimeS)));
     if (const auto& measured = m_document->run().measured)
-        text += tr(", measured %1 (%2%3 %)")
-                    .arg(QString::fromStdString(cs::stepTimeText(measured->stepTimeS)))
-                    .arg(e.stepTimeS >= measured->stepTimeS ? "+" : "")
-                    .arg((e.stepTimeS / measured->stepTimeS - 1) * 100, 0, 'f', 1);
+        text += tr(", measured %1 (%2)")
+                    .arg(QString::fromStdString(cs::stepTimeText(measured->stepTimeS)),
+                         QString::fromStdString(
+                             cs::signedPercentText(e.stepTimeS / measured->stepTimeS - 1)));
     text += tr("  |  %1 GPUs  |  MFU %2 %")
                 .arg(QString::fromStdString(cs::withThousands(e.gpusUsed)))
                 .arg(e.mfu * 100, 0, 'f', 1);

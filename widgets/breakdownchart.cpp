@@ -184,10 +184,10 @@ void BreakdownChart::buildStepChart(const cs::Evaluation& evaluation,
         bars.push_back({tr("measured %1").arg(stepTime(*measuredStepS)),
                         QColor::fromRgb(kMeasured),
                         {0.0, *measuredStepS}});
-        const double error = (evaluation.stepTimeS - *measuredStepS) / *measuredStepS;
-        title += tr(", measured %1, error %2%3 %")
-                     .arg(stepTime(*measuredStepS), error >= 0 ? "+" : "")
-                     .arg(error * 100, 0, 'f', 1);
+        title += tr(", measured %1, error %2")
+                     .arg(stepTime(*measuredStepS),
+                          QString::fromStdString(
+                              cs::signedPercentText(evaluation.stepTimeS / *measuredStepS - 1)));
         longest = std::max(longest, *measuredStepS);
     }
     QChart* chart = stepChart();

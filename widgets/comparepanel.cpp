@@ -356,8 +356,7 @@ void ComparePanel::addMeasuredRows()
     auto error = [](const std::optional<cs::Measured>& m, double predicted) {
         if (!m || m->stepTimeS <= 0)
             return QStringLiteral("-");
-        const double e = predicted / m->stepTimeS - 1;
-        return QStringLiteral("%1%2 %").arg(e >= 0 ? "+" : "").arg(e * 100, 0, 'f', 1);
+        return QString::fromStdString(cs::signedPercentText(predicted / m->stepTimeS - 1));
     };
     for (const auto& [label, textA, textB] :
          {std::tuple{tr("measured step time"), measured(a), measured(b)},

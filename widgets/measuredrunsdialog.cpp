@@ -49,10 +49,9 @@ QString seconds(double s)
     return QString::fromStdString(cs::stepTimeText(s));
 }
 
-// "+4.9 %", "-0.8 %": an error, signed as the CLI prints it.
 QString signedPercent(double fraction)
 {
-    return QStringLiteral("%1%2 %").arg(fraction >= 0 ? "+" : "").arg(fraction * 100, 0, 'f', 1);
+    return QString::fromStdString(cs::signedPercentText(fraction));
 }
 
 // The precision, and the scaling recipe where the row names one ("fp8 (mxfp8)"); the recipe's

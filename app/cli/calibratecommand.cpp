@@ -70,8 +70,7 @@ void printErrors(const std::vector<RowError>& rows, std::ostream& out)
     worst.resize(std::min<size_t>(worst.size(), 5));
     out << "worst rows:\n";
     for (const RowError& r : worst)
-        out << "  " << printable(r.id, 60) << "  " << (r.error() >= 0 ? "+" : "")
-            << percent(r.error()) << "\n";
+        out << "  " << printable(r.id, 60) << "  " << signedPercentText(r.error()) << "\n";
 }
 
 } // namespace

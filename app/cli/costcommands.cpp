@@ -107,7 +107,7 @@ void printEvaluation(const Evaluation& e, const RunDesc& run, std::ostream& out)
     if (run.measured) {
         const double error = e.stepTimeS / run.measured->stepTimeS - 1;
         out << "measured           " << fixed(run.measured->stepTimeS, 4) << " s (error "
-            << (error >= 0 ? "+" : "") << percent(error) << ")\n";
+            << signedPercentText(error) << ")\n";
     }
     out << "breakdown (critical path):\n";
     for (const Breakdown::Part& part : e.breakdown.parts()) {
@@ -204,8 +204,7 @@ int runValidateRuns(const Args& args, Io io)
                         {"error", error}});
         if (!asJson)
             io.out << padRight(ids[i], width) << "  " << padLeft(fixed(e.stepTimeS, 4), 11) << "  "
-                   << padLeft(fixed(measured, 4), 10) << "  " << (error >= 0 ? "+" : "")
-                   << percent(error) << "\n";
+                   << padLeft(fixed(measured, 4), 10) << "  " << signedPercentText(error) << "\n";
     }
     const double mape = runs.empty() ? 0 : sumAbs / double(runs.size());
     if (asJson)

@@ -66,6 +66,11 @@ std::string trainingTimeText(double seconds)
     return fixed(seconds / unit.seconds, 1) + " " + unit.name;
 }
 
+std::string signedPercentText(double fraction)
+{
+    return (fraction >= 0 ? "+" : "") + fixed(fraction * 100, 1) + " %";
+}
+
 std::string printable(std::string_view text, size_t limit)
 {
     std::string out;

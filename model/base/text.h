@@ -27,6 +27,9 @@ struct TrainingTimeUnit {
 };
 TrainingTimeUnit trainingTimeUnit(double seconds);
 std::string trainingTimeText(double seconds);
+// A fraction as a signed percentage with one decimal, as errors and differences read
+// everywhere: "+4.9 %", "-0.8 %", "+0.0 %".
+std::string signedPercentText(double fraction);
 // The whole of `text` read as a decimal number ("1.8", "400"), whatever the locale; nothing when
 // it is not one or is too large for a double (text a regex matched can be any run of digits).
 std::optional<double> decimalOf(std::string_view text);

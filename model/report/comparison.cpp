@@ -287,8 +287,7 @@ WhatIf withInputOfA(const ClusterRun& a, const ClusterRun& b, const InputDiffere
 
 std::string signedPercent(double ratio)
 {
-    const double p = (ratio - 1) * 100;
-    return (p >= 0 ? "+" : "") + fixed(p, 1) + " %";
+    return signedPercentText(ratio - 1);
 }
 
 std::string gpuCountText(const ClusterRun& side, const Evaluation& e)

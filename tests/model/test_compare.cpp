@@ -9,6 +9,7 @@
 #include "comparison.h"
 #include "evaluationjson.h"
 #include "samplefiles.h"
+#include "text.h"
 
 namespace {
 
@@ -271,4 +272,20 @@ TEST_CASE("compare on the command line", "[compare][cli]")
     CHECK(cs::cli::runCompare({args[0], args[1]}, {out3, err3}) == cs::cli::kExitUsage);
     CHECK(cs::cli::runCompare({args[0], args[1], args[2], args[2]}, {out3, err3}) ==
           cs::cli::kExitBadInput);
+}
+
+TEST_CASE("errors and differences read as one signed percentage everywhere")
+{
+    struct Case {
+        double fraction;
+        const char* text;
+    };
+    const Case cases[] = {
+        {0.049, "+4.9 %"},    {-0.0083, "-0.8 %"}, {0, "+0.0 %"},
+        {0.68157, "+68.2 %"}, {-0.5, "-50.0 %"},
+    };
+    for (const Case& c : cases) {
+        INFO(c.fraction);
+        CHECK(cs::signedPercentText(c.fraction) == c.text);
+    }
 }
