@@ -200,6 +200,10 @@ TEST_CASE("the shortcuts sheet lists every shortcut of the window", "[help]")
     REQUIRE(help);
     CHECK(help->shortcut() == QKeySequence(QKeySequence::HelpContents));
     CHECK(firstStepsHtml().contains("Compare"));
+    // Every use the tool serves has its step: what-ifs, experts, measurements.
+    CHECK(firstStepsHtml().contains("out of service"));
+    CHECK(firstStepsHtml().contains("expert-parallel"));
+    CHECK(firstStepsHtml().contains("measured-runs file"));
 }
 
 TEST_CASE("the status bar says the step and what the pointer is over", "[window]")
