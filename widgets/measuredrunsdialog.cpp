@@ -70,10 +70,10 @@ QTableWidgetItem* precisionItem(const cs::RunDesc& run)
 }
 
 // The step between labelled counts: 1, 2, 5, 10, 20, ... so that at most five fit under `most`.
-int wholeTickInterval(int most)
+double wholeTickInterval(int most)
 {
-    for (int scale = 1;; scale *= 10)
-        for (int step : {1, 2, 5})
+    for (double scale = 1;; scale *= 10)
+        for (double step : {1, 2, 5})
             if (most <= 5 * step * scale)
                 return step * scale;
 }
