@@ -194,13 +194,8 @@ void TopologyRenderer::composeFrame(const ViewTransform& view)
         // without hiding the GPUs of racks they pass over.
         QPainter p(&m_frame);
         p.setRenderHint(QPainter::Antialiasing, false);
-        if (m_selection.rank >= 0 && !m_labelBoxes.empty()) {
-            // ... and under the names of racks and tiers, which stay legible.
-            QRegion names;
-            for (const QRectF& box : m_labelBoxes)
-                names += box.toAlignedRect();
-            p.setClipRegion(QRegion(QRect(QPoint(0, 0), view.viewport.toSize())) - names);
-        }
+        if (m_selection.rank >= 0) // ... and under the names of racks and tiers
+            p.setClipRegion(m_linkClip);
         drawSelectedLinks(p, view, lod, touched);
     }
     fillGpuCells();
@@ -269,17 +264,18 @@ void TopologyRenderer::ensureStaticLayer(const ViewTransform& view, qreal dpr)
     prepareGpuLabels(view, dpr);
 
     const LevelOfDetail lod = levelOfDetail(view.scale);
+    const QRect viewport(QPoint(0, 0), view.viewport.toSize());
+    std::vector<QRectF> labels; // the names drawn now
     QPainter p(&m_scratch);
     if (preview) {
         drawScaledPreview(p, view);
-        m_labelBoxes.clear(); // the preview's names are scaled images of the last ones
+        m_names = QRegion(); // the preview's names are scaled images of the last ones
     } else if (!scroll) {
-        m_labelBoxes.clear();
-        drawStatic(p, view, lod, view.visibleWorld(), m_labelBoxes);
+        drawStatic(p, view, lod, view.visibleWorld(), labels);
+        m_names = QRegion();
     } else {
         const QPoint offset(int(std::lround(shift.x())), int(std::lround(shift.y())));
-        for (QRectF& box : m_labelBoxes)
-            box.translate(QPointF(offset) / dpr);
+        m_names.translate((QPointF(offset) / dpr).toPoint());
         p.setCompositionMode(QPainter::CompositionMode_Source);
         p.drawImage(QPointF(offset) / dpr, m_static);
         p.setCompositionMode(QPainter::CompositionMode_SourceOver);
@@ -296,11 +292,14 @@ void TopologyRenderer::ensureStaticLayer(const ViewTransform& view, qreal dpr)
                 continue;
             p.setClipRect(strip);
             drawStatic(p, view, lod,
-                       QRectF(view.toWorld(strip.topLeft()), strip.size() / view.scale),
-                       m_labelBoxes);
+                       QRectF(view.toWorld(strip.topLeft()), strip.size() / view.scale), labels);
         }
     }
     p.end();
+    for (const QRectF& box : labels)
+        m_names += box.toAlignedRect();
+    m_names &= viewport;
+    m_linkClip = QRegion(viewport) - m_names;
     std::swap(m_static, m_scratch);
     m_frameValid = false;
     m_staticIsPreview = preview;

@@ -9,6 +9,7 @@
 #include <QFont>
 #include <QImage>
 #include <QRect>
+#include <QRegion>
 #include <QStaticText>
 #include <array>
 #include <cstdint>
@@ -129,8 +130,10 @@ private:
     QImage m_frame; // the last frame; valid while m_static is unchanged
     bool m_frameValid = false;
     std::vector<QRect> m_overlaid; // device pixels of m_frame that differ from m_static's
-    // Where m_static has rack and tier names (logical pixels): lit links pass under them.
-    std::vector<QRectF> m_labelBoxes;
+    // Where m_static has rack and tier names (logical pixels), kept as the layer scrolls, and
+    // the rest of the view, where a selection's lit links may paint.
+    QRegion m_names;
+    QRegion m_linkClip;
     std::vector<int> m_visibleGpus;
     std::vector<QRect> m_gpuCells; // device-pixel rects of m_visibleGpus
     struct LabelLine {
