@@ -109,6 +109,7 @@ constexpr Constant kConstants[] = {
     {"layer_host_us", &Calibration::layerHostUs, 0, 1e5},
     {"moe_layer_host_us", &Calibration::moeLayerHostUs, 0, 1e5},
     {"expert_host_us", &Calibration::expertHostUs, 0, 1e5},
+    {"a2a_overlap_host_us", &Calibration::a2aOverlapHostUs, 0, 1e5},
     {"framework_memory_gib", &Calibration::frameworkMemoryGiB, 0, 1024},
 };
 
@@ -167,6 +168,23 @@ int activationOffloadLayersOf(const RunDesc& run)
         it != ext.end() && it->is_number_integer() && it->get<int64_t>() > 0)
         return int(std::min<int64_t>(it->get<int64_t>(), std::numeric_limits<int>::max()));
     return 0;
+}
+
+std::optional<RouterGroups> routerGroupsOf(const RunDesc& run)
+{
+    const json& ext = run.extensions.value();
+    const auto whole = [&](const char* key) -> std::optional<int64_t> {
+        const auto it = ext.find(key);
+        if (it == ext.end() || !it->is_number_integer())
+            return std::nullopt;
+        return it->get<int64_t>();
+    };
+    const auto groups = whole(kRouterGroupsKey), topK = whole(kRouterGroupTopKKey);
+    const int experts = run.model.moe ? run.model.moe->experts : 0;
+    if (!groups || !topK || *topK < 1 || *topK >= *groups || *groups > experts ||
+        experts % *groups != 0)
+        return std::nullopt;
+    return RouterGroups{int(*groups), int(*topK)};
 }
 
 double Calibration::gemmEfficiency(const std::string& gpu, Precision p) const
@@ -240,42 +258,43 @@ const Calibration& defaultCalibration()
     static const Calibration c{
         .gemm =
             {
-                {"A100", Precision::BF16, 0.661403},
-                {"B200", Precision::FP8, 0.594178},
-                {"GB200", Precision::FP8, 0.538896},
-                {"GB200", Precision::NVFP4, 0.475106},
-                {"GB300", Precision::FP8, 0.785695},
-                {"GB300", Precision::NVFP4, 0.495711},
-                {"H100", Precision::FP8, 0.708427},
-                {"H200", Precision::FP8, 0.636661},
+                {"A100", Precision::BF16, 0.661202},
+                {"B200", Precision::FP8, 0.593937},
+                {"GB200", Precision::FP8, 0.538555},
+                {"GB200", Precision::NVFP4, 0.474183},
+                {"GB300", Precision::FP8, 0.785709},
+                {"GB300", Precision::NVFP4, 0.49537},
+                {"H100", Precision::FP8, 0.707774},
+                {"H200", Precision::FP8, 0.636119},
             },
         .grouped =
             {
-                {"B200", Precision::BF16, 0.183645},
-                {"B200", Precision::FP8, 0.266309},
-                {"GB200", Precision::BF16, 0.231563},
-                {"GB200", Precision::FP8, 0.267708},
-                {"GB300", Precision::BF16, 0.277907},
-                {"GB300", Precision::FP8, 0.380344},
-                {"H100", Precision::BF16, 0.65481},
-                {"H100", Precision::FP8, 0.169856},
+                {"B200", Precision::BF16, 0.182142},
+                {"B200", Precision::FP8, 0.258005},
+                {"GB200", Precision::BF16, 0.230102},
+                {"GB200", Precision::FP8, 0.264912},
+                {"GB300", Precision::BF16, 0.276329},
+                {"GB300", Precision::FP8, 0.37904},
+                {"H100", Precision::BF16, 0.654228},
+                {"H100", Precision::FP8, 0.167798},
             },
         .defaultGemmEfficiency = 0.5,
-        .bf16OverFp8 = 1.40402,
-        .grouped2026Factor = 1.28232,
-        .gemmHalfWidth = 819.867,
-        .groupedHalfWidth = 1683.66,
-        .attentionEfficiency = 0.421434,
-        .memoryEfficiency = 0.638916,
+        .bf16OverFp8 = 1.40988,
+        .grouped2026Factor = 1.27586,
+        .gemmHalfWidth = 825.847,
+        .groupedHalfWidth = 1535.64,
+        .attentionEfficiency = 0.421538,
+        .memoryEfficiency = 0.638691,
         .nvlinkEfficiency = 0.8,
-        .scaleOutEfficiency = 0.804215,
-        .allToAllEfficiency = 0.9999,
-        .tpOverlap = 0.471927,
-        .epOverlap = 0.779812,
-        .dpContention = 0.26227,
-        .layerHostUs = 6.99098,
-        .moeLayerHostUs = 3433.03,
-        .expertHostUs = 258.763,
+        .scaleOutEfficiency = 0.813771,
+        .allToAllEfficiency = 0.989411,
+        .tpOverlap = 0.472994,
+        .epOverlap = 0.789541,
+        .dpContention = 0.266982,
+        .layerHostUs = 8.48199,
+        .moeLayerHostUs = 3297.4,
+        .expertHostUs = 258.419,
+        .a2aOverlapHostUs = 5771.69,
         .frameworkMemoryGiB = 4,
     };
     return c;

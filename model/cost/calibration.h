@@ -71,6 +71,17 @@ bool nvlsOf(const RunDesc& run, const GpuSpec& gpu, Framework framework);
 // memory (Transformer Engine's CPU offloading, Megatron-Core's cpu_offloading_num_layers):
 // `x-activation_offload_layers` in the run, a whole number from 0; none by default.
 int activationOffloadLayersOf(const RunDesc& run);
+// Group-limited routing (DeepSeek-V3's node-limited routing; Megatron-Core's
+// moe_router_num_groups and moe_router_group_topk): the experts, in `groups` equal runs of
+// consecutive ones, and each token's top-k taken from `topK` of those groups only.
+struct RouterGroups {
+    int groups = 1;
+    int topK = 1;
+};
+// `x-moe_router_num_groups` and `x-moe_router_group_topk` in the run, whole numbers with
+// 1 <= group top-k < groups and groups dividing the experts; nothing otherwise (every token
+// may reach any expert).
+std::optional<RouterGroups> routerGroupsOf(const RunDesc& run);
 
 struct Calibration {
     std::vector<GemmEfficiency> gemm;    // dense GEMMs, fitted on dense runs
@@ -102,7 +113,10 @@ struct Calibration {
     // counts); a layer takes the longer of this and its GPU time.
     double layerHostUs = 0;
     double moeLayerHostUs = 0;
-    double expertHostUs = 0;       // per expert a GPU holds, per MoE layer
+    double expertHostUs = 0; // per expert a GPU holds, per MoE layer
+    // The extra of the overlapped all-to-all's schedule (combined 1F1B), launched sub-module by
+    // sub-module with event waits between the two micro-batches' streams, per layer.
+    double a2aOverlapHostUs = 0;
     double frameworkMemoryGiB = 4; // CUDA context, NCCL buffers, allocator fragmentation
 
     // At the reference width. A dense GEMM's, measured or derived from the GPU's FP8 one; an

@@ -212,9 +212,8 @@ double allToAll(double tokens, double tokenBytes, int topK, const Workload& w,
     if (ep <= 1)
         return 0;
     const double domains = shape.domains;
-    // Expected other domains among a token's experts, the experts spread evenly.
     const double otherDomains =
-        domains > 1 ? (domains - 1) * (1 - std::pow(1 - 1 / domains, double(topK))) : 0;
+        domains > 1 ? (domains - 1) * (1 - missesDomain(domains, topK, w.routerGroups)) : 0;
     const double insideBytes = tokens * tokenBytes * topK * (ep - 1) / ep;
     const double outsideBytes = tokens * tokenBytes * otherDomains;
     const LinkSpeed& inner = w.dims[Dim::EP].group.inner; // slowed by contention, if any
@@ -356,7 +355,8 @@ Terms termsOf(const LayerContext& ctx, LayerKind kind, const Shape& l, LayerCost
     x.host = ctx.w.wholeStepGraph
                  ? 0
                  : 1e-6 * (ctx.cal.layerHostUs + (dropless ? ctx.cal.moeLayerHostUs : 0) +
-                           localExperts * ctx.cal.expertHostUs);
+                           localExperts * ctx.cal.expertHostUs +
+                           (ctx.w.allToAllOverlap ? ctx.cal.a2aOverlapHostUs : 0));
     const bool sp = ctx.run.parallelism.sequenceParallel;
     x.tp = tpCollectives(kActivationBytes * l.tokens * l.h, w, sp, sp ? tpCount : tpCount / 2);
 
@@ -432,6 +432,25 @@ void recompute(const LayerContext& ctx, LayerKind kind, const Shape& l, const Te
 }
 
 } // namespace
+
+double missesDomain(double domains, int topK, const std::optional<RouterGroups>& limit)
+{
+    const double anyExpert = std::pow(1 - 1 / domains, double(topK));
+    if (!limit)
+        return anyExpert;
+    const double groups = limit->groups, chosen = limit->topK;
+    if (std::fmod(groups, domains) == 0) { // none of the domain's groups chosen
+        double miss = 1;
+        for (double i = 0; i < chosen; ++i)
+            miss *= (groups - groups / domains - i) / (groups - i);
+        return miss;
+    }
+    if (std::fmod(domains, groups) == 0) {
+        const double perGroup = std::max(1.0, topK / chosen);
+        return 1 - chosen / groups + chosen / groups * std::pow(1 - groups / domains, perGroup);
+    }
+    return anyExpert;
+}
 
 LayerKinds layerKindsOf(const ModelShape& model)
 {

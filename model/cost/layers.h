@@ -80,4 +80,11 @@ double expertGemmSeconds(double rows, double k, double n, double eff, double pea
 // routing drains the GPU's queue); otherwise the GPU runs behind the launches.
 double launchBoundSeconds(double gpu, double host, double gpuAfterWait);
 
+// The chance that a token's top-k experts miss one given NVLink domain of the `domains` an
+// expert-parallel group spans, the experts spread evenly over them. With group-limited routing
+// (`limit`) they come from limit->topK of the groups; a domain holds whole groups, or a group
+// spans whole domains (the token's experts spread evenly over its groups). Other shapes are
+// taken as unlimited.
+double missesDomain(double domains, int topK, const std::optional<RouterGroups>& limit);
+
 } // namespace cs

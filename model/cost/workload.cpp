@@ -222,6 +222,7 @@ Rates resolveRates(const ClusterDesc& cluster, const RunDesc& run, const Calibra
     // MXFP8's grouped kernels improved with the 2026 framework's full-iteration recipes.
     w.wholeStepGraph = fullIterationRecipe(run, gpu, w.framework);
     w.allToAllOverlap = allToAllOverlapOf(run, gpu, w.framework);
+    w.routerGroups = routerGroupsOf(run);
     w.offloadLayers = activationOffloadLayersOf(run);
     w.hostCopyRate = hostCopyRateOf(gpu);
     r.groupedEff = cal.groupedGemmEfficiency(gpu.name, run.precision) *

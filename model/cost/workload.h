@@ -89,6 +89,7 @@ struct Workload {
     // Blackwell (the GPUs with FP4); their other recipes launch layer by layer.
     bool wholeStepGraph = false;
     bool allToAllOverlap = false; // the expert all-to-all under another micro-batch's compute
+    std::optional<RouterGroups> routerGroups;
     bool distributedOptimizer = false;
     bool fsdp = false;
     bool overlapGradReduce = true; // buckets reduced as the backward releases them

@@ -17,6 +17,8 @@ inline constexpr const char* kAllToAllOverlapKey = "x-moe_a2a_overlap";
 inline constexpr const char* kFp8AttentionKey = "x-fp8_attention";
 inline constexpr const char* kNvlsKey = "x-nvls";
 inline constexpr const char* kActivationOffloadKey = "x-activation_offload_layers";
+inline constexpr const char* kRouterGroupsKey = "x-moe_router_num_groups";
+inline constexpr const char* kRouterGroupTopKKey = "x-moe_router_group_topk";
 
 // Each with the name people know it by (the compare table's labels).
 struct ModelExtension {
@@ -29,6 +31,8 @@ inline constexpr ModelExtension kModelExtensions[] = {
     {kFp8AttentionKey, "FP8 attention"},
     {kNvlsKey, "NVLink SHARP"},
     {kActivationOffloadKey, "activation offload"},
+    {kRouterGroupsKey, "router groups"},
+    {kRouterGroupTopKKey, "groups per token"},
 };
 bool readByCostModel(std::string_view key);
 

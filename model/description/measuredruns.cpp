@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -246,7 +247,7 @@ const Recipes kAllToAllOverlapRecipes[] = {
     {{25, 11}, {25, 11, 99}, "Qwen3-30B-A3B", "H100"},
     {{25, 11}, {25, 11, 99}, "Qwen3-235B-A22B", "B200"},
     {{26, 2}, {26, 2}, "Qwen3-30B-A3B", "H100"},
-    {{26, 4}, kLatest, "Qwen3-235B-A22B", "H100"},
+    {{25, 11}, kLatest, "Qwen3-235B-A22B", "H100"},
     {{26, 4}, {26, 4, 99}, "gpt-oss-120b", "GB200"},
     {{26, 4, 1}, {26, 4, 1}, "DeepSeek-V3", "B200"},
 };
@@ -303,6 +304,23 @@ int offloadedLayersOf(const json& row)
     return 0;
 }
 
+// Where each token's experts may lie (Megatron-Core's moe_router_num_groups and
+// moe_router_group_topk, as [groups, groups per token]): DeepSeek-V3's node-limited routing
+// takes its 8 experts from 4 of 8 groups, in Megatron-Core's forced balancing too (random
+// logits, routed as any). Not AutoModel's fake balanced gate, which gives each token top-k
+// consecutive experts: that locality is mostly inside an NVLink domain, where the cost model
+// sends a copy per expert (docs/cost-model.md, "Mixture of experts").
+std::optional<std::pair<int, int>> routerGroupsOfRow(const json& row)
+{
+    const auto model = row.find("model");
+    if (model == row.end() || !model->is_object() || !model->contains("moe") ||
+        stringAt(*model, "moe", "routing").rfind("fake balanced gate", 0) == 0)
+        return std::nullopt;
+    if (stringAt(row, "family") == "DeepSeek-V3")
+        return std::pair{8, 4};
+    return std::nullopt;
+}
+
 bool fsdpInSource(const json& row)
 {
     const auto source = row.find("source");
@@ -346,6 +364,10 @@ json runJsonOf(const json& row, const std::string& id)
         run[kAllToAllOverlapKey] = true;
     if (inRecipes(row, kBf16AttentionRecipes))
         run[kFp8AttentionKey] = false;
+    if (const auto groups = routerGroupsOfRow(row)) {
+        run[kRouterGroupsKey] = groups->first;
+        run[kRouterGroupTopKKey] = groups->second;
+    }
     // Runs with experts keep Megatron-Core's default rank order (tp-cp-ep-dp-pp): pipeline
     // stages outermost, so that each expert-parallel group is the data-parallel neighbours of
     // one stage, as the MoE recipes rely on. Dense rows keep the layout of formats.md.

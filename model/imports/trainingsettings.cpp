@@ -508,6 +508,18 @@ std::optional<json> moe(SettingsReader& r, int64_t layers, int64_t ffn)
     return m;
 }
 
+// Group-limited routing (moe_router_num_groups, moe_router_group_topk), kept as the run's
+// extensions when both are given and limit anything (a group top-k under the groups).
+void routerGroups(SettingsReader& r, json& run)
+{
+    const auto groups = r.integer("moe_router_num_groups", "expert groups");
+    const auto topK = r.integer("moe_router_group_topk", "expert groups per token");
+    if (!groups || !topK || *topK >= *groups)
+        return;
+    run[kRouterGroupsKey] = *groups;
+    run[kRouterGroupTopKKey] = *topK;
+}
+
 // --- attention -------------------------------------------------------------------------------
 
 std::optional<json> attention(SettingsReader& r)
@@ -624,6 +636,8 @@ const std::set<std::string>& knownSettingNames()
         "moe_shared_expert_intermediate_size",
         "moe_layer_freq",
         "moe_expert_capacity_factor",
+        "moe_router_num_groups",
+        "moe_router_group_topk",
         "sequence_parallel",
         "use_distributed_optimizer",
         "use_torch_fsdp2",
@@ -812,6 +826,8 @@ std::optional<json> runFromSettings(const TrainingSettings& settings, const Sett
         run["checkpoint"] = {{"interval_steps", *interval}, {"async", r.flag("async_save")}};
     if (const auto offloaded = activationOffload(r))
         run[kActivationOffloadKey] = *offloaded;
+    if (experts)
+        routerGroups(r, run);
     if (r.failed())
         return std::nullopt;
     std::string notes = "Imported from " + origin.description + " (" + origin.start.file + ").";

@@ -217,12 +217,13 @@ TEST_CASE("a row's software: MegaScale's Megatron-LM baselines on Megatron-LM's 
     // (off here: 2025 software) for the same model on other GPUs or in other containers.
     for (const char* on : {"mbridge_2509_dsv3_h100", "mbridge_2511_qwen3-30b_h100",
                            "mbridge_2602_qwen3-30b_h100", "mbridge_2604_qwen3-235b_h100",
+                           "mbridge_2602_qwen3-235b_h100", "mbridge_260201_qwen3-235b_h100",
                            "mbridge_260401_dsv3_b200", "mbridge_2604_gptoss-120b_gb200"}) {
         INFO(on);
         CHECK(extension(on, "x-moe_a2a_overlap") == true);
     }
     for (const char* unset : {"mbridge_260201_qwen3-30b_gb200", "mbridge_2604_dsv3_b200",
-                              "mbridge_2604_gptoss-120b_gb300", "mbridge_2602_qwen3-235b_h100"}) {
+                              "mbridge_2604_gptoss-120b_gb300", "mbridge_2602_qwen3-235b_gb200"}) {
         INFO(unset);
         CHECK(extension(unset, "x-moe_a2a_overlap").is_null());
     }
@@ -233,5 +234,16 @@ TEST_CASE("a row's software: MegaScale's Megatron-LM baselines on Megatron-LM's 
          {"mbridge_2606_dsv3_gb300", "mbridge_2604_dsv3_gb200", "mbridge_2606_qwen3-235b_gb200"}) {
         INFO(unset);
         CHECK(extension(unset, "x-fp8_attention").is_null());
+    }
+    // DeepSeek-V3 routes each token to 4 of 8 expert groups, forced balance or learned; no other
+    // model does, nor AutoModel's fake balanced gate.
+    for (const char* limited : {"mbridge_2602_dsv3_b200", "mlperf_v60_dsv3_NVIDIA_theia"}) {
+        INFO(limited);
+        CHECK(extension(limited, "x-moe_router_num_groups") == 8);
+        CHECK(extension(limited, "x-moe_router_group_topk") == 4);
+    }
+    for (const char* unset : {"automodel_89e3a9f_dsv3", "mbridge_2602_qwen3-235b_h100"}) {
+        INFO(unset);
+        CHECK(extension(unset, "x-moe_router_num_groups").is_null());
     }
 }

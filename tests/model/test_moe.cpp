@@ -316,6 +316,69 @@ TEST_CASE("the expert all-to-all hides under compute only where the recipe overl
     CHECK(bf16Off > bf16On);
 }
 
+TEST_CASE("the overlapped all-to-all's schedule costs the CPU time per layer unless the step "
+          "is one CUDA graph")
+{
+    const LoadedFile& f = insideRacks();
+    RunDesc run = *f.run;
+    run.precision = Precision::BF16; // launched layer by layer
+    run.batch.micro = 1;             // small enough for the CPU to set the pace
+    run.extensions.set("x-moe_a2a_overlap", true);
+    Calibration none = defaultCalibration();
+    none.a2aOverlapHostUs = 0;
+    Calibration heavy = none;
+    heavy.a2aOverlapHostUs = 1e5; // 0.1 s a layer and micro-batch: the CPU sets the pace
+    const double free = evaluate(*f.cluster, run, {.calibration = &none}).stepTimeS;
+    const double paid = evaluate(*f.cluster, run, {.calibration = &heavy}).stepTimeS;
+    CHECK(paid > 2 * free);
+    run.extensions.set("x-moe_a2a_overlap", false); // no such schedule, no such cost
+    CHECK(evaluate(*f.cluster, run, {.calibration = &heavy}).stepTimeS ==
+          evaluate(*f.cluster, run, {.calibration = &none}).stepTimeS);
+    run = *f.run; // the 2026 MXFP8 recipe: the step is one CUDA graph, the overlap on
+    CHECK(evaluate(*f.cluster, run, {.calibration = &heavy}).stepTimeS ==
+          evaluate(*f.cluster, run, {.calibration = &none}).stepTimeS);
+}
+
+TEST_CASE("group-limited routing: the chance a token misses a domain")
+{
+    const auto [domains, topK, groups, groupTopK, miss] =
+        GENERATE(table<double, int, int, int, double>({
+            {8, 8, 0, 0, 0.343608915}, // unlimited: (7/8)^8
+            {8, 8, 8, 4, 0.5},         // DeepSeek-V3, a group a domain: 4 of 8 groups
+            {4, 8, 8, 4, 15.0 / 70},   // two groups a domain: C(6,4) / C(8,4)
+            {16, 8, 8, 4, 0.625},      // a group over two domains: 1/2 + 1/2 (1/2)^2
+            {8, 8, 32, 1, 0.875},      // top-k consecutive experts: one domain of 8
+            {3, 8, 8, 4, 0.039018442}, // neither divides the other: unlimited, (2/3)^8
+        }));
+    const std::optional<RouterGroups> limit =
+        groups ? std::optional<RouterGroups>(RouterGroups{groups, groupTopK}) : std::nullopt;
+    CHECK(missesDomain(domains, topK, limit) == Approx(miss));
+}
+
+TEST_CASE("group-limited routing sends fewer tokens across NVLink domains, read from the run")
+{
+    const LoadedFile& f = acrossRacks();
+    RunDesc run = *f.run;
+    REQUIRE(run.model.moe->experts == 256);
+    REQUIRE(routerGroupsOf(run)); // the sample routes as DeepSeek-V3 does: 4 of 8 groups
+    const Evaluation limited = evaluate(*f.cluster, run);
+    run.extensions.erase(kRouterGroupsKey);
+    run.extensions.erase(kRouterGroupTopKKey);
+    const Evaluation unlimited = evaluate(*f.cluster, run);
+    CHECK(limited.commTotalS[Dim::EP] < unlimited.commTotalS[Dim::EP]);
+    CHECK(limited.stepTimeS < unlimited.stepTimeS);
+    // Values that describe no limit are ignored: as many groups as chosen, groups that do not
+    // divide the experts, text.
+    for (const auto& [groups, topK] :
+         std::vector<std::pair<nlohmann::json, nlohmann::json>>{{8, 8}, {7, 2}, {"8", 4}, {8, 0}}) {
+        run.extensions.set(kRouterGroupsKey, groups);
+        run.extensions.set(kRouterGroupTopKKey, topK);
+        INFO(groups.dump() << " " << topK.dump());
+        CHECK_FALSE(routerGroupsOf(run));
+        CHECK(evaluate(*f.cluster, run).stepTimeS == unlimited.stepTimeS);
+    }
+}
+
 TEST_CASE("FP8 attention follows the recipe unless the run says, and never in BF16")
 {
     const LoadedFile& f = insideRacks();
