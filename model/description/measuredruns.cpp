@@ -243,12 +243,12 @@ constexpr Container kLatest{99, 12, 99};
 // (overlap_moe_expert_parallel_comm), besides the 2026 full-iteration MXFP8 ones the cost
 // model knows (calibration.h).
 const Recipes kAllToAllOverlapRecipes[] = {
-    {{25, 9}, {25, 9, 99}, "DeepSeek-V3", "H100"},
+    {{25, 9}, {25, 11, 99}, "DeepSeek-V3", "H100"},
     {{25, 11}, {25, 11, 99}, "Qwen3-30B-A3B", "H100"},
     {{25, 11}, {25, 11, 99}, "Qwen3-235B-A22B", "B200"},
     {{26, 2}, {26, 2}, "Qwen3-30B-A3B", "H100"},
     {{25, 11}, kLatest, "Qwen3-235B-A22B", "H100"},
-    {{26, 4}, {26, 4, 99}, "gpt-oss-120b", "GB200"},
+    {{26, 4}, kLatest, "gpt-oss-120b", "GB200"},
     {{26, 4, 1}, {26, 4, 1}, "DeepSeek-V3", "B200"},
 };
 
