@@ -196,17 +196,6 @@ void placeDimensions(const ClusterDesc& cluster, const RunDesc& run, Workload& w
     }
 }
 
-// What a GPU copies to or from host memory per second, one way: on a Grace superchip over
-// NVLink-C2C (900 GB/s both ways for its two GPUs, whose LPDDR5X gives 512 GB/s to both), else
-// over PCIe (Gen4 x16 on A100, Gen5 x16 after it); pinned copies reach about 80 % of that.
-double hostCopyRateOf(const GpuSpec& gpu)
-{
-    constexpr double kCopyEfficiency = 0.8;
-    const bool grace = gpu.name == "GB200" || gpu.name == "GB300";
-    const double GBps = grace ? std::min(900.0 / 2 / 2, 512.0 / 2) : gpu.name == "A100" ? 32 : 64;
-    return kCopyEfficiency * GBps * 1e9;
-}
-
 Rates resolveRates(const ClusterDesc& cluster, const RunDesc& run, const Calibration& cal,
                    Workload& w)
 {
@@ -224,7 +213,8 @@ Rates resolveRates(const ClusterDesc& cluster, const RunDesc& run, const Calibra
     w.allToAllOverlap = allToAllOverlapOf(run, gpu, w.framework);
     w.routerGroups = routerGroupsOf(run);
     w.offloadLayers = activationOffloadLayersOf(run);
-    w.hostCopyRate = hostCopyRateOf(gpu);
+    w.toHostRate = hostCopyGBps(gpu, HostCopy::ToHost) * 1e9;
+    w.fromHostRate = hostCopyGBps(gpu, HostCopy::FromHost) * 1e9;
     r.groupedEff = cal.groupedGemmEfficiency(gpu.name, run.precision) *
                    (w.wholeStepGraph ? cal.grouped2026Factor : 1);
     r.bf16Peak = gpu.peakTflopsBf16 * 1e12;
@@ -541,11 +531,10 @@ void offloadActivations(Workload& w, size_t i, int layers)
     if (offloaded <= 0)
         return;
     const double bytes = w.activationBytesOfChunk[i] / layers;
-    const double copy = bytes / w.hostCopyRate;
     const double forward = w.forward[i].compute / layers;
     const double backward = (w.backward[i].compute + w.backward[i].recompute) / layers;
-    w.forward[i].compute += offloaded * std::max(0.0, copy - forward);
-    w.backward[i].compute += offloaded * std::max(0.0, copy - backward);
+    w.forward[i].compute += offloaded * std::max(0.0, bytes / w.toHostRate - forward);
+    w.backward[i].compute += offloaded * std::max(0.0, bytes / w.fromHostRate - backward);
     w.activationBytesOfChunk[i] -= (offloaded - 1) * bytes;
 }
 

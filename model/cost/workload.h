@@ -96,7 +96,8 @@ struct Workload {
     double gradBytesPerParam = 2;  // gradients are reduced in BF16 (FP32 on Megatron-LM's defaults)
     double gatherBytesPerParam = 2; // parameters are gathered in the GEMM precision
     int offloadLayers = 0;          // per chunk, activations kept in host memory
-    double hostCopyRate = 0;        // bytes/s a GPU copies to or from host memory
+    double toHostRate = 0;          // bytes/s a GPU copies to host memory (offloading)
+    double fromHostRate = 0;        // and back (reloading)
     std::vector<double> optimizerS; // per stage
     std::vector<double> memoryGiB;  // per stage
     MemoryParts busiestMemory;      // the parts of the most loaded stage's

@@ -20,6 +20,22 @@ double GpuSpec::peakTflops(Precision p) const
     return 0;
 }
 
+double hostCopyGBps(const GpuSpec& gpu, HostCopy direction)
+{
+    if (gpu.name == "GB200" || gpu.name == "GB300") {
+        // NVLink-C2C carries 900 GB/s both ways together between the Grace CPU and both its
+        // GPUs (225 GB/s a GPU a direction; Grace's LPDDR5X, 512 GB/s for both, does not bind).
+        // Copies reach 83 % of a direction to the GPU and 66 % from it: 375 and 297 GB/s of
+        // 450, measured on GH200's C2C (KTH, "Harnessing Integrated CPU-GPU System Memory for
+        // HPC: a first look into Grace Hopper", 2024).
+        constexpr double kLinkGBps = 900.0 / 2 / 2;
+        return kLinkGBps * (direction == HostCopy::ToHost ? 297.0 / 450 : 375.0 / 450);
+    }
+    // PCIe x16, one direction (Gen4 on the A100, Gen5 after it), at 80 % of the link.
+    constexpr double kPcieEfficiency = 0.8;
+    return kPcieEfficiency * (gpu.name == "A100" ? 32 : 64);
+}
+
 const std::vector<GpuSpec>& gpuCatalog()
 {
     // Dense tensor-core peaks of formats.md; 0 where the GPU lacks the precision.

@@ -110,6 +110,12 @@ struct GpuSpec {
     bool operator==(const GpuSpec&) const = default;
 };
 
+// Which way a copy between a GPU and its host's memory goes.
+enum class HostCopy : uint8_t { ToHost, FromHost };
+// GB/s one GPU copies to or from host memory, one direction, as pinned copies reach it: on a
+// Grace superchip (GB200, GB300) over NVLink-C2C, else over PCIe.
+double hostCopyGBps(const GpuSpec& gpu, HostCopy direction);
+
 // The built-in catalog of formats.md.
 const std::vector<GpuSpec>& gpuCatalog();
 const GpuSpec* findCatalogGpu(const std::string& name);

@@ -28,11 +28,6 @@ inline constexpr Storage kAssumedStorage{2000, 2000};
 // aggregate rate, and never faster than the NICs that carry it.
 double storageTransferS(double bytes, double storageGBps, int64_t gpus, double nicGBpsPerGpu);
 
-// GB/s one GPU copies to host memory, one direction: NVLink-C2C on Grace superchips (GB200,
-// GB300: 450 GB/s a direction), PCIe Gen4 x16 for the A100 (32 GB/s), PCIe Gen5 x16 otherwise
-// (64 GB/s); each at 80 % of the link rate, the efficiency the cost model gives NVLink.
-double hostCopyGBps(const GpuSpec& gpu);
-
 struct CheckpointCost {
     double bytes = 0;
     double writeS = 0;    // the whole checkpoint to storage
