@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "calibration.h"
 #include "common.h"
 #include "costmodel.h"
 #include "loader.h"
@@ -189,8 +190,9 @@ void describeAttention(const ModelShape& m, std::ostream& out)
     out << "\n";
 }
 
-void describeExperts(const ModelShape& m, std::ostream& out)
+void describeExperts(const RunDesc& r, std::ostream& out)
 {
+    const ModelShape& m = r.model;
     if (!m.moe)
         return;
     const Moe& e = *m.moe;
@@ -207,6 +209,9 @@ void describeExperts(const ModelShape& m, std::ostream& out)
                 : std::string("dropless"));
     if (e.imbalance != 1)
         out << ", the busiest expert " << numberText(e.imbalance) << "x the mean";
+    if (const auto groups = routerGroupsOf(r))
+        out << "; a token's experts from " << groups->topK << " of " << groups->groups
+            << " groups (group-limited routing)";
     out << "\n";
 }
 
@@ -224,7 +229,7 @@ void describeRun(const RunDesc& r, const ClusterDesc* c, std::ostream& out)
         out << ", " << m.mtpLayers << " MTP layer" << (m.mtpLayers == 1 ? "" : "s");
     out << "\n";
     describeAttention(m, out);
-    describeExperts(m, out);
+    describeExperts(r, out);
     out << "  precision       " << toString(r.precision) << "\n";
     const int dp = c ? r.dpFor(c->healthyGpuCount()) : p.dp;
     out << "  parallelism     TP " << p.tp << " x CP " << p.cp << " x PP " << p.pp << " x DP "

@@ -114,7 +114,8 @@ TEST_CASE("describe gives a model's experts and its attention", "[samples][cli]"
     CHECK(text.find("  attention       multi-head latent attention: keys and values compressed "
                     "to rank 512, queries to 1,536") != std::string::npos);
     CHECK(text.find("  experts         256 of width 2,048, 8 a token, 1 shared of width 2,048; "
-                    "the first 3 layers dense (FFN 18,432); dropless\n") != std::string::npos);
+                    "the first 3 layers dense (FFN 18,432); dropless; a token's experts from 4 "
+                    "of 8 groups (group-limited routing)\n") != std::string::npos);
 
     // Sliding windows, and a capacity past which tokens are dropped.
     nlohmann::json run =
@@ -123,6 +124,7 @@ TEST_CASE("describe gives a model's experts and its attention", "[samples][cli]"
     run["model"]["attention"] = {{"kind", "sliding_window"}, {"window", 128}, {"every", 2}};
     run["model"]["head_dim"] = 128;
     run["model"]["moe"]["capacity_factor"] = 1.25;
+    run.erase("x-moe_router_num_groups"); // any expert for any token: no groups named
     const std::string file =
         (std::filesystem::temp_directory_path() / "cs-describe-window.run.json").string();
     std::ofstream(file) << run.dump();
@@ -133,6 +135,7 @@ TEST_CASE("describe gives a model's experts and its attention", "[samples][cli]"
     CHECK(window.str().find("  attention       sliding-window attention: 128 tokens on one layer "
                             "in 2, the others full\n") != std::string::npos);
     CHECK(window.str().find("; tokens dropped past capacity factor 1.25\n") != std::string::npos);
+    CHECK(window.str().find("group-limited") == std::string::npos);
 
     // A dense model with grouped-query attention has neither line.
     std::ostringstream dense;
