@@ -105,9 +105,7 @@ int main(int argc, char** argv)
 
     MainWindow window;
     window.show();
-    if (!window.offerRecovery()) {
-        for (const QString& file : MainWindow::startupFiles(files))
-            window.openFile(file);
-    }
+    if (!window.offerRecovery())
+        window.openStartupFiles(files);
     return app.exec();
 }

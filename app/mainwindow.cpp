@@ -418,6 +418,17 @@ QStringList MainWindow::startupFiles(const QStringList& files)
     return measuredOnly ? QStringList{QStringLiteral(CS_DEFAULT_SAMPLE)} + files : files;
 }
 
+void MainWindow::openStartupFiles(const QStringList& files)
+{
+    bool document = false;
+    for (const QString& file : startupFiles(files)) {
+        const bool opensDialog = isMeasuredRunsFile(file) || QFileInfo(file).isDir();
+        document = (openFile(file) && !opensDialog) || document;
+    }
+    if (!document)
+        openFile(QStringLiteral(CS_DEFAULT_SAMPLE));
+}
+
 bool MainWindow::openFile(const QString& path)
 {
     if (isMeasuredRunsFile(path) || QFileInfo(path).isDir())

@@ -48,6 +48,9 @@ public:
     // are none, and under measured-runs files alone, so that the window behind them shows a
     // cluster rather than an empty document.
     static QStringList startupFiles(const QStringList& files);
+    // Opens the startupFiles of the command line; when none of them opens as the document (each
+    // missing or refused, and said so), the default sample does.
+    void openStartupFiles(const QStringList& files);
     // Shows the cost model beside every measured run of a .jsonl file, or of a folder of
     // training logs (each measured against the current run; cs::importLogFolder); a row opens
     // as a document.

@@ -9,6 +9,8 @@
 #include <QChart>
 #include <QDockWidget>
 #include <QEventLoop>
+#include <QFile>
+#include <QFileInfo>
 #include <QLabel>
 #include <QMouseEvent>
 #include <QScreen>
@@ -301,12 +303,38 @@ TEST_CASE("started on measured runs alone, the window opens the default sample b
     QTemporaryDir recovery;
     MainWindow window(recovery.path());
     window.setQuiet(true);
-    for (const QString& file : MainWindow::startupFiles(
-             {QStringLiteral(CS_SAMPLES_DIR "/../../shared/reference/validation/public.jsonl")}))
-        window.openFile(file);
+    window.openStartupFiles(
+        {QStringLiteral(CS_SAMPLES_DIR "/../../shared/reference/validation/public.jsonl")});
     CHECK(window.document()->cluster().gpuCount() > 0);
     REQUIRE(window.measuredRunsDialog());
     CHECK(window.measuredRunsDialog()->rowCount() == 56);
+}
+
+TEST_CASE("started on files that do not open, the window says why and opens the default sample",
+          "[startup]")
+{
+    QTemporaryDir dir;
+    const QString missing = dir.filePath(QStringLiteral("missing.run.json"));
+    const QString broken = dir.filePath(QStringLiteral("broken.cluster.json"));
+    QFile file(broken);
+    REQUIRE(file.open(QIODevice::WriteOnly));
+    file.write("{\"format\": ");
+    file.close();
+
+    MainWindow window(dir.path());
+    window.setQuiet(true);
+    window.openStartupFiles({missing, broken});
+    CHECK(window.lastProblem().contains(QStringLiteral("broken.cluster.json")));
+    CHECK(window.document()->cluster().gpuCount() > 0);
+    CHECK(window.document()->filePath().endsWith(QFileInfo(CS_DEFAULT_SAMPLE).fileName()));
+
+    // One that opens is the document; nothing is opened after it.
+    MainWindow second(dir.path());
+    second.setQuiet(true);
+    const QString run = QStringLiteral(CS_SAMPLES_DIR "/ndv5-h100-128-gpt3-175b.run.json");
+    REQUIRE(QFileInfo::exists(run));
+    second.openStartupFiles({missing, run});
+    CHECK(second.document()->sourcePath() == run);
 }
 
 TEST_CASE("a dialog opens at the size it wants, within the screen", "[layout]")
