@@ -60,6 +60,12 @@
 namespace {
 constexpr int kMaxRecentFiles = 10;
 const QString kSessionFilter = QStringLiteral("ClusterScope sessions (*.csession)");
+
+// Measured runs, and a folder of training logs, open as a dialog over the document.
+bool opensAsDialog(const QString& path)
+{
+    return MainWindow::isMeasuredRunsFile(path) || QFileInfo(path).isDir();
+}
 } // namespace
 
 MainWindow::MainWindow(const QString& recoveryDir, QWidget* parent)
@@ -421,17 +427,15 @@ QStringList MainWindow::startupFiles(const QStringList& files)
 void MainWindow::openStartupFiles(const QStringList& files)
 {
     bool document = false;
-    for (const QString& file : startupFiles(files)) {
-        const bool opensDialog = isMeasuredRunsFile(file) || QFileInfo(file).isDir();
-        document = (openFile(file) && !opensDialog) || document;
-    }
+    for (const QString& file : startupFiles(files))
+        document = (openFile(file) && !opensAsDialog(file)) || document;
     if (!document)
         openFile(QStringLiteral(CS_DEFAULT_SAMPLE));
 }
 
 bool MainWindow::openFile(const QString& path)
 {
-    if (isMeasuredRunsFile(path) || QFileInfo(path).isDir())
+    if (opensAsDialog(path))
         return openMeasuredRuns(path);
     const bool isSession = path.endsWith(QLatin1String(".csession"));
     // Before loading: a change between the two makes a later save ask, never lose it.
