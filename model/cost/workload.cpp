@@ -521,10 +521,12 @@ const std::vector<int>& pipelineSplit(const ModelShape& model, const LayerTable&
     return memo.split;
 }
 
-// Activation offloading: the first layers of a chunk copy what they keep for backward to host
-// memory during the forward pass and back ahead of their backward pass, each copy under the
-// next layer's compute; only the layer in transit stays on the GPU. A copy that takes longer
-// than a layer's compute holds the GPU up.
+// Activation offloading as Transformer Engine schedules it (cpu_offload.py, its load-balanced
+// windows): the first `n` layers of a chunk copy what they keep for backward to host memory one
+// after another, each over a window of the `L / n` layers that follow (the remainder spread
+// over the first windows, the first window short of the layer being copied), and the compute
+// waits at each window's end for its copy; the copies back run the same windows in reverse
+// ahead of their backward. Only the layer in transit stays on the GPU.
 void offloadActivations(Workload& w, size_t i, int layers)
 {
     const int offloaded = std::min(w.offloadLayers, layers - 1);
@@ -533,8 +535,8 @@ void offloadActivations(Workload& w, size_t i, int layers)
     const double bytes = w.activationBytesOfChunk[i] / layers;
     const double forward = w.forward[i].compute / layers;
     const double backward = (w.backward[i].compute + w.backward[i].recompute) / layers;
-    w.forward[i].compute += offloaded * std::max(0.0, bytes / w.toHostRate - forward);
-    w.backward[i].compute += offloaded * std::max(0.0, bytes / w.fromHostRate - backward);
+    w.forward[i].compute += offloadWaitS(bytes / w.toHostRate, forward, layers, offloaded);
+    w.backward[i].compute += offloadWaitS(bytes / w.fromHostRate, backward, layers, offloaded);
     w.activationBytesOfChunk[i] -= (offloaded - 1) * bytes;
 }
 
@@ -816,6 +818,16 @@ void fullyShardedData(const RunDesc& run, Workload& w)
 }
 
 } // namespace
+
+double offloadWaitS(double copyS, double layerS, int layers, int offloaded)
+{
+    double wait = 0;
+    for (int k = 0; k < offloaded; ++k) {
+        const int window = layers / offloaded + (k < layers % offloaded ? 1 : 0) - (k == 0);
+        wait += std::max(0.0, copyS - window * layerS);
+    }
+    return wait;
+}
 
 double Parts::total() const
 {

@@ -117,26 +117,26 @@ TEST_CASE("ND H100 v5, 10,752 GPUs: GPT-3 175B step time")
     checkBreakdownAddsUp(e);
 }
 
-// Rows whose published recipe runs what the model has no term for, with the error that
-// mechanism leaves: a change that explains it (or breaks more) shows here.
-const std::map<std::string, std::pair<double, double>> kExplainedOutliers = {
+// Rows the model does not explain, each with the range of its error: a change that explains one
+// (or moves it further) shows here.
+const std::map<std::string, std::pair<double, double>> kUnexplainedRows = {
     // Megatron-Bridge LLAMA3_70B_PRETRAIN_CONFIG_GB300_FP8_CS: Megatron FSDP with
     // cpu_offloading_num_layers = 20 (scripts/performance/configs/llama/
-    // llama3_workload_base_configs.py). The model times the copies to the host and back; what
-    // is left is not explained (docs/cost-model.md, "Activation offloading").
-    {"nemo_bridge_25.11_DGX-GB300_LLAMA3_70B_64gpu_FP8-CS", {-0.20, -0.12}},
+    // llama3_workload_base_configs.py). Its copies to the host and back hide under their
+    // windows of layers as Transformer Engine schedules them; the gap is not explained
+    // (docs/cost-model.md, "Activation offloading").
+    {"nemo_bridge_25.11_DGX-GB300_LLAMA3_70B_64gpu_FP8-CS", {-0.23, -0.20}},
 };
 
 TEST_CASE("public measured runs: MAPE at most 4 %, no row off by more than 13 % but one "
-          "explained")
+          "unexplained")
 {
     double sum = 0;
     const auto runs = publicRuns();
     for (const MeasuredRun& r : runs) {
         const double error = step(r.cluster, r.run) / r.run.measured->stepTimeS - 1;
         INFO(r.id << " error " << error);
-        if (const auto outlier = kExplainedOutliers.find(r.id);
-            outlier != kExplainedOutliers.end()) {
+        if (const auto outlier = kUnexplainedRows.find(r.id); outlier != kUnexplainedRows.end()) {
             CHECK(error >= outlier->second.first);
             CHECK(error <= outlier->second.second);
         } else {
@@ -437,8 +437,32 @@ TEST_CASE("published layouts fit their GPUs; one fits only by offloading activat
     }
 }
 
-TEST_CASE("offloaded activations leave the GPU; only copies longer than a layer's compute cost "
-          "time")
+TEST_CASE("an offloaded layer's copy waits only for what outlasts its window of layers",
+          "[offload]")
+{
+    struct Case {
+        double copyS, layerS;
+        int layers, offloaded;
+        double waitS;
+    };
+    // Windows of layers / offloaded layers, the remainder one more each on the first windows,
+    // the first one layer short (it starts after the layer it copies).
+    const Case cases[] = {
+        {26.3, 10.8, 80, 20, 0},                      // 3 and then 4 layers of 10.8 hide 26.3
+        {50, 10, 80, 20, (50 - 30) + 19 * (50 - 40)}, // every window too short
+        {5, 1, 10, 3, 3 * (5 - 3)}, // windows 4, 3, 3: the first 3 after its layer
+        {2.5, 1, 7, 3, 3 * 0.5},    // windows 3, 2, 2: 2, 2, 2
+        {3, 1, 8, 7, 7 * 2},        // one layer each
+        {3, 1, 8, 0, 0},            // nothing offloaded
+    };
+    for (const Case& c : cases) {
+        INFO(c.layers << " layers, " << c.offloaded << " offloaded");
+        CHECK(offloadWaitS(c.copyS, c.layerS, c.layers, c.offloaded) == Approx(c.waitS));
+    }
+}
+
+TEST_CASE("offloaded activations leave the GPU; only copies longer than their window of layers "
+          "cost time")
 {
     const auto runs = publicRuns();
     const auto it = std::find_if(runs.begin(), runs.end(), [](const MeasuredRun& r) {
@@ -469,12 +493,14 @@ TEST_CASE("offloaded activations leave the GPU; only copies longer than a layer'
     for (const nlohmann::json& ignored :
          {nlohmann::json(-3), nlohmann::json("20"), nlohmann::json(20.5), nlohmann::json(true)})
         CHECK(offloading(gb300, ignored).stepTimeS == none.stepTimeS);
-    // Over PCIe (B200 boards) the copies take longer than over a Grace superchip's NVLink-C2C.
+    // Over a Grace superchip's NVLink-C2C each copy hides under its window of four layers; over
+    // PCIe (B200 boards) it outlasts them.
     const GpuSpec& b200 = *findCatalogGpu("B200");
     const double pcieCost = offloading(b200, 20).stepTimeS - offloading(b200, 0).stepTimeS;
     const double c2cCost = twenty.stepTimeS - none.stepTimeS;
     INFO("offloading 20 layers costs " << c2cCost << " s on GB300, " << pcieCost << " s on B200");
-    CHECK(pcieCost > 2 * c2cCost);
+    CHECK(c2cCost == 0);
+    CHECK(pcieCost > 0.1);
     checkBreakdownAddsUp(twenty);
 }
 
