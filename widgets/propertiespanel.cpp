@@ -386,7 +386,7 @@ void PropertiesPanel::buildFields()
             par, tr("Offloaded layers"),
             tr("Layers of each model chunk whose activations wait in host memory for the "
                "backward pass, as recipes that set Megatron-Core's cpu_offloading_num_layers "
-               "do: less GPU memory, and time where a copy outlasts a layer's compute "
+               "do: less GPU memory, and time where a copy outlasts the layers it runs under "
                "(0: none)"),
             Kind::Int,
             [](const cs::ClusterRun& v) { return QVariant(cs::activationOffloadLayersOf(v.run)); },
