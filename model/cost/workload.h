@@ -139,9 +139,9 @@ Workload buildWorkload(const ClusterDesc& cluster, const RunDesc& run, const Cal
 void rebuildWorkload(const ClusterDesc& cluster, const RunDesc& run, const Calibration& cal,
                      Workload& w);
 
-// What the compute waits for `offloaded` of a chunk's `layers` layers whose activations each
-// take `copyS` to copy to or from host memory, against `layerS` of compute a layer, as
-// Transformer Engine spreads the copies (workload.cpp, offloadActivations).
+// What the compute waits for `offloaded` (0 to layers - 1) of a chunk's `layers` layers whose
+// activations each take `copyS` to copy to or from host memory, against `layerS` of compute a
+// layer, as Transformer Engine spreads the copies (workload.cpp, offloadActivations).
 double offloadWaitS(double copyS, double layerS, int layers, int offloaded);
 
 } // namespace cs
