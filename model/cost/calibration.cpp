@@ -155,6 +155,30 @@ bool fp8AttentionOf(const RunDesc& run, const GpuSpec& gpu, Framework framework)
     return switchOf(run, kFp8AttentionKey).value_or(fullIterationRecipe(run, gpu, framework));
 }
 
+bool fp8BlockScalingOf(const RunDesc& run, const GpuSpec& gpu, Framework framework)
+{
+    if (run.precision != Precision::FP8 || gpu.peakTflopsNvfp4 <= 0)
+        return false;
+    return switchOf(run, kFp8BlockScalingKey).value_or(fullIterationRecipe(run, gpu, framework));
+}
+
+double quantizedBytesOf(const RunDesc& run, const GpuSpec& gpu, Framework framework)
+{
+    constexpr double kMxBlock = 32;    // elements a scale (one byte, E8M0) covers in MXFP8
+    constexpr double kNvfp4Block = 16; // in NVFP4 (one FP8 scale)
+    switch (run.precision) {
+    case Precision::BF16:
+        return 0;
+    case Precision::NVFP4:
+        return 2 * (0.5 + 1 / kNvfp4Block);
+    case Precision::FP8:
+        if (fp8BlockScalingOf(run, gpu, framework))
+            return 2 * (1 + 1 / kMxBlock);
+        return gpu.peakTflopsNvfp4 > 0 ? 1 : 2;
+    }
+    return 0;
+}
+
 bool nvlsOf(const RunDesc& run, const GpuSpec& gpu, Framework)
 {
     constexpr double kNvlink4GBps = 900; // per GPU, both directions: NVSwitch 3, which reduces
@@ -258,43 +282,43 @@ const Calibration& defaultCalibration()
     static const Calibration c{
         .gemm =
             {
-                {"A100", Precision::BF16, 0.661193},
-                {"B200", Precision::FP8, 0.593937},
-                {"GB200", Precision::FP8, 0.538385},
-                {"GB200", Precision::NVFP4, 0.473842},
-                {"GB300", Precision::FP8, 0.785768},
-                {"GB300", Precision::NVFP4, 0.4952},
-                {"H100", Precision::FP8, 0.707492},
-                {"H200", Precision::FP8, 0.635908},
+                {"A100", Precision::BF16, 0.657964},
+                {"B200", Precision::FP8, 0.592086},
+                {"GB200", Precision::FP8, 0.535609},
+                {"GB200", Precision::NVFP4, 0.480569},
+                {"GB300", Precision::FP8, 0.785476},
+                {"GB300", Precision::NVFP4, 0.506552},
+                {"H100", Precision::FP8, 0.725842},
+                {"H200", Precision::FP8, 0.644188},
             },
         .grouped =
             {
-                {"B200", Precision::BF16, 0.182104},
-                {"B200", Precision::FP8, 0.257908},
-                {"GB200", Precision::BF16, 0.23007},
-                {"GB200", Precision::FP8, 0.264941},
-                {"GB300", Precision::BF16, 0.276327},
-                {"GB300", Precision::FP8, 0.378919},
-                {"H100", Precision::BF16, 0.654228},
-                {"H100", Precision::FP8, 0.16773},
+                {"B200", Precision::BF16, 0.179823},
+                {"B200", Precision::FP8, 0.258333},
+                {"GB200", Precision::BF16, 0.229047},
+                {"GB200", Precision::FP8, 0.268941},
+                {"GB300", Precision::BF16, 0.275971},
+                {"GB300", Precision::FP8, 0.3919},
+                {"H100", Precision::BF16, 0.650334},
+                {"H100", Precision::FP8, 0.170718},
             },
         .defaultGemmEfficiency = 0.5,
-        .bf16OverFp8 = 1.41161,
-        .grouped2026Factor = 1.27479,
-        .gemmHalfWidth = 828.27,
-        .groupedHalfWidth = 1532.67,
-        .attentionEfficiency = 0.421538,
-        .memoryEfficiency = 0.638607,
+        .bf16OverFp8 = 1.45509,
+        .grouped2026Factor = 1.27755,
+        .gemmHalfWidth = 849.488,
+        .groupedHalfWidth = 1504.69,
+        .attentionEfficiency = 0.422817,
+        .memoryEfficiency = 0.637279,
         .nvlinkEfficiency = 0.8,
-        .scaleOutEfficiency = 0.814412,
-        .allToAllEfficiency = 0.98923,
-        .tpOverlap = 0.473684,
-        .epOverlap = 0.792765,
-        .dpContention = 0.267295,
-        .layerHostUs = 8.48199,
-        .moeLayerHostUs = 3297.4,
+        .scaleOutEfficiency = 0.882866,
+        .allToAllEfficiency = 0.99151,
+        .tpOverlap = 0.491541,
+        .epOverlap = 0.846119,
+        .dpContention = 0.30138,
+        .layerHostUs = 11.6472,
+        .moeLayerHostUs = 3280.43,
         .expertHostUs = 258.419,
-        .a2aOverlapHostUs = 5771.55,
+        .a2aOverlapHostUs = 5833.48,
         .frameworkMemoryGiB = 4,
     };
     return c;

@@ -225,8 +225,9 @@ Rates resolveRates(const ClusterDesc& cluster, const RunDesc& run, const Calibra
     r.widthHalf = cal.gemmHalfWidth;
     r.groupedWidthHalf = cal.groupedHalfWidth;
     r.weightBytes = weightBytesOf(run.precision);
-    // A cast reads BF16 and writes the narrow type.
-    r.castBytes = run.precision == Precision::BF16 ? 0 : kActivationBytes + r.weightBytes;
+    // A cast reads BF16 and writes the narrow copies.
+    const double quantized = quantizedBytesOf(run, gpu, w.framework);
+    r.castBytes = quantized > 0 ? kActivationBytes + quantized : 0;
     return r;
 }
 

@@ -15,6 +15,7 @@ namespace cs {
 inline constexpr const char* kFrameworkKey = "x-framework";
 inline constexpr const char* kAllToAllOverlapKey = "x-moe_a2a_overlap";
 inline constexpr const char* kFp8AttentionKey = "x-fp8_attention";
+inline constexpr const char* kFp8BlockScalingKey = "x-fp8_block_scaling";
 inline constexpr const char* kNvlsKey = "x-nvls";
 inline constexpr const char* kActivationOffloadKey = "x-activation_offload_layers";
 inline constexpr const char* kRouterGroupsKey = "x-moe_router_num_groups";
@@ -25,15 +26,19 @@ struct ModelExtension {
     const char* key;
     const char* label;
 };
+// One extension a line, however many fit.
+// clang-format off
 inline constexpr ModelExtension kModelExtensions[] = {
     {kFrameworkKey, "framework"},
     {kAllToAllOverlapKey, "all-to-all overlap"},
     {kFp8AttentionKey, "FP8 attention"},
+    {kFp8BlockScalingKey, "MXFP8"},
     {kNvlsKey, "NVLink SHARP"},
     {kActivationOffloadKey, "activation offload"},
     {kRouterGroupsKey, "router groups"},
     {kRouterGroupTopKKey, "groups per token"},
 };
+// clang-format on
 bool readByCostModel(std::string_view key);
 
 class Extensions {

@@ -321,6 +321,18 @@ std::optional<std::pair<int, int>> routerGroupsOfRow(const json& row)
     return std::nullopt;
 }
 
+// Whether an FP8 row's recipe scales in blocks (MXFP8): its `precision_recipe` when it has one,
+// else its source ("FP8-MX", "MXFP8" against "FP8-CS" in Megatron-Bridge's tables).
+bool mxfp8Recipe(const json& row)
+{
+    std::string text = stringAt(row, "precision_recipe");
+    if (text.empty())
+        text = sourceOf(row);
+    std::transform(text.begin(), text.end(), text.begin(),
+                   [](unsigned char c) { return char(std::tolower(c)); });
+    return text.find("mxfp8") != std::string::npos || text.find("fp8-mx") != std::string::npos;
+}
+
 bool fsdpInSource(const json& row)
 {
     const auto source = row.find("source");
@@ -360,6 +372,8 @@ json runJsonOf(const json& row, const std::string& id)
         if (const int layers = offloadedLayersOf(row); layers > 0)
             run[kActivationOffloadKey] = layers;
     run[kFrameworkKey] = frameworkOfSource(row);
+    if (stringAt(row, "precision") == "fp8")
+        run[kFp8BlockScalingKey] = mxfp8Recipe(row);
     if (inRecipes(row, kAllToAllOverlapRecipes))
         run[kAllToAllOverlapKey] = true;
     if (inRecipes(row, kBf16AttentionRecipes))

@@ -406,6 +406,59 @@ TEST_CASE("FP8 and NVFP4 keep the inputs of their GEMMs narrow for the backward 
           0.1 * (e.at(Precision::BF16).memoryGiBPerGpu - e.at(Precision::FP8).memoryGiBPerGpu));
 }
 
+TEST_CASE("a GEMM input is written once per layout its format cannot serve both ways")
+{
+    // {gpu, precision, x-fp8_block_scaling, bytes written per element}: Hopper's FP8 a copy and
+    // its transpose; Blackwell's per-tensor FP8 one copy; MXFP8 two with a scale per 32;
+    // NVFP4 two with a scale per 16; BF16 casts nothing. Block scaling needs Blackwell.
+    struct Case {
+        const char* gpu;
+        Precision precision;
+        std::optional<bool> blocks;
+        double bytes;
+    };
+    const Case cases[] = {
+        {"H100", Precision::FP8, {}, 2},
+        {"H100", Precision::FP8, true, 2},
+        {"B200", Precision::FP8, {}, 1},
+        {"GB200", Precision::FP8, false, 1},
+        {"GB300", Precision::FP8, true, 2 * (1 + 1.0 / 32)},
+        {"GB200", Precision::NVFP4, {}, 2 * (0.5 + 1.0 / 16)},
+        {"GB200", Precision::BF16, true, 0},
+        {"A100", Precision::BF16, {}, 0},
+    };
+    for (const Case& c : cases) {
+        INFO(c.gpu << " " << toString(c.precision) << " " << c.blocks.value_or(false));
+        const GpuSpec gpu = *findCatalogGpu(c.gpu);
+        RunDesc run;
+        run.precision = c.precision;
+        run.extensions.set(kFrameworkKey, "megatron-core-2025");
+        if (c.blocks)
+            run.extensions.set(kFp8BlockScalingKey, *c.blocks);
+        CHECK(quantizedBytesOf(run, gpu, frameworkOf(run, gpu)) == Approx(c.bytes));
+    }
+}
+
+TEST_CASE("MXFP8 costs its second copies: slower than per-tensor FP8 on the same layout, and the "
+          "2026 full-iteration recipes run it unless the run says")
+{
+    const Sample s = fairwater128();
+    RunDesc run = s.run;
+    run.precision = Precision::FP8;
+    const GpuSpec& gpu = s.cluster.gpu;
+    run.extensions.set(kFp8BlockScalingKey, false);
+    const double perTensor = evaluate(s.cluster, run).stepTimeS;
+    run.extensions.set(kFp8BlockScalingKey, true);
+    const double blocks = evaluate(s.cluster, run).stepTimeS;
+    CHECK(blocks > perTensor * 1.002);
+    CHECK(blocks < perTensor * 1.05);
+    run.extensions.erase(kFp8BlockScalingKey);
+    run.extensions.set(kFrameworkKey, "megatron-core-2026");
+    CHECK(fp8BlockScalingOf(run, gpu, frameworkOf(run, gpu)));
+    run.extensions.set(kFrameworkKey, "megatron-core-2025");
+    CHECK_FALSE(fp8BlockScalingOf(run, gpu, frameworkOf(run, gpu)));
+}
+
 TEST_CASE("published layouts fit their GPUs; one fits only by offloading activations as its "
           "recipe does",
           "[reference]")

@@ -235,6 +235,25 @@ TEST_CASE("a row's software: MegaScale's Megatron-LM baselines on Megatron-LM's 
         INFO(unset);
         CHECK(extension(unset, "x-fp8_attention").is_null());
     }
+    // Every FP8 row says how it scales: in blocks where its recipe or source names MXFP8
+    // (FP8-MX), per tensor where it names current scaling or nothing; BF16 rows say nothing.
+    for (const char* mx : {"mbridge_2511_dsv3_gb300", "mbridge_2606_qwen3-235b_gb200",
+                           "mlperf_v60_dsv3_NVIDIA_theia", "mcore_modelzoo_qwen3-235b_gb300"}) {
+        INFO(mx);
+        CHECK(extension(mx, "x-fp8_block_scaling") == true);
+    }
+    for (const char* perTensor :
+         {"mbridge_2509_qwen3-235b_gb200_64_fp8cs", "nemo_bridge_25.11_DGX-GB300_LLAMA3_70B",
+          "nemo_bridge_26.06_DGX-GB200_LLAMA3.1_405B_256gpu_FP8",
+          "mlperf_v5.0_llama31_405b_NVIDIA_tyche"}) {
+        INFO(perTensor);
+        CHECK(extension(perTensor, "x-fp8_block_scaling") == false);
+    }
+    for (const char* unset : {"mbridge_2604_gptoss-120b_gb300", "sc21_t1_1008.0B",
+                              "nemo_bridge_26.06_DGX-GB200_LLAMA3.1_405B_256gpu_NVFP4"}) {
+        INFO(unset);
+        CHECK(extension(unset, "x-fp8_block_scaling").is_null());
+    }
     // DeepSeek-V3 routes each token to 4 of 8 expert groups, forced balance or learned; no other
     // model does, nor AutoModel's fake balanced gate.
     for (const char* limited : {"mbridge_2602_dsv3_b200", "mlperf_v60_dsv3_NVIDIA_theia"}) {
