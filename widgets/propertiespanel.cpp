@@ -25,6 +25,13 @@ namespace {
 constexpr int kLargestTried = 1024; // integer values tried for "values that work"
 constexpr size_t kValuesShown = 12;
 
+// Qt shows plain-text tooltips on one line, however long; as a paragraph it wraps them.
+QString wrappedTip(const QString& text)
+{
+    return QStringLiteral("<p>%1</p>")
+        .arg(text.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>")));
+}
+
 // Spin boxes and combo boxes take the wheel only once they have the focus: scrolling the
 // panel over them must scroll it, never edit the model.
 class WheelNeedsFocus : public QObject {
@@ -376,6 +383,12 @@ void PropertiesPanel::buildFields()
                         "Transformer Engine's fp8_dot_product_attention do (by default only the "
                         "2026 MXFP8 full-iteration recipes; never in a BF16 run)"),
                      cs::fp8AttentionOf, cs::kFp8AttentionKey),
+        SWITCH_FIELD(par, tr("MXFP8"),
+                     tr("FP8 scales its GEMM inputs in blocks of 32 (Transformer Engine's "
+                        "MXFP8BlockScaling), not one scale a tensor: each input is written twice, "
+                        "once for each way the backward reads it (by default only the 2026 "
+                        "full-iteration recipes; FP8 on Blackwell only)"),
+                     cs::fp8BlockScalingOf, cs::kFp8BlockScalingKey),
         SWITCH_FIELD(par, tr("NVLink SHARP"),
                      tr("NCCL may all-reduce inside an NVLink domain in the NVSwitches (NVLS), "
                         "where that is faster: TP without sequence parallelism, gradients "
@@ -525,7 +538,7 @@ void PropertiesPanel::addEditor(int index, QFormLayout* form)
         break;
     }
     }
-    editor->setToolTip(f.tip);
+    editor->setToolTip(wrappedTip(f.tip));
     editor->setObjectName(f.label);
     if (f.kind != Kind::Text && f.kind != Kind::Bool) {
         static WheelNeedsFocus* const filter = new WheelNeedsFocus(qApp);
@@ -606,8 +619,8 @@ void PropertiesPanel::commit(int index, const QVariant& value)
             pointers << QString::fromStdString(d.pointer);
         m_editors[size_t(index)]->setStyleSheet(QStringLiteral("background: #f6d5d1;"));
         m_editors[size_t(index)]->setToolTip(
-            m_problem->text() +
-            tr("\n(in the files: %1)").arg(pointers.join(QStringLiteral(", "))));
+            wrappedTip(m_problem->text() +
+                       tr("\n(in the files: %1)").arg(pointers.join(QStringLiteral(", ")))));
         return;
     }
     // A size that another follows says what it moved, here and in the undo history.
@@ -629,7 +642,7 @@ void PropertiesPanel::commit(int index, const QVariant& value)
                                 .arg(f.label, value.toString(), followed.join(tr(" and ")))
                                 .arg(gpusAfter));
     m_notice->setVisible(!followed.isEmpty());
-    m_editors[size_t(index)]->setToolTip(f.tip);
+    m_editors[size_t(index)]->setToolTip(wrappedTip(f.tip));
     m_values = next;
     refresh();
     QString what = tr("Set %1 to %2").arg(f.label, value.toString());

@@ -133,6 +133,15 @@ TEST_CASE("the expert fields edit the run: EP, and the all-to-all overlap the mo
     REQUIRE(panel.editField(QStringLiteral("FP8 attention"), false));
     CHECK_FALSE(cs::fp8AttentionOf(edited, gpu, cs::frameworkOf(edited, gpu)));
     CHECK(edited.extensions.value().at(cs::kFp8AttentionKey) == false);
+    auto* mxfp8 = panel.findChild<QCheckBox*>(QStringLiteral("MXFP8"));
+    REQUIRE(mxfp8);
+    CHECK(mxfp8->isChecked());
+    // Long tips are paragraphs, which Qt wraps, not one line running off the screen.
+    CHECK(Qt::mightBeRichText(mxfp8->toolTip()));
+    CHECK(mxfp8->toolTip().contains(QStringLiteral("blocks of 32 (Transformer Engine")));
+    REQUIRE(panel.editField(QStringLiteral("MXFP8"), false));
+    CHECK_FALSE(cs::fp8BlockScalingOf(edited, gpu, cs::frameworkOf(edited, gpu)));
+    CHECK(edited.extensions.value().at(cs::kFp8BlockScalingKey) == false);
 
     auto* nvls = panel.findChild<QCheckBox*>(QStringLiteral("NVLink SHARP"));
     REQUIRE(nvls);
