@@ -162,23 +162,6 @@ bool fp8BlockScalingOf(const RunDesc& run, const GpuSpec& gpu, Framework framewo
     return switchOf(run, kFp8BlockScalingKey).value_or(fullIterationRecipe(run, gpu, framework));
 }
 
-double quantizedBytesOf(const RunDesc& run, const GpuSpec& gpu, Framework framework)
-{
-    constexpr double kMxBlock = 32;    // elements a scale (one byte, E8M0) covers in MXFP8
-    constexpr double kNvfp4Block = 16; // in NVFP4 (one FP8 scale)
-    switch (run.precision) {
-    case Precision::BF16:
-        return 0;
-    case Precision::NVFP4:
-        return 2 * (0.5 + 1 / kNvfp4Block);
-    case Precision::FP8:
-        if (fp8BlockScalingOf(run, gpu, framework))
-            return 2 * (1 + 1 / kMxBlock);
-        return gpu.peakTflopsNvfp4 > 0 ? 1 : 2;
-    }
-    return 0;
-}
-
 bool nvlsOf(const RunDesc& run, const GpuSpec& gpu, Framework)
 {
     constexpr double kNvlink4GBps = 900; // per GPU, both directions: NVSwitch 3, which reduces

@@ -67,12 +67,6 @@ bool fp8AttentionOf(const RunDesc& run, const GpuSpec& gpu, Framework framework)
 // given (only for FP8 on the GPUs with FP4, Blackwell, which have MX tensor cores); else on for
 // the full-iteration recipes.
 bool fp8BlockScalingOf(const RunDesc& run, const GpuSpec& gpu, Framework framework);
-// Bytes written per element when a GEMM input is quantized to the run's precision. A tensor
-// that one format cannot serve both ways is written twice: Hopper's FP8 GEMMs take only the
-// TN layout, so Transformer Engine writes a transpose too; MXFP8 and NVFP4 scale blocks along
-// one axis, so the backward's GEMMs need a second copy scaled along the other. Blackwell's
-// per-tensor FP8 reads one copy both ways. 0 in BF16, which casts nothing.
-double quantizedBytesOf(const RunDesc& run, const GpuSpec& gpu, Framework framework);
 // Whether NCCL may all-reduce inside an NVLink domain with NVLink SHARP (NVLS): `x-nvls` in the
 // run, off by default as Megatron-Bridge's launchers set NCCL_NVLS_ENABLE=0 (it costs memory).
 // Only where the NVSwitches can reduce: third-generation NVSwitch, with NVLink 4 (900 GB/s a GPU)

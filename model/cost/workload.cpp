@@ -820,6 +820,18 @@ void fullyShardedData(const RunDesc& run, Workload& w)
 
 } // namespace
 
+double quantizedBytesOf(const RunDesc& run, const GpuSpec& gpu, Framework framework)
+{
+    if (run.precision == Precision::BF16)
+        return 0;
+    constexpr double kMxBlock = 32; // elements one MXFP8 scale (a byte, E8M0) covers
+    const bool mx = fp8BlockScalingOf(run, gpu, framework);
+    const double copy = weightBytesOf(run.precision) + (mx ? 1 / kMxBlock : 0);
+    const bool perTensorOnBlackwell =
+        run.precision == Precision::FP8 && !mx && gpu.peakTflopsNvfp4 > 0;
+    return (perTensorOnBlackwell ? 1 : 2) * copy;
+}
+
 double offloadWaitS(double copyS, double layerS, int layers, int offloaded)
 {
     double wait = 0;
