@@ -2,6 +2,8 @@
 
 #include "enumtext.h"
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -181,6 +183,13 @@ std::string validUtf8(std::string text)
     if (copied == 0)
         return text;
     return out.append(text, copied);
+}
+
+std::string lowerCase(std::string text)
+{
+    std::transform(text.begin(), text.end(), text.begin(),
+                   [](unsigned char c) { return char(std::tolower(c)); });
+    return text;
 }
 
 } // namespace cs

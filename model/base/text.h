@@ -40,6 +40,8 @@ std::string validUtf8(std::string text);
 // \x1b ...), and at most `limit` characters kept, the cut marked with "...".
 inline constexpr size_t kNoLimit = size_t(-1);
 std::string printable(std::string_view text, size_t limit = 80);
+// ASCII lower case, for names compared without regard to case.
+std::string lowerCase(std::string text);
 // printable(text) in double quotes.
 std::string inQuotes(std::string_view text);
 

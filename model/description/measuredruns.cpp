@@ -14,6 +14,7 @@
 #include "fileio.h"
 #include "jsonfields.h"
 #include "loader.h"
+#include "text.h"
 #include "validation.h"
 
 namespace cs {
@@ -325,11 +326,9 @@ std::optional<std::pair<int, int>> routerGroupsOfRow(const json& row)
 // else its source ("FP8-MX", "MXFP8" against "FP8-CS" in Megatron-Bridge's tables).
 bool mxfp8Recipe(const json& row)
 {
-    std::string text = stringAt(row, "precision_recipe");
+    std::string text = lowerCase(stringAt(row, "precision_recipe"));
     if (text.empty())
-        text = sourceOf(row);
-    std::transform(text.begin(), text.end(), text.begin(),
-                   [](unsigned char c) { return char(std::tolower(c)); });
+        text = lowerCase(sourceOf(row));
     return text.find("mxfp8") != std::string::npos || text.find("fp8-mx") != std::string::npos;
 }
 

@@ -52,13 +52,6 @@ std::vector<std::string_view> textLines(std::string_view text)
     return lines;
 }
 
-std::string lowerCase(std::string text)
-{
-    std::transform(text.begin(), text.end(), text.begin(),
-                   [](unsigned char c) { return char(std::tolower(c)); });
-    return text;
-}
-
 std::string asSentence(std::string text)
 {
     if (!text.empty())

@@ -41,9 +41,6 @@ std::optional<SourceText> readSource(const std::string& path, ImportReport& repo
 // The lines of a text, without their "\n" or "\r\n"; line i is numbered i + 1.
 std::vector<std::string_view> textLines(std::string_view text);
 
-// ASCII lower case, for names compared without regard to case.
-std::string lowerCase(std::string text);
-
 // An assumption as a sentence of a description's notes: "tiers assumed" -> "Tiers assumed.".
 std::string asSentence(std::string text);
 

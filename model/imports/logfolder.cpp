@@ -9,6 +9,7 @@
 #include "loader.h"
 #include "megatron.h"
 #include "mllog.h"
+#include "text.h"
 #include "validation.h"
 
 namespace cs {
