@@ -312,7 +312,10 @@ public:
         const size_t i = m_w.op(op.stage, op.chunk);
         const int id = m_ids->of(op), input = m_ids->inputOf(op);
         double& free = m_stageFree[size_t(op.stage)];
-        if (op.start > free) {
+        // Repeats are placed by adding whole periods, whose rounding leaves gaps of a few ulps
+        // between ops that follow on: those are not idle time.
+        const double rounding = 1e-9 * std::max(1.0, op.start);
+        if (op.start > free + rounding) {
             Event gap;
             gap.start = free;
             gap.end = op.start;
@@ -352,15 +355,17 @@ private:
     int64_t m_ops = 0;
 };
 
-// Every op's events, at most kMaxStepEvents: the start of the step (the ops before the
-// repeating block and the block once), then as many repeats as fit beside the end of the step
-// (the ops after the repeats), then that end. When the end does not fit, the events run on in
+// Every op's events, at most kMaxStepEvents with the step's end (two waits a stage and the
+// optimizer): the start of the step (the ops before the repeating block and the block once),
+// then as many repeats as fit beside the end of the step (the ops after the repeats), then that
+// end. When the end does not fit, the events run on in
 // order until full and the rest of the step is left out. What is left out is said in the
 // evaluation.
 void scheduleEvents(const Workload& w, const PipelineSchedule& sched, int critical, Evaluation& e)
 {
     std::vector<Event>& events = e.events;
     const size_t eventsBefore = events.size();
+    const size_t cap = kMaxStepEvents - std::min(kMaxStepEvents / 2, 2 * size_t(w.p) + 1);
     const std::vector<PipelineOp>& ops = sched.ops;
     OpIds ids(w);
     OpEvents start(w, critical, ids);
@@ -373,7 +378,7 @@ void scheduleEvents(const Workload& w, const PipelineSchedule& sched, int critic
         e.leftOutToS = toS;
     };
     for (size_t i = 0; i < sched.repeatEnd; ++i, ++opsShown) {
-        if (events.size() >= kMaxStepEvents)
+        if (events.size() >= cap)
             return leaveOut(ops[i].start, sched.makespan, sched.opCount() - opsShown);
         start.add(ops[i], events);
     }
@@ -381,7 +386,7 @@ void scheduleEvents(const Workload& w, const PipelineSchedule& sched, int critic
     OpEvents end = start;
     end.pass(double(sched.repeats) * sched.repeatS);
     size_t i = sched.repeatEnd;
-    for (; i < ops.size() && events.size() + endEvents.size() < kMaxStepEvents; ++i)
+    for (; i < ops.size() && events.size() + endEvents.size() < cap; ++i)
         end.add(ops[i], endEvents);
     const bool endFits = i == ops.size();
     if (sched.repeats == 0) { // the end follows on at once
@@ -391,7 +396,7 @@ void scheduleEvents(const Workload& w, const PipelineSchedule& sched, int critic
             leaveOut(ops[i].start, sched.makespan, sched.opCount() - opsShown);
         return;
     }
-    const size_t room = kMaxStepEvents - (endFits ? endEvents.size() : 0);
+    const size_t room = cap - (endFits ? endEvents.size() : 0);
     int64_t shown = 0;
     const int64_t blockOps = int64_t(sched.repeatEnd - sched.repeatBegin);
     for (size_t perRepeat = 0; shown < sched.repeats && events.size() + perRepeat <= room;

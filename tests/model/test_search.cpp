@@ -438,9 +438,18 @@ TEST_CASE("the search table on the command line has an EP and an ETP column for 
     };
     REQUIRE(at(moe, "ep") < int(moe.size()));
     REQUIRE(at(moe, "etp") < int(moe.size()));
-    // "placement" spans four cells ("tp, cp, dp, pp"); the columns before it line up one to one.
-    CHECK(moeRow[size_t(at(moe, "ep"))] == "64");
-    CHECK(moeRow[size_t(at(moe, "etp"))] == "1");
+    // "placement" spans four cells ("tp, cp, dp, pp"); the columns before it line up one to one,
+    // under the best layout's degrees as --json gives them.
+    std::ostringstream jsonOut, jsonErr;
+    REQUIRE(cli::run({"search", samplePath("gb200-nvl72-16.cluster.json"),
+                      samplePath("gb200-16-deepseek-v3.run.json"), "--top", "3", "--json"},
+                     {jsonOut, jsonErr}) == cli::kExitOk);
+    const nlohmann::json best = nlohmann::json::parse(jsonOut.str()).at("results").at(0);
+    const nlohmann::json& par = best.at("parallelism");
+    REQUIRE(par.at("ep").get<int>() != par.at("dp").get<int>());
+    CHECK(moeRow[size_t(at(moe, "ep"))] == std::to_string(par.at("ep").get<int>()));
+    CHECK(moeRow[size_t(at(moe, "dp"))] == std::to_string(par.at("dp").get<int>()));
+    CHECK(moeRow[size_t(at(moe, "etp"))] == std::to_string(par.at("etp").get<int>()));
     {
         // The run's own row, whose recompute ("mla_up_proj") is wider than the word: its
         // placement still starts under the header's.
