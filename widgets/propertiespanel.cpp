@@ -395,6 +395,12 @@ void PropertiesPanel::buildFields()
                         "without the distributed optimizer. Off by default, as Megatron-Bridge's "
                         "launchers set NCCL_NVLS_ENABLE=0; only on NVLink 4 and later"),
                      cs::nvlsOf, cs::kNvlsKey),
+        SWITCH_FIELD(par, tr("TP overlap"),
+                     tr("The tensor-parallel collectives run under the GEMMs they feed "
+                        "(Transformer Engine's userbuffers, tp_comm_overlap), which hides part "
+                        "of them. On by default but for NVFP4, whose recipes turn it off (not "
+                        "supported for NVFP4 GEMMs); never on Megatron-LM's defaults"),
+                     cs::tpCommOverlapOf, cs::kTpCommOverlapKey),
         Field{
             par, tr("Offloaded layers"),
             tr("Layers of each model chunk whose activations wait in host memory for the "

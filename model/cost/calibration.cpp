@@ -168,6 +168,13 @@ bool nvlsOf(const RunDesc& run, const GpuSpec& gpu, Framework)
     return gpu.nvlinkGBps >= kNvlink4GBps && switchOf(run, kNvlsKey).value_or(false);
 }
 
+bool tpCommOverlapOf(const RunDesc& run, const GpuSpec&, Framework framework)
+{
+    if (framework == Framework::Megatron2021)
+        return false;
+    return switchOf(run, kTpCommOverlapKey).value_or(run.precision != Precision::NVFP4);
+}
+
 int activationOffloadLayersOf(const RunDesc& run)
 {
     const json& ext = run.extensions.value();
@@ -265,43 +272,43 @@ const Calibration& defaultCalibration()
     static const Calibration c{
         .gemm =
             {
-                {"A100", Precision::BF16, 0.657964},
-                {"B200", Precision::FP8, 0.592086},
-                {"GB200", Precision::FP8, 0.535609},
-                {"GB200", Precision::NVFP4, 0.480569},
-                {"GB300", Precision::FP8, 0.785476},
-                {"GB300", Precision::NVFP4, 0.506552},
-                {"H100", Precision::FP8, 0.725842},
-                {"H200", Precision::FP8, 0.644188},
+                {"A100", Precision::BF16, 0.655445},
+                {"B200", Precision::FP8, 0.591201},
+                {"GB200", Precision::FP8, 0.533273},
+                {"GB200", Precision::NVFP4, 0.565028},
+                {"GB300", Precision::FP8, 0.783934},
+                {"GB300", Precision::NVFP4, 0.578086},
+                {"H100", Precision::FP8, 0.721617},
+                {"H200", Precision::FP8, 0.641288},
             },
         .grouped =
             {
-                {"B200", Precision::BF16, 0.179823},
-                {"B200", Precision::FP8, 0.258333},
-                {"GB200", Precision::BF16, 0.229047},
-                {"GB200", Precision::FP8, 0.268941},
-                {"GB300", Precision::BF16, 0.275971},
-                {"GB300", Precision::FP8, 0.3919},
-                {"H100", Precision::BF16, 0.650334},
-                {"H100", Precision::FP8, 0.170718},
+                {"B200", Precision::BF16, 0.179374},
+                {"B200", Precision::FP8, 0.257416},
+                {"GB200", Precision::BF16, 0.228618},
+                {"GB200", Precision::FP8, 0.2722},
+                {"GB300", Precision::BF16, 0.275799},
+                {"GB300", Precision::FP8, 0.39208},
+                {"H100", Precision::BF16, 0.649511},
+                {"H100", Precision::FP8, 0.170333},
             },
         .defaultGemmEfficiency = 0.5,
-        .bf16OverFp8 = 1.45509,
-        .grouped2026Factor = 1.27755,
-        .gemmHalfWidth = 849.488,
-        .groupedHalfWidth = 1504.69,
-        .attentionEfficiency = 0.422817,
-        .memoryEfficiency = 0.637279,
+        .bf16OverFp8 = 1.47699,
+        .grouped2026Factor = 1.25644,
+        .gemmHalfWidth = 850.868,
+        .groupedHalfWidth = 1487.1,
+        .attentionEfficiency = 0.423768,
+        .memoryEfficiency = 0.635931,
         .nvlinkEfficiency = 0.8,
-        .scaleOutEfficiency = 0.882866,
-        .allToAllEfficiency = 0.99151,
-        .tpOverlap = 0.491541,
-        .epOverlap = 0.846119,
-        .dpContention = 0.30138,
-        .layerHostUs = 11.6472,
-        .moeLayerHostUs = 3280.43,
+        .scaleOutEfficiency = 0.890221,
+        .allToAllEfficiency = 0.990175,
+        .tpOverlap = 0.519818,
+        .epOverlap = 0.858219,
+        .dpContention = 0.304928,
+        .layerHostUs = 12.1144,
+        .moeLayerHostUs = 3315.05,
         .expertHostUs = 258.419,
-        .a2aOverlapHostUs = 5833.48,
+        .a2aOverlapHostUs = 5805.99,
         .frameworkMemoryGiB = 4,
     };
     return c;

@@ -72,6 +72,12 @@ bool fp8BlockScalingOf(const RunDesc& run, const GpuSpec& gpu, Framework framewo
 // Only where the NVSwitches can reduce: third-generation NVSwitch, with NVLink 4 (900 GB/s a GPU)
 // and later; the framework does not matter, the GPUs' NCCL does.
 bool nvlsOf(const RunDesc& run, const GpuSpec& gpu, Framework framework);
+// Whether the tensor-parallel collectives run under the GEMMs they feed (Transformer Engine's
+// userbuffers, Megatron-Core's tp_comm_overlap), which hides `tp_overlap` of them:
+// `x-tp_comm_overlap` in the run when given; else on, but for NVFP4, whose GEMMs the userbuffers
+// do not overlap (MLPerf's NVFP4 configs: "TP overlap not supported yet"; Megatron-Bridge's
+// NVFP4 recipes turn it off). Never on Megatron-LM's defaults.
+bool tpCommOverlapOf(const RunDesc& run, const GpuSpec& gpu, Framework framework);
 // How many layers of each model chunk offload the activations they keep for backward to host
 // memory (Transformer Engine's CPU offloading, Megatron-Core's cpu_offloading_num_layers):
 // `x-activation_offload_layers` in the run, a whole number from 0; none by default.

@@ -549,11 +549,8 @@ LayerCosts layerCosts(const LayerContext& ctx, LayerKind kind)
     lc.backward.compute =
         launchBoundSeconds(gpu.backward + x.weightsBackward, 2 * x.host / 3, attention.backward);
 
-    // Megatron-LM on its defaults overlaps no collective with compute.
-    const bool overlaps = ctx.w.framework != Framework::Megatron2021;
-    const double tpExposed = overlaps ? 1 - ctx.cal.tpOverlap : 1;
     for (Parts* pass : {&lc.forward, &lc.backward}) {
-        pass->comm[Dim::TP] = tpExposed * x.tp;
+        pass->comm[Dim::TP] = ctx.w.tpExposed * x.tp;
         pass->hidden[Dim::TP] = x.tp - pass->comm[Dim::TP];
     }
     lc.comm[Dim::TP] = 2 * x.tp;

@@ -211,6 +211,7 @@ Rates resolveRates(const ClusterDesc& cluster, const RunDesc& run, const Calibra
     // MXFP8's grouped kernels improved with the 2026 framework's full-iteration recipes.
     w.wholeStepGraph = fullIterationRecipe(run, gpu, w.framework);
     w.allToAllOverlap = allToAllOverlapOf(run, gpu, w.framework);
+    w.tpExposed = tpCommOverlapOf(run, gpu, w.framework) ? 1 - cal.tpOverlap : 1;
     w.routerGroups = routerGroupsOf(run);
     w.offloadLayers = activationOffloadLayersOf(run);
     w.toHostRate = hostCopyGBps(gpu, HostCopy::ToHost) * 1e9;
@@ -269,13 +270,12 @@ Ends endsOf(const LayerContext& ctx)
     const ModelShape& ms = run.model;
     const double tokens = double(run.batch.micro) * ms.seqLen / w.c;
     const double h = ms.hidden;
-    const double tpExposed = w.framework == Framework::Megatron2021 ? 1 : 1 - ctx.cal.tpOverlap;
     Ends e;
     e.headParams = double(ms.vocab) * h / w.t;
     e.logitsBytes = tokens * ms.vocab / w.t * 4;
     e.headFlops = 2 * tokens * double(ms.vocab) * h / w.t;
     addHead(run, w, ctx.rates, ctx.cal, e.headForward.compute, e.headBackward.compute, e.headTp);
-    e.headForward.comm[Dim::TP] = tpExposed * e.headTp;
+    e.headForward.comm[Dim::TP] = w.tpExposed * e.headTp;
     e.headForward.hidden[Dim::TP] = e.headTp - e.headForward.comm[Dim::TP];
     e.headBackward.comm[Dim::TP] = e.headForward.comm[Dim::TP];
     e.headBackward.hidden[Dim::TP] = e.headForward.hidden[Dim::TP];
@@ -292,8 +292,8 @@ Ends endsOf(const LayerContext& ctx)
         double headTp = 0;
         addHead(run, w, ctx.rates, ctx.cal, one.forward.compute, one.backward.compute, headTp);
         for (Parts* pass : {&one.forward, &one.backward}) {
-            pass->comm[Dim::TP] += tpExposed * headTp;
-            pass->hidden[Dim::TP] += (1 - tpExposed) * headTp;
+            pass->comm[Dim::TP] += w.tpExposed * headTp;
+            pass->hidden[Dim::TP] += (1 - w.tpExposed) * headTp;
         }
         one.comm[Dim::TP] += 2 * headTp;
         one.denseParams += 2 * h * h / w.t;

@@ -17,6 +17,7 @@ inline constexpr const char* kAllToAllOverlapKey = "x-moe_a2a_overlap";
 inline constexpr const char* kFp8AttentionKey = "x-fp8_attention";
 inline constexpr const char* kFp8BlockScalingKey = "x-fp8_block_scaling";
 inline constexpr const char* kNvlsKey = "x-nvls";
+inline constexpr const char* kTpCommOverlapKey = "x-tp_comm_overlap";
 inline constexpr const char* kActivationOffloadKey = "x-activation_offload_layers";
 inline constexpr const char* kRouterGroupsKey = "x-moe_router_num_groups";
 inline constexpr const char* kRouterGroupTopKKey = "x-moe_router_group_topk";
@@ -34,6 +35,7 @@ inline constexpr ModelExtension kModelExtensions[] = {
     {kFp8AttentionKey, "FP8 attention"},
     {kFp8BlockScalingKey, "MXFP8"},
     {kNvlsKey, "NVLink SHARP"},
+    {kTpCommOverlapKey, "TP overlap"},
     {kActivationOffloadKey, "activation offload"},
     {kRouterGroupsKey, "router groups"},
     {kRouterGroupTopKKey, "groups per token"},

@@ -150,6 +150,13 @@ TEST_CASE("the expert fields edit the run: EP, and the all-to-all overlap the mo
     CHECK(cs::nvlsOf(edited, gpu, cs::frameworkOf(edited, gpu)));
     CHECK(edited.extensions.value().at(cs::kNvlsKey) == true);
 
+    auto* tpOverlap = panel.findChild<QCheckBox*>(QStringLiteral("TP overlap"));
+    REQUIRE(tpOverlap);
+    CHECK(tpOverlap->isChecked()); // an MXFP8 run: its TP collectives run under the GEMMs
+    REQUIRE(panel.editField(QStringLiteral("TP overlap"), false));
+    CHECK_FALSE(cs::tpCommOverlapOf(edited, gpu, cs::frameworkOf(edited, gpu)));
+    CHECK(edited.extensions.value().at(cs::kTpCommOverlapKey) == false);
+
     auto* offload = panel.findChild<QSpinBox*>(QStringLiteral("Offloaded layers"));
     REQUIRE(offload);
     CHECK(offload->value() == 0);

@@ -459,6 +459,50 @@ TEST_CASE("MXFP8 costs its second copies: slower than per-tensor FP8 on the same
     CHECK_FALSE(fp8BlockScalingOf(run, gpu, frameworkOf(run, gpu)));
 }
 
+TEST_CASE("TP collectives hide under the GEMMs where the recipe overlaps them: by default all but "
+          "NVFP4's, never on Megatron-LM's defaults")
+{
+    struct Case {
+        Precision precision;
+        const char* framework;
+        std::optional<bool> overlap; // x-tp_comm_overlap, when the run gives it
+        bool expected;
+    };
+    const Case cases[] = {
+        {Precision::FP8, "megatron-core-2025", {}, true},
+        {Precision::BF16, "megatron-core-2026", {}, true},
+        {Precision::NVFP4, "megatron-core-2025", {}, false},
+        {Precision::NVFP4, "megatron-core-2026", true, true},
+        {Precision::FP8, "megatron-core-2025", false, false},
+        {Precision::BF16, "megatron-2021", true, false},
+    };
+    const GpuSpec gpu = *findCatalogGpu("GB200");
+    for (const Case& c : cases) {
+        INFO(toString(c.precision) << " " << c.framework << " " << c.overlap.value_or(false));
+        RunDesc run;
+        run.precision = c.precision;
+        run.extensions.set(kFrameworkKey, c.framework);
+        if (c.overlap)
+            run.extensions.set(kTpCommOverlapKey, *c.overlap);
+        CHECK(tpCommOverlapOf(run, gpu, frameworkOf(run, gpu)) == c.expected);
+    }
+
+    const Sample s = fairwater128();
+    REQUIRE(s.run.parallelism.tp > 1);
+    RunDesc run = s.run;
+    run.extensions.set(kTpCommOverlapKey, true);
+    const Evaluation overlapped = evaluate(s.cluster, run);
+    run.extensions.set(kTpCommOverlapKey, false);
+    const Evaluation exposed = evaluate(s.cluster, run);
+    const double tp = exposed.commTotalS[Dim::TP];
+    REQUIRE(tp > 0);
+    CHECK(overlapped.commTotalS[Dim::TP] == Approx(tp));
+    CHECK(exposed.commExposedS[Dim::TP] == Approx(tp));
+    CHECK(overlapped.commExposedS[Dim::TP] ==
+          Approx((1 - defaultCalibration().tpOverlap) * tp).epsilon(0.01));
+    CHECK(exposed.stepTimeS > overlapped.stepTimeS);
+}
+
 TEST_CASE("published layouts fit their GPUs; one fits only by offloading activations as its "
           "recipe does",
           "[reference]")
@@ -575,8 +619,11 @@ TEST_CASE("events are well formed: ordered, one compute op at a time per stage, 
             REQUIRE(computeStart.count(ev.op) == 1);
             CHECK(ev.start == computeStart.at(ev.op));
         }
-        // TP is partly hidden; the expert all-to-all of the MoE sample (MXFP8 on GB200) wholly.
-        CHECK((hiddenByDim[Dim::TP] > 0) == (s.run.parallelism.tp > 1));
+        // TP is partly hidden where the run overlaps it (not Fairwater's NVFP4); the expert
+        // all-to-all of the MoE sample (MXFP8 on GB200) wholly.
+        CHECK((hiddenByDim[Dim::TP] > 0) ==
+              (s.run.parallelism.tp > 1 &&
+               tpCommOverlapOf(s.run, s.cluster.gpu, frameworkOf(s.run, s.cluster.gpu))));
         CHECK((hiddenByDim[Dim::EP] > 0) == s.run.model.moe.has_value());
         std::map<int, std::vector<const Event*>> computeByStage;
         // (forward?, micro-batch, virtual stage) -> [start, end] of its compute segments
