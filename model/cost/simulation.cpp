@@ -358,9 +358,8 @@ private:
 // Every op's events, at most kMaxStepEvents with the step's end (two waits a stage and the
 // optimizer): the start of the step (the ops before the repeating block and the block once),
 // then as many repeats as fit beside the end of the step (the ops after the repeats), then that
-// end. When the end does not fit, the events run on in
-// order until full and the rest of the step is left out. What is left out is said in the
-// evaluation.
+// end. When the end does not fit, the events run on in order until full and the rest of the
+// step is left out. What is left out is said in the evaluation.
 void scheduleEvents(const Workload& w, const PipelineSchedule& sched, int critical, Evaluation& e)
 {
     std::vector<Event>& events = e.events;
