@@ -161,7 +161,7 @@ Evaluation estimateStep(const Workload& w)
     const MeanOp mean = meanOp(w);
     const double ppScaleOut = pipelineBubble(w, critical, mean, bd);
     const double dpTotal = dataParallel(w, critical, mean, bd);
-    bd.compute += w.dpContention * std::max(0.0, dpTotal - bd.exposed[Dim::DP]);
+    bd.compute += w.dpContentionS(critical, dpTotal, bd.exposed[Dim::DP]);
     bd.optimizer = *std::max_element(w.optimizerS.begin(), w.optimizerS.end());
     bd.overhead = 0;
     bd.overhead = w.virtualization * bd.total();

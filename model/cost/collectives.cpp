@@ -39,6 +39,16 @@ double ringAllReduce(double bytes, int n, LinkSpeed link)
     return 2 * ringAllGather(bytes, n, link);
 }
 
+double allGatherHbmBytes(double bytes, int n)
+{
+    return n > 1 ? 2 * bytes * (n - 1) / n : 0.0;
+}
+
+double reduceScatterHbmBytes(double bytes, int n)
+{
+    return n > 1 ? 3 * bytes * (n - 1) / n : 0.0;
+}
+
 double treeAllReduce(double bytes, int n, LinkSpeed link)
 {
     if (n <= 1)

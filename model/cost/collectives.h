@@ -33,6 +33,13 @@ CollectiveCost allReduce(double bytes, int n, LinkSpeed link); // the cheaper of
 double nvlsAllReduce(double bytes, int n, LinkSpeed link);
 double pointToPoint(double bytes, LinkSpeed link);
 
+// HBM bytes one GPU's kernels move for a ring collective over n GPUs of a `bytes` tensor, beside
+// what crosses the link: an all-gather reads each chunk it sends and writes each it receives, a
+// reduce-scatter also reads its own copy of each chunk it adds to; an all-reduce is both. The
+// compute the collective runs under waits for that bandwidth.
+double allGatherHbmBytes(double bytes, int n);
+double reduceScatterHbmBytes(double bytes, int n);
+
 // A group laid over NVLink domains: `perDomain` members share each of `domains` domains.
 // Collectives run in two levels: inside each domain on NVLink, then across domains on the
 // scale-out fabric, where each member moves 1/perDomain of the data on its own NIC.

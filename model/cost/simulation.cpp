@@ -474,7 +474,7 @@ Evaluation simulateStep(const Workload& w, bool timeline)
     const double ppScaleOut = readCriticalStage(w, sched, dp.critical, dp.computeEnd, bd, ppTotal);
     // Compute slowed by the collectives running under it counts as compute.
     const double contention =
-        w.dpContention * std::max(0.0, dp.total[size_t(dp.critical)] - bd.exposed[Dim::DP]);
+        w.dpContentionS(dp.critical, dp.total[size_t(dp.critical)], bd.exposed[Dim::DP]);
     bd.compute += contention;
     const double stepComputeEnd = dp.computeEnd + contention;
     bd.optimizer = *std::max_element(w.optimizerS.begin(), w.optimizerS.end());

@@ -794,10 +794,28 @@ void placeExperts(const ClusterDesc& cluster, const RunDesc& run, Workload& w)
     w.expertData = dataComm(shapeOf(placement.expertData()));
 }
 
+// HBM bytes of gathering dense and expert parameters, and of reducing their gradients, each
+// over its group (collectives.h).
+double gatherHbmBytes(const Workload& w, double dense, double expert)
+{
+    return allGatherHbmBytes(dense, w.dp().group.size()) +
+           allGatherHbmBytes(expert, w.expertData.group.size());
+}
+
+double reduceHbmBytes(const Workload& w, double dense, double expert)
+{
+    const bool sharded = w.distributedOptimizer || w.fsdp;
+    auto reduce = [&](double bytes, int n) {
+        return reduceScatterHbmBytes(bytes, n) + (sharded ? 0.0 : allGatherHbmBytes(bytes, n));
+    };
+    return reduce(dense, w.dp().group.size()) + reduce(expert, w.expertData.group.size());
+}
+
 // FSDP gathers each layer's parameters before its forward and again before its backward, and
 // reduce-scatters its gradients after; prefetching hides that under the layers' compute, so
-// only what a chunk's compute cannot cover waits.
-void fullyShardedData(const RunDesc& run, Workload& w)
+// only what a chunk's compute cannot cover waits. The collectives' HBM traffic slows that
+// compute.
+void fullyShardedData(const RunDesc& run, const Rates& r, Workload& w)
 {
     if (!run.parallelism.fsdp)
         return;
@@ -808,6 +826,12 @@ void fullyShardedData(const RunDesc& run, Workload& w)
             (expert > 0 ? allGather(expert * w.gatherBytesPerParam, w.expertData.group) : 0.0);
         const double backward =
             gatherF + w.gradientReduceS(dense * w.gradBytesPerParam, expert * w.gradBytesPerParam);
+        const double gatherHbm =
+            gatherHbmBytes(w, dense * w.gatherBytesPerParam, expert * w.gatherBytesPerParam);
+        w.forward[i].compute += gatherHbm / r.memory;
+        w.backward[i].compute += (gatherHbm + reduceHbmBytes(w, dense * w.gradBytesPerParam,
+                                                             expert * w.gradBytesPerParam)) /
+                                 r.memory;
         for (auto [pass, seconds] :
              {std::pair{&w.forward[i], gatherF}, {&w.backward[i], backward}}) {
             const double exposed = std::max(0.0, seconds - pass->total());
@@ -815,6 +839,27 @@ void fullyShardedData(const RunDesc& run, Workload& w)
             pass->hidden[Dim::DP] += seconds - exposed;
         }
         w.commPerOp[i][Dim::DP] += gatherF + backward;
+    }
+}
+
+// The HBM time of each stage's once-a-step DP collectives: the parameter gathers of the
+// distributed optimizer and the gradient buckets (none with FSDP, whose traffic is per op).
+void dataParallelHbm(const Rates& r, Workload& w)
+{
+    w.dpHbmS.assign(size_t(w.p), 0);
+    if (w.fsdp)
+        return;
+    for (int s = 0; s < w.p; ++s) {
+        double bytes = 0;
+        for (int k = 0; k < w.v; ++k) {
+            const double dense = w.paramsOfChunk[w.op(s, k)];
+            const double expert = w.expertParamsOfChunk[w.op(s, k)];
+            bytes += reduceHbmBytes(w, dense * w.gradBytesPerParam, expert * w.gradBytesPerParam);
+            if (w.distributedOptimizer)
+                bytes += gatherHbmBytes(w, dense * w.gatherBytesPerParam,
+                                        expert * w.gatherBytesPerParam);
+        }
+        w.dpHbmS[size_t(s)] = bytes / r.memory;
     }
 }
 
@@ -859,6 +904,13 @@ double Workload::gradientReduceS(double denseBytes, double expertBytes) const
         return sharded ? reduceScatter(bytes, g) : allReduce(bytes, g);
     };
     return reduce(denseBytes, dp().group) + reduce(expertBytes, expertData.group);
+}
+
+double Workload::dpContentionS(int stage, double total, double exposed) const
+{
+    const double hidden = std::max(0.0, total - exposed);
+    const double hbm = total > 0 ? dpHbmS[size_t(stage)] * hidden / total : 0.0;
+    return dpContention * hidden + hbm;
 }
 
 double Workload::parameterGatherS(double denseBytes, double expertBytes) const
@@ -908,7 +960,7 @@ void rebuildWorkload(const ClusterDesc& cluster, const RunDesc& run, const Calib
                  &Workload::commPerOp, &Workload::send, &Workload::sendScaleOut,
                  &Workload::paramsOfChunk, &Workload::layerParamsOfChunk,
                  &Workload::expertParamsOfChunk, &Workload::activationBytesOfChunk,
-                 &Workload::optimizerS, &Workload::memoryGiB);
+                 &Workload::optimizerS, &Workload::dpHbmS, &Workload::memoryGiB);
     w = std::move(fresh);
     resolveSizes(cluster, run, cal, w);
     resolveLinks(cluster, run, cal, w);
@@ -919,7 +971,8 @@ void rebuildWorkload(const ClusterDesc& cluster, const RunDesc& run, const Calib
     const LayerTable table = layerTable(ctx);
     const Ends ends = endsOf(ctx);
     fillOps(run, table, ends, w);
-    fullyShardedData(run, w);
+    fullyShardedData(run, r, w);
+    dataParallelHbm(r, w);
     pipelineSends(run, w);
     optimizerAndMemory(run, table, ends, r, cal, w);
     modelFlops(run, table, ends, w);

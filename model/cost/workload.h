@@ -100,6 +100,7 @@ struct Workload {
     double toHostRate = 0;          // bytes/s a GPU copies to host memory (offloading)
     double fromHostRate = 0;        // and back (reloading)
     std::vector<double> optimizerS; // per stage
+    std::vector<double> dpHbmS;     // per stage: its once-a-step DP collectives' HBM traffic
     std::vector<double> memoryGiB;  // per stage
     MemoryParts busiestMemory;      // the parts of the most loaded stage's
     double modelFlopsPerStep = 0;
@@ -128,6 +129,9 @@ struct Workload {
     // expert parameters, each over its own group; gathering the parameters back.
     double gradientReduceS(double denseBytes, double expertBytes) const;
     double parameterGatherS(double denseBytes, double expertBytes) const;
+    // The compute a stage loses to the DP collectives hidden under it (`total - exposed` of
+    // `total` seconds): their kernels' SMs, `dpContention` a second, and their HBM traffic.
+    double dpContentionS(int stage, double total, double exposed) const;
     // The farthest link tier a dimension's collectives use.
     LinkClass linkOf(Dim d) const;
     // Whether the pipeline hop between two stages crosses NVLink domains.

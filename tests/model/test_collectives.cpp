@@ -34,6 +34,26 @@ TEST_CASE("ring all-gather and reduce-scatter follow alpha-beta")
     }
 }
 
+TEST_CASE("a ring collective's HBM traffic: two bytes a byte gathered, three a byte reduced")
+{
+    struct HbmCase {
+        double bytes;
+        int n;
+        double gatherBytes, reduceBytes;
+    };
+    const HbmCase cases[] = {
+        {1e9, 1, 0, 0},
+        {1e9, 2, 1e9, 1.5e9},
+        {1e9, 4, 1.5e9, 2.25e9},
+        {64e6, 64, 2 * 63e6, 3 * 63e6},
+    };
+    for (const HbmCase& c : cases) {
+        INFO("bytes " << c.bytes << " n " << c.n);
+        CHECK(allGatherHbmBytes(c.bytes, c.n) == Approx(c.gatherBytes));
+        CHECK(reduceScatterHbmBytes(c.bytes, c.n) == Approx(c.reduceBytes));
+    }
+}
+
 TEST_CASE("all-reduce picks the tree for small messages on big groups, the ring for big ones")
 {
     const LinkSpeed link{50, 5};
