@@ -850,15 +850,15 @@ void dataParallelHbm(const Rates& r, Workload& w)
     if (w.fsdp)
         return;
     for (int s = 0; s < w.p; ++s) {
-        double bytes = 0;
+        double dense = 0, expert = 0;
         for (int k = 0; k < w.v; ++k) {
-            const double dense = w.paramsOfChunk[w.op(s, k)];
-            const double expert = w.expertParamsOfChunk[w.op(s, k)];
-            bytes += reduceHbmBytes(w, dense * w.gradBytesPerParam, expert * w.gradBytesPerParam);
-            if (w.distributedOptimizer)
-                bytes += gatherHbmBytes(w, dense * w.gatherBytesPerParam,
-                                        expert * w.gatherBytesPerParam);
+            dense += w.paramsOfChunk[w.op(s, k)];
+            expert += w.expertParamsOfChunk[w.op(s, k)];
         }
+        double bytes = reduceHbmBytes(w, dense * w.gradBytesPerParam, expert * w.gradBytesPerParam);
+        if (w.distributedOptimizer)
+            bytes +=
+                gatherHbmBytes(w, dense * w.gatherBytesPerParam, expert * w.gatherBytesPerParam);
         w.dpHbmS[size_t(s)] = bytes / r.memory;
     }
 }

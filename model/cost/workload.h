@@ -100,7 +100,7 @@ struct Workload {
     double toHostRate = 0;          // bytes/s a GPU copies to host memory (offloading)
     double fromHostRate = 0;        // and back (reloading)
     std::vector<double> optimizerS; // per stage
-    std::vector<double> dpHbmS;     // per stage: its once-a-step DP collectives' HBM traffic
+    std::vector<double> dpHbmS;     // per stage: its once-a-step DP collectives' HBM time, s
     std::vector<double> memoryGiB;  // per stage
     MemoryParts busiestMemory;      // the parts of the most loaded stage's
     double modelFlopsPerStep = 0;
