@@ -410,7 +410,7 @@ void TimelineView::drawLabels(QPainter& p) const
         const int y = int(m_geometry.rowTop(row));
         const int h = int(m_geometry.rowHeight);
         const QString label =
-            row == m_lanes.fabricRow() ? tr("DP / fabric") : tr("stage %1").arg(row);
+            row == m_lanes.fabricRow() ? tr("DP traffic") : tr("stage %1").arg(row);
         p.setPen(colors.text);
         p.drawText(QRect(6, y, kLabelWidth - 8, h), Qt::AlignLeft | Qt::AlignVCenter, label);
         p.setPen(colors.grid);
