@@ -116,6 +116,17 @@ public:
     }
 
 private:
+    void takeStatus(const Event& stop)
+    {
+        const auto status = stop.metadata.find("status");
+        if (status == stop.metadata.end())
+            return;
+        if (status->is_string())
+            m_result.status = status->get<std::string>();
+        else
+            m_report.note({m_log.file, stop.line, 1, ""}, "run_stop's status is not a string");
+    }
+
     void take(const Event& e)
     {
         const std::string& k = e.key;
@@ -132,7 +143,7 @@ private:
                 m_runStart = e.timeMs;
         } else if (k == "run_stop") {
             m_runStop = e.timeMs;
-            m_result.status = e.metadata.value("status", std::string());
+            takeStatus(e);
         } else if (k == "block_start") {
             m_blockStart = e;
         } else if (k == "block_stop") {

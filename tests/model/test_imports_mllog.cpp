@@ -63,6 +63,22 @@ TEST_CASE("train_step_time events are preferred, after the warm-up steps", "[imp
     CHECK(hasLine(report.notes, {"steps.txt", "no max_sequence_length"}));
 }
 
+TEST_CASE("a run_stop whose status is not a string is noted, not thrown", "[imports][mllog]")
+{
+    // Found by fuzz_imports: nlohmann's typed value() threw from the import.
+    for (const char* status : {"1", "null", "[\"success\"]", "{}"}) {
+        INFO(status);
+        const std::string log = event(1, "global_batch_size", "8") + event(2, "run_start", "null") +
+                                event(3, "train_step_time", "1.5") +
+                                event(4, "run_stop", "null", std::string("\"status\": ") + status);
+        ImportReport report;
+        const auto r = readMllog({"status.txt", log}, report);
+        REQUIRE(r);
+        CHECK(r->status.empty());
+        CHECK(hasLine(report.notes, {"status.txt:4:1:", "status is not a string"}));
+    }
+}
+
 TEST_CASE("a result log without a global batch is refused; broken lines are noted",
           "[imports][mllog]")
 {
