@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "text.h"
+
 namespace cs {
 
 namespace fs = std::filesystem;
@@ -37,12 +39,6 @@ std::string notAFile(mode_t mode)
 std::string linkLoop()
 {
     return "is a symbolic link loop (" + systemReason(ELOOP) + ")";
-}
-
-std::string tooLarge()
-{
-    return "the file is larger than " + std::to_string(kMaxFileBytes >> 20) +
-           " MiB, the most ClusterScope reads";
 }
 
 // Closes a descriptor when its scope ends, unless released.
@@ -110,7 +106,14 @@ bool readUpTo(int fd, size_t limit, std::string& text)
 
 } // namespace
 
-std::optional<std::string> readFileText(const std::string& path, Diagnostics& diags)
+std::string tooLargeReason(size_t bytes, size_t limit)
+{
+    const auto mib = [](size_t n) { return withThousands(int64_t((n + (1u << 20) - 1) >> 20)); };
+    return "larger than " + mib(limit) + " MiB (" + withThousands(int64_t(bytes)) +
+           " bytes), the most ClusterScope reads for a file of its kind";
+}
+
+std::optional<std::string> readFileText(const std::string& path, Diagnostics& diags, size_t limit)
 {
     const auto refuse = [&](std::string message) -> std::optional<std::string> {
         diags.atPointer(path, "", std::move(message));
@@ -123,8 +126,8 @@ std::optional<std::string> readFileText(const std::string& path, Diagnostics& di
         return refuse(errno == ELOOP ? linkLoop() : "cannot read: " + systemReason(errno));
     if (!S_ISREG(st.st_mode))
         return refuse(notAFile(st.st_mode));
-    if (size_t(st.st_size) > kMaxFileBytes)
-        return refuse(tooLarge());
+    if (size_t(st.st_size) > limit)
+        return refuse("the file is " + tooLargeReason(size_t(st.st_size), limit));
     // The path may name something else by now: O_NONBLOCK keeps a FIFO swapped in from blocking
     // the open, and the opened file is checked again.
     Descriptor fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
@@ -135,11 +138,11 @@ std::optional<std::string> readFileText(const std::string& path, Diagnostics& di
     if (!S_ISREG(st.st_mode))
         return refuse(notAFile(st.st_mode));
     std::string text;
-    text.reserve(std::min(size_t(st.st_size), kMaxFileBytes));
-    if (!readUpTo(fd.get(), kMaxFileBytes, text))
+    text.reserve(std::min(size_t(st.st_size), limit));
+    if (!readUpTo(fd.get(), limit, text))
         return refuse("cannot read: " + systemReason(errno));
-    if (text.size() > kMaxFileBytes)
-        return refuse(tooLarge());
+    if (text.size() > limit)
+        return refuse("the file is " + tooLargeReason(text.size(), limit));
     if (const auto encoding = wideEncoding(text))
         return refuse("is " + std::string(*encoding) +
                       " text; ClusterScope reads UTF-8 JSON (save it as UTF-8)");

@@ -11,12 +11,18 @@
 
 namespace cs {
 
+// The most one file of a kind ClusterScope reads holds (a cluster, a run, a log to import). A file
+// that embeds several such parts (a session) may hold their sum: see kMaxSessionBytes.
 inline constexpr size_t kMaxFileBytes = 64u << 20;
 
 // Reads a whole regular file. Refused at once, with the reason, before reading a byte:
 // directories, FIFOs, devices and sockets, symbolic link loops, unreadable files and files over
-// kMaxFileBytes. UTF-16 and UTF-32 text is refused by name.
-std::optional<std::string> readFileText(const std::string& path, Diagnostics& diags);
+// `limit` bytes. UTF-16 and UTF-32 text is refused by name.
+std::optional<std::string> readFileText(const std::string& path, Diagnostics& diags,
+                                        size_t limit = kMaxFileBytes);
+// Why a file of `bytes` bytes is refused when `limit` is the most that is read: "larger than
+// 64 MiB (67,108,865 bytes), the most ...".
+std::string tooLargeReason(size_t bytes, size_t limit);
 
 // Resolves a path relative to the directory of another file.
 std::string resolveRelative(const std::string& fromFile, const std::string& relative);

@@ -1,5 +1,7 @@
 // Parsing JSON text with every problem located: line and column, duplicate keys, depth.
 
+#include <array>
+
 #include "jsonfields.h"
 #include "loader.h"
 
@@ -59,6 +61,8 @@ public:
     bool tooDeep() const { return m_tooDeep; }
     // Where the value past kMaxJsonValues was to go, when there was one.
     const std::optional<std::string>& tooManyAt() const { return m_tooManyAt; }
+    // 0 when that value was outside a session's parts.
+    int tooManyPart() const { return m_tooManyPart; }
     bool hasDuplicates() const { return m_hasDuplicates; }
     std::size_t errorPosition() const { return m_errorPosition; }
     const std::string& errorMessage() const { return m_errorMessage; }
@@ -66,25 +70,48 @@ public:
 private:
     json* add(json&& value)
     {
-        if (++m_values > kMaxJsonValues) {
+        m_lastToken = m_stack.empty()              ? std::string()
+                      : m_stack.back()->is_array() ? std::to_string(m_stack.back()->size())
+                                                   : m_key;
+        m_lastPart = partOf(m_lastToken);
+        if (++m_values[size_t(m_lastPart)] > kMaxJsonValues) {
             m_tooManyAt = currentPointer();
+            m_tooManyPart = m_lastPart;
             return nullptr;
         }
         if (m_stack.empty()) {
             m_root = std::move(value);
-            m_lastToken.clear();
             return &m_root;
         }
         json& parent = *m_stack.back();
         if (parent.is_array()) {
-            m_lastToken = std::to_string(parent.size());
             parent.push_back(std::move(value));
             return &parent.back();
         }
-        m_lastToken = m_key;
         json& slot = parent[m_key];
         slot = std::move(value);
         return &slot;
+    }
+
+    // The part of a session (see parseJson) that a value reached by `token` from the innermost
+    // open container belongs to: 0, the rest, unless it is a part or inside one.
+    int partOf(const std::string& token) const
+    {
+        const int parent = m_parts.empty() ? 0 : m_parts.back();
+        if (parent != 0 || m_stack.empty() || !m_stack.front()->is_object())
+            return parent;
+        const size_t depth = m_stack.size(); // of the new value
+        const bool clusterOrRun = token == "cluster" || token == "run";
+        if (depth == 1 && clusterOrRun)
+            return token == "cluster" ? 1 : 2;
+        if (depth == 2 && clusterOrRun && m_tokens[1] == "compare")
+            return token == "cluster" ? 3 : 4;
+        if (depth == 3 && token == "run" && m_tokens[1] == "jobs" && m_stack[1]->is_array()) {
+            const size_t job = std::stoul(m_tokens[2]); // an index: digits only
+            if (job < size_t(kMaxSessionJobs))
+                return 5 + int(job);
+        }
+        return 0;
     }
 
     bool open(json&& container)
@@ -98,6 +125,7 @@ private:
             return false;
         m_stack.push_back(added);
         m_tokens.push_back(m_lastToken);
+        m_parts.push_back(m_lastPart);
         return true;
     }
 
@@ -105,6 +133,7 @@ private:
     {
         m_stack.pop_back();
         m_tokens.pop_back();
+        m_parts.pop_back();
         return true;
     }
 
@@ -125,11 +154,14 @@ private:
     // appended to while it is the innermost open one, so these pointers stay valid.
     std::vector<json*> m_stack;
     std::vector<std::string> m_tokens; // how each open container is reached from its parent
+    std::vector<int> m_parts;          // the part each open container belongs to
     std::string m_key;
     std::string m_lastToken;
+    int m_lastPart = 0;
     bool m_tooDeep = false;
-    int64_t m_values = 0;
+    std::array<int64_t, kSessionParts> m_values{}; // per part
     std::optional<std::string> m_tooManyAt;
+    int m_tooManyPart = 0;
     bool m_hasDuplicates = false;
     std::size_t m_errorPosition = 0;
     std::string m_errorMessage;
@@ -237,10 +269,13 @@ std::optional<json> parseJson(std::string_view text, const std::string& file, Di
         return std::nullopt;
     }
     if (builder.tooManyAt()) {
+        const std::string where = builder.tooManyPart() == 0
+                                      ? "in one file"
+                                      : "in one part of a session (a cluster or a run)";
         diags.atPointer(file, *builder.tooManyAt(),
                         "more than " + withThousands(kMaxJsonValues) +
-                            " JSON values (numbers, strings, arrays, objects ...) in one file; "
-                            "ClusterScope reads at most that many");
+                            " JSON values (numbers, strings, arrays, objects ...) " + where +
+                            "; ClusterScope reads at most that many");
         return std::nullopt;
     }
     if (!parsed) {

@@ -11,6 +11,7 @@
 
 #include "description.h"
 #include "diagnostics.h"
+#include "fileio.h"
 
 namespace cs {
 
@@ -21,13 +22,37 @@ inline constexpr const char* kRunFormat = "clusterscope/run@1";
 inline constexpr const char* kSessionFormat = "clusterscope/session@1";
 inline constexpr int64_t kMaxGpus = 131072;
 inline constexpr int kMaxJsonDepth = 64;
-// Values a file may hold (numbers, strings, booleans, nulls, arrays and objects alike), so that
-// what a file costs in memory is bounded by more than its size: 64 MiB of "[]," would be 22
-// million arrays.
+// Values one description may hold (numbers, strings, booleans, nulls, arrays and objects alike),
+// so that what a file costs in memory is bounded by more than its size: 64 MiB of "[]," would be
+// 22 million arrays.
 inline constexpr int64_t kMaxJsonValues = int64_t(1) << 20;
 
+// A session embeds whole descriptions, its parts: its cluster and run, the compared cluster and
+// run (`compare`), and the run of each of its jobs (formats.md "Several jobs on one cluster").
+// Whatever loads as parts loads as the whole: each part is held to a file's own limits
+// (kMaxFileBytes, kMaxJsonValues, counted for that part alone), and the session's own keys
+// (`view`, `bookmarks`, notes) count as one part more.
+inline constexpr int kMaxSessionJobs = 3;
+inline constexpr int kSessionParts = 1 + 2 + 2 + kMaxSessionJobs;
+// Inside a session a part is indented deeper than as its own file, by at most 6 columns (a
+// job's run, /jobs/N/run) on each of its lines, and a part of kMaxJsonValues values has at most
+// twice as many lines (a container's closing bracket has a line of its own).
+inline constexpr size_t kPartIndentBytes = 6 * 2 * size_t(kMaxJsonValues);
+inline constexpr size_t kMaxSessionBytes = kSessionParts * (kMaxFileBytes + kPartIndentBytes);
+
+// The most a file at `path` may hold: a session (*.csession) its parts' sum, any other file
+// kMaxFileBytes.
+size_t byteLimitOf(const std::string& path);
+
+// Whether `text`, about to be written to `path`, would load again: the same limits (bytes,
+// JSON values, nesting) and checks the loader applies to a file of its kind. Problems go
+// into diags, located in `path`.
+bool checkReadsBack(std::string_view text, const std::string& path, Diagnostics& diags);
+
 // Parses JSON text (a UTF-8 BOM is skipped). Syntax errors, duplicate keys, nesting deeper
-// than kMaxJsonDepth and more than kMaxJsonValues values are reported; returns nothing then.
+// than kMaxJsonDepth and more than kMaxJsonValues values in one part (a session's /cluster,
+// /run, /compare/cluster, /compare/run, /jobs/N/run for N < kMaxSessionJobs, and all the rest
+// together) are reported; returns nothing then.
 std::optional<nlohmann::json> parseJson(std::string_view text, const std::string& file,
                                         Diagnostics& diags);
 
