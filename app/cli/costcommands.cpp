@@ -46,7 +46,7 @@ const CommandSpec kTraceSpec{
     "CLUSTER RUN",
     2,
     2,
-    {{"--output", "OUT.json", "where to write the trace (required)", "-o"}},
+    {{"--output", "OUT.json", "where to write the trace (required)", "-o", FileRole::Output}},
     "the predicted step as Chrome trace events",
     "Writes the predicted step as Chrome trace events (open OUT.json in Perfetto or\n"
     "chrome://tracing): one process per pipeline stage, a row for compute and one for each\n"

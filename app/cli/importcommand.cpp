@@ -21,12 +21,21 @@ const CommandSpec kImportSpec{
     "KIND FILE...",
     2,
     SIZE_MAX,
-    {{"--output", "OUT", "write the description to OUT (default: standard output)", "-o"},
-     {"--log", "LOG", "(megatron) the training log: its per-iteration times"},
-     {"--system", "SYS", "(mllog) the submission's system description: a cluster"},
+    {{"--output", "OUT", "write the description to OUT (default: standard output)", "-o",
+      FileRole::Output},
+     {"--log", "LOG", "(megatron) the training log: its per-iteration times", {}, FileRole::Input},
+     {"--system",
+      "SYS",
+      "(mllog) the submission's system description: a cluster",
+      {},
+      FileRole::Input},
      {"--gpu", "NAME", "(slurm) the GPU of every node"},
      {"--gpus-per-node", "N", "(slurm) GPUs per node"},
-     {"--down", "FILE", "(slurm) nodes out of service, one hostname or hostlist a line"},
+     {"--down",
+      "FILE",
+      "(slurm) nodes out of service, one hostname or hostlist a line",
+      {},
+      FileRole::Input},
      {"--json", "", "(mllog) print step_time_s, global_batch, seq_len, steps and run_time_s"}},
     "Megatron, NeMo, MLPerf and Slurm files to descriptions",
     "Turns what a training run already has into ClusterScope descriptions:\n"
@@ -39,7 +48,8 @@ const CommandSpec kImportSpec{
     "  slurm TOPOLOGY --gpu NAME --gpus-per-node N [--down FILE]\n"
     "                                  a Slurm topology.conf -> a cluster\n\n"
     "The description goes to OUT (-o) or to standard output. What was assumed or ignored is\n"
-    "printed on standard error as 'note: FILE:LINE:COLUMN: ...'."};
+    "printed on standard error as 'note: FILE:LINE:COLUMN: ...'.",
+    1}; // KIND is a word, the files follow it
 
 namespace {
 

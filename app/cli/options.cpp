@@ -1,9 +1,11 @@
 #include "options.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <ostream>
 
+#include "fileio.h"
 #include "text.h"
 
 namespace cs::cli {
@@ -34,6 +36,28 @@ void printHelp(const CommandSpec& spec, std::ostream& out)
             << "\n";
     }
     out << "  -h, --help            this text\n";
+}
+
+// The first output option whose file is one of the files the command reads, as a problem.
+std::optional<std::string>
+outputOverInput(const CommandSpec& spec, const std::vector<std::string>& positional,
+                const std::vector<std::pair<std::string, std::string>>& options)
+{
+    std::vector<std::string> inputs;
+    for (size_t i = spec.firstFilePositional; i < positional.size(); ++i)
+        inputs.push_back(positional[i]);
+    const auto roleOf = [&](const std::string& name) {
+        const OptionSpec* option = findOption(spec, name);
+        return option ? option->file : FileRole::None;
+    };
+    for (const auto& [name, value] : options)
+        if (roleOf(name) == FileRole::Input)
+            inputs.push_back(value);
+    for (const auto& [name, value] : options)
+        if (roleOf(name) == FileRole::Output)
+            if (const std::optional<std::string> input = inputWrittenBy(value, inputs))
+                return name + " " + writesOverInput(value, *input);
+    return std::nullopt;
 }
 
 std::string positionalProblem(const CommandSpec& spec)
@@ -141,7 +165,16 @@ std::variant<ParsedArgs, int> parseCommand(const CommandSpec& spec, const Args& 
     if (parsed.positional.size() < spec.minPositional ||
         parsed.positional.size() > spec.maxPositional)
         return usageProblem(spec, positionalProblem(spec), io);
+    if (const auto problem = outputOverInput(spec, parsed.positional, parsed.m_options))
+        return usageProblem(spec, *problem, io);
     return parsed;
+}
+
+std::chrono::steady_clock::time_point deadlineAfter(std::chrono::steady_clock::time_point start,
+                                                    double seconds)
+{
+    return start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                       std::chrono::duration<double>(std::min(seconds, 1e9)));
 }
 
 int usageProblem(const CommandSpec& spec, const std::string& problem, Io io)

@@ -3,6 +3,7 @@
 // positional arguments and options once (CommandSpec), and that declaration parses the words,
 // refuses what it does not know, and prints the command's --help and usage line.
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -13,11 +14,15 @@
 
 namespace cs::cli {
 
+// What an option's value names: parseCommand refuses an output that is one of the inputs.
+enum class FileRole { None, Input, Output };
+
 struct OptionSpec {
     std::string_view name;  // "--top"
     std::string_view value; // "N" for an option with a value; empty for a flag
     std::string_view help;
     std::string_view alias = {}; // "-o"
+    FileRole file = FileRole::None;
 };
 
 struct CommandSpec {
@@ -26,8 +31,9 @@ struct CommandSpec {
     size_t minPositional = 0;
     size_t maxPositional = 0; // SIZE_MAX: any number
     std::vector<OptionSpec> options;
-    std::string_view summary;     // one line, for the command list
-    std::string_view description; // paragraphs, for --help
+    std::string_view summary;       // one line, for the command list
+    std::string_view description;   // paragraphs, for --help
+    size_t firstFilePositional = 0; // positional arguments from this one on are files read
 
     std::string synopsis() const; // "evaluate CLUSTER RUN [--json] [--calibration FILE]"
 };
@@ -51,12 +57,21 @@ private:
 };
 
 // The command's words parsed, or the exit status to return: 0 after --help, 2 after a usage
-// problem (printed with the usage line).
+// problem (printed with the usage line), among them an output that is one of the inputs.
 std::variant<ParsedArgs, int> parseCommand(const CommandSpec& spec, const Args& args, Io io);
 
 // The option every command that evaluates takes: constants in place of the built-in ones.
 inline const OptionSpec kCalibrationOption{
-    "--calibration", "FILE", "the cost model's constants from FILE (clusterscope-cli calibrate)"};
+    "--calibration",
+    "FILE",
+    "the cost model's constants from FILE (clusterscope-cli calibrate)",
+    {},
+    FileRole::Input};
+
+// The moment `seconds` (a --max-seconds value) after `start`; past a billion seconds, a
+// billion seconds.
+std::chrono::steady_clock::time_point deadlineAfter(std::chrono::steady_clock::time_point start,
+                                                    double seconds);
 
 // Prints "clusterscope-cli COMMAND: problem" and the usage line; returns kExitUsage.
 int usageProblem(const CommandSpec& spec, const std::string& problem, Io io);

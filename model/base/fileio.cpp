@@ -276,4 +276,27 @@ bool writeFileAtomically(const std::string& path, std::string_view bytes, Diagno
     return true;
 }
 
+std::optional<std::string> inputWrittenBy(const std::string& output,
+                                          const std::vector<std::string>& inputs)
+{
+    struct stat out {};
+    if (::stat(output.c_str(), &out) != 0)
+        return std::nullopt;
+    for (const std::string& input : inputs) {
+        struct stat in {};
+        if (::stat(input.c_str(), &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino)
+            return input;
+    }
+    return std::nullopt;
+}
+
+std::string writesOverInput(const std::string& output, const std::string& input)
+{
+    const std::string same =
+        output == input ? "is" : "is the same file as " + inQuotes(input) + ",";
+    return inQuotes(output) + " " + same +
+           " one of the files read; ClusterScope never writes over its own input: name another "
+           "output";
+}
+
 } // namespace cs

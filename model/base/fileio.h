@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "diagnostics.h"
 
@@ -34,5 +35,15 @@ std::string resolveRelative(const std::string& fromFile, const std::string& rela
 // not a regular file (directories, FIFOs, devices). False and a diagnostic with the system's
 // reason on failure; the old file is then untouched.
 bool writeFileAtomically(const std::string& path, std::string_view bytes, Diagnostics& diags);
+
+// No command writes over a file it reads. The first of `inputs` that is the file `output` names
+// (the same device and inode: through symbolic links, hard links and any spelling such as
+// `./`), or nothing when none is or `output` does not exist yet.
+std::optional<std::string> inputWrittenBy(const std::string& output,
+                                          const std::vector<std::string>& inputs);
+
+// Why it is refused, naming both: "\"a.json\" is the same file as \"b.json\", one of the files
+// read; ..." (the caller puts the option that named the output first).
+std::string writesOverInput(const std::string& output, const std::string& input);
 
 } // namespace cs
