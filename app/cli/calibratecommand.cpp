@@ -15,15 +15,26 @@
 
 namespace cs::cli {
 
+namespace {
+constexpr double kDefaultMaxSeconds = 3600;
+} // namespace
+
 const CommandSpec kCalibrateSpec{
     "calibrate",
     "FILE.jsonl...",
     1,
     SIZE_MAX,
-    {{"--output", "CALIBRATION.json", "where to write the fitted constants", "-o"},
+    {{"--output", "CALIBRATION.json", "where to write the fitted constants", "-o",
+      FileRole::Output},
      {"--cross-validate", "", "also fit without each family and predict it (slow)"},
      {"--closed-form-only", "", "fit on the closed form alone: faster, for exploring"},
-     {"--start", "CALIBRATION.json", "start the fit from these constants (default: built-in)"}},
+     {"--start",
+      "CALIBRATION.json",
+      "start the fit from these constants (default: built-in)",
+      {},
+      FileRole::Input},
+     {"--max-seconds", "N",
+      "stop after about N seconds with the best constants so far (default 3600)"}},
     "fits the cost model's constants on measured runs",
     "Fits the cost model's constants on the measured runs of every FILE.jsonl: one GEMM\n"
     "efficiency per GPU and precision present, and the shared constants (GEMM width, grouped\n"
@@ -31,7 +42,8 @@ const CommandSpec kCalibrateSpec{
     "layer), each within its bounds, by coordinate descent on the mean absolute error of the\n"
     "dense runs (over 4 %) and of the runs with experts (over 8 %) plus each row's excess over\n"
     "12 % (20 % with experts). Prints the constants, the fit's MAPE and its worst rows; -o\n"
-    "writes them for --calibration FILE."};
+    "writes them for --calibration FILE. A fit that runs out of time (--max-seconds) says so,\n"
+    "and prints and writes the best constants found so far."};
 
 namespace {
 
@@ -73,14 +85,36 @@ void printErrors(const std::vector<RowError>& rows, std::ostream& out)
         out << "  " << printable(r.id, 60) << "  " << signedPercentText(r.error()) << "\n";
 }
 
+void printCrossValidation(const std::vector<MeasuredRun>& rows, const Calibration& fitted,
+                          const FitOptions& options, double maxSeconds, std::ostream& out)
+{
+    FitOptions quiet;
+    quiet.closedFormOnly = options.closedFormOnly;
+    quiet.deadline = options.deadline;
+    out << "cross-validation (each family predicted by constants fitted on the others):\n";
+    const std::vector<FamilyError> families = crossValidate(rows, fitted, quiet);
+    for (const FamilyError& f : families)
+        out << "  " << printable(f.family, 40) << ": fitted " << percent(f.fittedMape, 2)
+            << ", held out " << percent(f.heldOutMape, 2) << " over " << f.rows << "\n";
+    if (std::chrono::steady_clock::now() >= options.deadline)
+        out << "Cross-validation stopped early after " << numberText(maxSeconds)
+            << " s (--max-seconds): " << families.size()
+            << " families held out; the last may not have settled.\n";
+}
+
 } // namespace
 
 int runCalibrate(const Args& args, Io io)
 {
+    const auto start = std::chrono::steady_clock::now(); // --max-seconds counts everything
     auto parsed = parseCommand(kCalibrateSpec, args, io);
     if (const int* exit = std::get_if<int>(&parsed))
         return *exit;
     const ParsedArgs& p = std::get<ParsedArgs>(parsed);
+    const std::optional<double> maxSeconds =
+        p.positiveNumber("--max-seconds", kDefaultMaxSeconds, io);
+    if (!maxSeconds)
+        return kExitUsage;
     Diagnostics diags;
     std::vector<MeasuredRun> rows;
     for (const std::string& file : p.positional) {
@@ -90,7 +124,7 @@ int runCalibrate(const Args& args, Io io)
     printDiagnostics(diags, io.err);
     if (rows.empty())
         return kExitBadInput;
-    Calibration start = defaultCalibration();
+    Calibration first = defaultCalibration();
     if (const auto path = p.value("--start")) {
         Diagnostics startDiags;
         const auto read = readCalibration(*path, startDiags);
@@ -98,22 +132,20 @@ int runCalibrate(const Args& args, Io io)
             printDiagnostics(startDiags, io.err);
             return kExitBadInput;
         }
-        start = *read;
+        first = *read;
     }
     FitOptions options;
     options.closedFormOnly = p.has("--closed-form-only");
     options.progress = [&](const std::string& line) { io.err << "  " << line << "\n"; };
-    const Fit fit = calibrate(rows, start, options);
+    options.deadline = deadlineAfter(start, *maxSeconds);
+    const Fit fit = calibrate(rows, first, options);
+    if (fit.stoppedEarly)
+        io.out << "Stopped early after " << numberText(*maxSeconds)
+               << " s (--max-seconds): the best constants found so far, not a settled fit.\n";
     printConstants(fit.calibration, io.out);
     printErrors(fit.rows, io.out);
-    if (p.has("--cross-validate")) {
-        FitOptions quiet;
-        quiet.closedFormOnly = options.closedFormOnly;
-        io.out << "cross-validation (each family predicted by constants fitted on the others):\n";
-        for (const FamilyError& f : crossValidate(rows, fit.calibration, quiet))
-            io.out << "  " << printable(f.family, 40) << ": fitted " << percent(f.fittedMape, 2)
-                   << ", held out " << percent(f.heldOutMape, 2) << " over " << f.rows << "\n";
-    }
+    if (p.has("--cross-validate"))
+        printCrossValidation(rows, fit.calibration, options, *maxSeconds, io.out);
     if (const auto output = p.value("--output")) {
         Diagnostics writeDiags;
         if (!writeFileAtomically(*output, toJson(fit.calibration).dump(2) + "\n", writeDiags)) {

@@ -252,6 +252,7 @@ void printText(const ClusterRun& in, const SearchOutcome& outcome, const Current
 
 int runSearch(const Args& args, Io io)
 {
+    const auto start = std::chrono::steady_clock::now(); // --max-seconds counts everything
     auto parsed = parseCommand(kSearchSpec, args, io);
     if (const int* exit = std::get_if<int>(&parsed))
         return *exit;
@@ -272,9 +273,7 @@ int runSearch(const Args& args, Io io)
     options.keep = size_t(*top);
     if (current.fits())
         options.alsoKeepFasterThanS = current.evaluation->stepTimeS;
-    const auto start = std::chrono::steady_clock::now();
-    options.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                   std::chrono::duration<double>(std::min(*maxSeconds, 1e9)));
+    options.deadline = deadlineAfter(start, *maxSeconds);
     const SearchOutcome outcome = searchParallelism(in->cluster, in->run, options);
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

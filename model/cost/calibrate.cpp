@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -147,14 +148,22 @@ std::vector<FitKnob> fitKnobs(const std::vector<MeasuredRun>& rows, Calibration&
 }
 
 // Golden-section search of one knob inside its bounds, starting from a bracket around the
-// current value; returns the change.
+// current value; returns the change, or nothing when the deadline came first (the knob then
+// keeps its value).
 namespace {
 
-double tune(FitKnob& knob, Calibration& cal, bool closedForm)
+using Clock = std::chrono::steady_clock;
+
+std::optional<double> tune(FitKnob& knob, Calibration& cal, bool closedForm,
+                           Clock::time_point deadline)
 {
     double& value = knob.value(cal);
     const double start = value;
+    bool outOfTime = false;
     auto score = [&](double x) {
+        outOfTime = outOfTime || Clock::now() >= deadline;
+        if (outOfTime)
+            return 0.0;
         value = x;
         return objective(knob.rows, stepTimes(knob.rows, cal, closedForm));
     };
@@ -182,10 +191,50 @@ double tune(FitKnob& knob, Calibration& cal, bool closedForm)
     // Keep the old value unless the search found better.
     const double best = fa <= fb ? a : b;
     const double bestScore = std::min(fa, fb);
-    value = start;
     const double current = score(start);
-    value = bestScore < current ? best : start;
+    value = bestScore < current && !outOfTime ? best : start;
+    if (outOfTime)
+        return std::nullopt;
     return std::abs(value - start) / std::max(1e-9, std::abs(knob.max - knob.min));
+}
+
+// Says where the fit is at most every few seconds, so that a fit of thousands of rows, whose
+// sweep takes minutes, shows it is moving.
+class ThrottledProgress {
+public:
+    explicit ThrottledProgress(const std::function<void(const std::string&)>& report)
+        : m_report(report)
+    {
+    }
+    void operator()(const std::string& line, bool always = false)
+    {
+        constexpr auto kEvery = std::chrono::seconds(5);
+        if (!m_report || (!always && Clock::now() - m_last < kEvery))
+            return;
+        m_report(line);
+        m_last = Clock::now();
+    }
+
+private:
+    const std::function<void(const std::string&)>& m_report;
+    Clock::time_point m_last = Clock::now();
+};
+
+// One sweep over the knobs: the largest change, or nothing when the deadline came first.
+std::optional<double> sweep(std::vector<FitKnob>& knobs, Calibration& cal, bool closedForm,
+                            const std::string& where, Clock::time_point deadline,
+                            ThrottledProgress& progress)
+{
+    double moved = 0;
+    for (size_t k = 0; k < knobs.size(); ++k) {
+        progress(where + ": constant " + std::to_string(k + 1) + " of " +
+                 std::to_string(knobs.size()) + " (" + knobs[k].name + ")");
+        const std::optional<double> change = tune(knobs[k], cal, closedForm, deadline);
+        if (!change)
+            return std::nullopt;
+        moved = std::max(moved, *change);
+    }
+    return moved;
 }
 
 std::string summary(const std::vector<MeasuredRun>& rows, const Calibration& cal, bool closedForm)
@@ -254,19 +303,23 @@ Fit calibrate(const std::vector<MeasuredRun>& rows, const Calibration& start,
     Fit fit;
     fit.calibration = start;
     std::vector<FitKnob> knobs = fitKnobs(rows, fit.calibration);
+    ThrottledProgress progress(options.progress);
     for (bool closedForm : {true, false}) {
-        if (!closedForm && options.closedFormOnly)
+        if ((!closedForm && options.closedFormOnly) || fit.stoppedEarly)
             break;
-        for (int sweep = 0; sweep < options.maxSweeps; ++sweep) {
-            double moved = 0;
-            for (FitKnob& knob : knobs)
-                moved = std::max(moved, tune(knob, fit.calibration, closedForm));
+        for (int s = 0; s < options.maxSweeps; ++s) {
+            const std::string where = std::string(closedForm ? "closed form" : "evaluation") +
+                                      ", sweep " + std::to_string(s + 1);
+            const std::optional<double> moved =
+                sweep(knobs, fit.calibration, closedForm, where, options.deadline, progress);
+            if (!moved) {
+                fit.stoppedEarly = true;
+                progress(where + ": stopped at the time limit", true);
+                break;
+            }
             ++fit.sweeps;
-            if (options.progress)
-                options.progress(std::string(closedForm ? "closed form" : "evaluation") +
-                                 ", sweep " + std::to_string(sweep + 1) + ": " +
-                                 summary(rows, fit.calibration, closedForm));
-            if (moved < kSettled)
+            progress(where + ": " + summary(rows, fit.calibration, closedForm), true);
+            if (*moved < kSettled)
                 break;
         }
     }
@@ -288,6 +341,8 @@ std::vector<FamilyError> crossValidate(const std::vector<MeasuredRun>& rows,
     const std::vector<RowError> all = predictRows(rows, fitted);
     std::vector<FamilyError> out;
     for (const std::string& family : families) {
+        if (Clock::now() >= options.deadline)
+            break;
         std::vector<MeasuredRun> training, held;
         std::vector<RowError> fittedErrors;
         for (size_t i = 0; i < rows.size(); ++i) {

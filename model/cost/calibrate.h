@@ -14,6 +14,7 @@
 // moves, first on the closed form (fast), then on the cost model's own evaluation. Deterministic:
 // the same runs and start give the same constants.
 
+#include <chrono>
 #include <functional>
 #include <string>
 #include <vector>
@@ -63,21 +64,27 @@ struct FitOptions {
     // Fit on the closed form only, skipping the evaluation pass: for exploring, minutes faster;
     // the built-in constants come from the full fit.
     bool closedFormOnly = false;
-    // Called after each sweep with a line saying where the fit is.
+    // Called after each sweep with a line saying where the fit is, and within a sweep every
+    // few seconds with the constant being tuned.
     std::function<void(const std::string&)> progress;
+    // When to stop tuning: the constants are then the best found so far (the one being tuned
+    // keeps its value from before), and the rows are predicted once more with them.
+    std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
 };
 
 struct Fit {
     Calibration calibration;
     std::vector<RowError> rows; // by evaluate() with the fitted constants
     int sweeps = 0;
+    bool stoppedEarly = false; // at the deadline, before the fit settled
 };
 
 Fit calibrate(const std::vector<MeasuredRun>& rows, const Calibration& start,
               const FitOptions& options = {});
 
 // Leave-one-family-out cross-validation: each family predicted by constants fitted on the
-// others (its GPUs' efficiencies from other families' rows, or the default).
+// others (its GPUs' efficiencies from other families' rows, or the default). Past the
+// deadline no further family is started: fewer families than the rows have are returned.
 struct FamilyError {
     std::string family;
     int rows = 0;

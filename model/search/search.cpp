@@ -23,67 +23,13 @@ constexpr size_t kShortlistFactor = 4;
 // Progress reports per search, so that a GUI gets a smooth bar without a flood of signals.
 constexpr int64_t kProgressSteps = 200;
 constexpr int64_t kProgressBatch = 64;
-
-// Ascending.
-std::vector<int> divisorsOf(int64_t n)
-{
-    std::vector<int> small, large;
-    for (int64_t d = 1; d * d <= n; ++d) {
-        if (n % d != 0)
-            continue;
-        small.push_back(int(d));
-        if (d * d != n)
-            large.push_back(int(n / d));
-    }
-    small.insert(small.end(), large.rbegin(), large.rend());
-    return small;
-}
-
-// How each dimension's groups sit on NVLink domains under an ordering: members per domain and
-// domains per group. Nothing when some group straddles domains unevenly.
-using TwoLevelShape = PerDim<std::array<int, 2>>;
-std::optional<TwoLevelShape> twoLevelShape(const PlacementOrder& order, const PerDim<int>& sizes,
-                                           int domainSize)
-{
-    TwoLevelShape shape;
-    int64_t stride = 1;
-    for (Dim d : order) {
-        const int64_t size = sizes[d];
-        const int64_t span = stride * size;
-        int64_t perDomain = 0;
-        if (size == 1 || (span <= domainSize && domainSize % span == 0))
-            perDomain = size;
-        else if (stride % domainSize == 0)
-            perDomain = 1;
-        else if (domainSize % stride == 0 && span % domainSize == 0)
-            perDomain = domainSize / stride;
-        else
-            return std::nullopt;
-        shape[d] = {int(perDomain), int(size / perDomain)};
-        stride = span;
-    }
-    return shape;
-}
-
-// A run stripped of everything the cost model does not read, so that workers can change it
-// in place and copy it cheaply.
-RunDesc probeRun(const RunDesc& run)
-{
-    RunDesc probe;
-    probe.model = run.model;
-    probe.precision = run.precision;
-    probe.batch = run.batch;
-    probe.parallelism = run.parallelism;
-    return probe;
-}
-
-bool isValid(const RunDesc& run, const ClusterDesc& cluster)
-{
-    Diagnostics diags;
-    checkRunShape(run, "", "", diags);
-    checkRunOnCluster(run, cluster, "", "", diags);
-    return diags.empty();
-}
+// A deadline covers the whole search: enumerating the layouts may take the first share of the
+// time from the start, bounding them up to the second, placing the best bounded up to the third,
+// evaluating the shortlist the rest. Each pass
+// always does its first item, so that a search out of time still answers.
+constexpr double kEnumeratingShare = 0.3;
+constexpr double kBoundingShare = 0.6;
+constexpr double kPlacingShare = 0.8;
 
 SearchResult resultOf(const RunDesc& probe, const Evaluation& e)
 {
@@ -196,9 +142,10 @@ private:
 };
 
 std::vector<Layout> allowedLayouts(const ClusterDesc& cluster, const RunDesc& run,
-                                   const SearchConstraints& constraints, int threads)
+                                   const SearchConstraints& constraints, int threads,
+                                   const std::function<bool()>& stop)
 {
-    std::vector<Layout> layouts = enumerateLayouts(cluster, run, threads);
+    std::vector<Layout> layouts = enumerateLayouts(cluster, run, threads, stop);
     std::erase_if(layouts, [&](const Layout& l) { return !constraints.allows(l); });
     return layouts;
 }
@@ -277,10 +224,12 @@ std::vector<PlacementOrder> placementsOf(const Layout& layout, const ClusterDesc
 class SearchRunner {
 public:
     SearchRunner(const ClusterDesc& cluster, const RunDesc& run, const SearchOptions& options)
-        : m_cluster(cluster)
+        : m_start(Clock::now())
+        , m_cluster(cluster)
         , m_freeNetwork(withFreeNetwork(cluster))
         , m_options(options)
-        , m_layouts(allowedLayouts(cluster, run, options.constraints, threadCount()))
+        , m_layouts(allowedLayouts(cluster, run, options.constraints, threadCount(),
+                                   [this] { return stopping(passDeadline(kEnumeratingShare)); }))
         , m_families(familiesOf(m_layouts))
         , m_workers(size_t(threadCount()), Worker{probeRun(run), {}})
         , m_shortlist(options.keep, options.alsoKeepFasterThanS)
@@ -292,10 +241,13 @@ public:
         SearchOutcome out;
         out.layouts = int64_t(m_layouts.size());
         std::vector<std::optional<Bounded>> bounds(m_layouts.size());
-        parallelFor(m_families.size(), [&](Worker& w, size_t f) {
-            boundFamily(w, m_families[f], bounds);
-            return int64_t(m_families[f].size());
-        });
+        parallelFor(
+            m_families.size(),
+            [&](Worker& w, size_t f) {
+                boundFamily(w, m_families[f], bounds);
+                return int64_t(m_families[f].size());
+            },
+            passDeadline(kBoundingShare));
         std::vector<Bounded> fitting;
         for (const std::optional<Bounded>& b : bounds) {
             if (b) {
@@ -307,8 +259,8 @@ public:
             return a.boundS != b.boundS ? a.boundS < b.boundS : a.layout < b.layout;
         });
         m_done += totalSteps() / 2 - int64_t(fitting.size()); // those that fit nowhere are done
-        // Stopped while bounding: the best bounded so far are still placed, whatever the stop.
-        const bool placeAll = !m_stopped;
+        // Stopped while bounding: the best bounded so far are still placed, best first, until the
+        // placing pass's share of the time is gone.
         if (m_stopped)
             fitting.resize(std::min(fitting.size(), m_options.keep > 0 ? m_options.keep : 1000));
         parallelFor(
@@ -317,17 +269,17 @@ public:
                 place(w, fitting[i]);
                 return int64_t(1);
             },
-            placeAll);
+            passDeadline(kPlacingShare));
         report();
 
-        out.cancelled = m_stopped && cancelled();
-        out.outOfTime = m_stopped && !out.cancelled;
         for (const Worker& w : m_workers)
             out.estimated += w.estimated;
         out.results = m_shortlist.ranked();
         reevaluate(out.results);
         out.evaluated = int64_t(out.results.size());
         keepFastest(out.results);
+        out.cancelled = m_stopped && cancelled();
+        out.outOfTime = m_stopped && !out.cancelled;
         return out;
     }
 
@@ -339,10 +291,30 @@ private:
         return std::max(1, wanted);
     }
 
+    using Clock = std::chrono::steady_clock;
+
     bool cancelled() const { return m_options.cancel && m_options.cancel->load(); }
-    bool stopRequested() const
+    bool stopRequested(Clock::time_point until) const
     {
-        return cancelled() || std::chrono::steady_clock::now() >= m_options.deadline;
+        return cancelled() || Clock::now() >= until;
+    }
+
+    // Whether a pass is to stop now; the search then says it stopped early.
+    bool stopping(Clock::time_point until)
+    {
+        if (!stopRequested(until))
+            return false;
+        m_stopped = true;
+        return true;
+    }
+
+    // The end of a pass that may take this share of the time from the start to the deadline.
+    Clock::time_point passDeadline(double share) const
+    {
+        if (m_options.deadline == Clock::time_point::max())
+            return m_options.deadline;
+        return m_start +
+               std::chrono::duration_cast<Clock::duration>(share * (m_options.deadline - m_start));
     }
 
     int64_t totalSteps() const { return 2 * int64_t(m_layouts.size()); }
@@ -354,18 +326,16 @@ private:
     }
 
     // Runs body(worker, i) for i in [0, count) on every worker, each returning the progress
-    // steps it did, until a stop is requested when `stoppable`; the calling thread is the first
-    // worker and the one that reports progress.
-    template <typename Body> void parallelFor(size_t count, Body body, bool stoppable = true)
+    // steps it did, until a stop is requested or `until` passes (the first item is always
+    // done); the calling thread is the first worker and the one that reports progress.
+    template <typename Body> void parallelFor(size_t count, Body body, Clock::time_point until)
     {
         std::atomic<size_t> next{0};
         auto loop = [&](Worker& worker, bool reports) {
             int64_t nextReport = 0, pending = 0;
             for (size_t i = next++; i < count; i = next++) {
-                if (stoppable && stopRequested()) {
-                    m_stopped = true;
+                if (i > 0 && stopping(until))
                     break;
-                }
                 // Progress is shared in batches, so that the threads do not contend for it.
                 pending += body(worker, i);
                 if (pending < kProgressBatch)
@@ -388,14 +358,20 @@ private:
     }
 
     // The shortlist evaluated by the cost model itself, on every thread, and ranked by that.
+    // Out of time, the estimates not yet evaluated are left out: a listed step time is always
+    // what `evaluate` gives.
     void reevaluate(std::vector<SearchResult>& results)
     {
         std::atomic<size_t> next{0};
+        std::vector<char> evaluated(results.size(), 0);
         auto loop = [&](Worker& worker) {
             for (size_t i = next++; i < results.size(); i = next++) {
+                if (i > 0 && stopping(m_options.deadline))
+                    break;
                 SearchResult& r = results[i];
                 const RunDesc run = withLayout(worker.probe, r.layout);
                 r = resultOf(run, evaluate(m_cluster, run, evalOptions()));
+                evaluated[i] = 1;
             }
         };
         std::vector<std::thread> helpers;
@@ -404,6 +380,11 @@ private:
         loop(m_workers.front());
         for (std::thread& t : helpers)
             t.join();
+        size_t kept = 0;
+        for (size_t i = 0; i < results.size(); ++i)
+            if (evaluated[i])
+                results[kept++] = std::move(results[i]);
+        results.resize(kept);
         // Ties keep the enumeration's order, which the shortlist's order follows.
         std::stable_sort(
             results.begin(), results.end(),
@@ -476,9 +457,11 @@ private:
 
     EvalOptions evalOptions() const { return {m_options.calibration, false}; }
 
+    const Clock::time_point m_start; // before the layouts are enumerated
     const ClusterDesc& m_cluster;
     const ClusterDesc m_freeNetwork;
     const SearchOptions& m_options;
+    std::atomic<bool> m_stopped{false}; // a pass stopped before its end
     const std::vector<Layout> m_layouts;
     const std::vector<Family> m_families;
     std::vector<Worker> m_workers;
@@ -487,7 +470,6 @@ private:
     std::mutex m_shortlistMutex;
     // The shortlist's cut-off as last trimmed; it only falls.
     std::atomic<double> m_cutoff{std::numeric_limits<double>::infinity()};
-    std::atomic<bool> m_stopped{false}; // a stoppable pass stopped before its end
 };
 
 } // namespace
@@ -513,122 +495,6 @@ RunDesc withLayout(const RunDesc& run, const Layout& layout)
     changed.placement = layout.placement;
     changed.batch.micro = layout.microBatch;
     return changed;
-}
-
-std::vector<PlacementOrder> distinctPlacements(const PerDim<int>& sizes, int domainSize)
-{
-    std::vector<PlacementOrder> distinct;
-    std::vector<TwoLevelShape> shapes;
-    PlacementOrder order = kPlacedDims;
-    std::sort(order.begin(), order.end());
-    do {
-        const std::optional<TwoLevelShape> shape = twoLevelShape(order, sizes, domainSize);
-        if (!shape) {
-            distinct.push_back(order);
-        } else if (std::find(shapes.begin(), shapes.end(), *shape) == shapes.end()) {
-            shapes.push_back(*shape);
-            distinct.push_back(order);
-        }
-    } while (std::next_permutation(order.begin(), order.end()));
-    return distinct;
-}
-
-// Data-parallel width of a model-parallel layout: all the healthy GPUs when the global batch
-// divides over them; with GPUs out of service, the widest the batch divides that fits on what
-// is left (the rest idle), so that a re-plan keeps the global batch.
-int dataParallelWidth(int64_t modelParallel, const ClusterDesc& cluster, const RunDesc& run)
-{
-    const int64_t healthy = cluster.healthyGpuCount();
-    const int64_t widest = healthy / modelParallel;
-    if (healthy == cluster.gpuCount())
-        return run.batch.global % widest == 0 ? int(widest) : 0;
-    for (int64_t dp = std::min<int64_t>(widest, run.batch.global); dp >= 1; --dp)
-        if (run.batch.global % dp == 0)
-            return int(dp);
-    return 0;
-}
-
-// The expert layouts of a stage of tp x cp x dp ranks: every ep that divides the experts and,
-// with expert tensor parallelism of 1 or of tp, folds over the stage's ranks. (1, 1) for a
-// dense model.
-namespace {
-std::vector<std::pair<int, int>> expertLayouts(const ModelShape& model, int tp, int cp, int dp)
-{
-    if (!model.moe)
-        return {{1, 1}};
-    std::vector<std::pair<int, int>> layouts;
-    const int64_t ranks = int64_t(tp) * cp * dp;
-    for (int etp : {1, tp}) {
-        if (etp == tp && tp == 1 && !layouts.empty())
-            break;
-        for (int ep : divisorsOf(model.moe->experts))
-            if (ranks % (int64_t(ep) * etp) == 0)
-                layouts.push_back({ep, etp});
-    }
-    return layouts;
-}
-} // namespace
-
-// The valid layouts with this tp and cp, in enumeration order. Micro-batch sizes are innermost,
-// ascending: memory grows with them, so the search stops a family of layouts at the first
-// micro-batch that does not fit.
-std::vector<Layout> layoutsWith(const ClusterDesc& cluster, const RunDesc& run, int tp, int cp)
-{
-    const int64_t gpus = cluster.gpuCount();
-    const ModelShape& model = run.model;
-    RunDesc probe = probeRun(run);
-    probe.parallelism.recompute = Recompute::of(RecomputeMode::None);
-    std::vector<Layout> layouts;
-    for (int pp : divisorsOf(gpus / (int64_t(tp) * cp))) {
-        if (pp > model.layers)
-            break;
-        const int dp = dataParallelWidth(int64_t(tp) * cp * pp, cluster, run);
-        if (dp == 0)
-            continue;
-        const int maxVp = pp > 1 ? model.layers / pp : 1;
-        for (int vp = 1; vp <= maxVp; ++vp) {
-            for (const auto& [ep, etp] : expertLayouts(model, tp, cp, dp)) {
-                for (int micro : divisorsOf(run.batch.global / dp)) {
-                    Parallelism& par = probe.parallelism;
-                    par.tp = tp;
-                    par.cp = cp;
-                    par.pp = pp;
-                    par.vp = vp;
-                    par.dp = dp;
-                    par.ep = ep;
-                    par.etp = etp;
-                    probe.batch.micro = micro;
-                    if (isValid(probe, cluster))
-                        layouts.push_back({par, kPlacedDims, micro});
-                }
-            }
-        }
-    }
-    return layouts;
-}
-
-std::vector<Layout> enumerateLayouts(const ClusterDesc& cluster, const RunDesc& run, int threads)
-{
-    std::vector<std::pair<int, int>> tpCp;
-    for (int tp : divisorsOf(cluster.gpuCount()))
-        for (int cp : divisorsOf(cluster.gpuCount() / tp))
-            tpCp.emplace_back(tp, cp);
-    std::vector<std::vector<Layout>> byTpCp(tpCp.size());
-    std::atomic<size_t> next{0};
-    auto work = [&] {
-        for (size_t i = next++; i < tpCp.size(); i = next++)
-            byTpCp[i] = layoutsWith(cluster, run, tpCp[i].first, tpCp[i].second);
-    };
-    std::vector<std::thread> helpers;
-    for (int t = 1; t < threads; ++t)
-        helpers.emplace_back(work);
-    work();
-    for (std::thread& t : helpers)
-        t.join();
-    std::vector<Layout> layouts;
-    for (std::vector<Layout>& some : byTpCp)
-        layouts.insert(layouts.end(), some.begin(), some.end());
-    return layouts;
 }
 
 SearchOutcome searchParallelism(const ClusterDesc& cluster, const RunDesc& run,
