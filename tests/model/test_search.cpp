@@ -276,8 +276,9 @@ TEST_CASE("a search past its deadline stops as if cancelled and says it ran out 
     const SearchOutcome outcome = searchParallelism(*h100.cluster, *h100.run, options);
     CHECK(outcome.outOfTime);
     CHECK_FALSE(outcome.cancelled);
-    CHECK(outcome.estimated == 0);
-    CHECK(outcome.results.empty());
+    // Each pass does its first item only (test_deadlines.cpp): one family bounded.
+    CHECK(outcome.layouts > outcome.estimated);
+    CHECK(outcome.results.size() <= 1);
     const SearchOutcome full = searchParallelism(*h100.cluster, *h100.run);
     CHECK_FALSE(full.outOfTime);
     CHECK_FALSE(full.cancelled);
