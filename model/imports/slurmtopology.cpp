@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <functional>
 #include <map>
 #include <set>
 
@@ -21,7 +20,12 @@ using nlohmann::json;
 
 namespace {
 
+// The most tiers a cluster description has; a deeper tree is described with this many.
 constexpr int kMaxTiers = 3;
+
+// The deepest switch tree read: real fabrics have two to four tiers, so a chain of switches
+// deeper than this is a mistake (or a loop too long to tell from one) and is refused.
+constexpr int kMaxSwitchTiers = 64;
 
 struct Pair {
     std::string key; // lower case: Slurm's keys are case-insensitive
@@ -191,43 +195,80 @@ private:
     // Tier of each switch: 1 for a leaf, one more than its highest child for the others.
     std::optional<int> tiers()
     {
-        std::vector<int> tier(m_switches.size(), 0); // 0 unknown, -1 being visited
-        std::function<int(size_t)> visit = [&](size_t i) -> int {
-            if (tier[i] > 0)
-                return tier[i];
-            if (tier[i] < 0)
-                return -1;
-            tier[i] = -1;
-            int t = 1;
-            for (const std::string& child : m_switches[i].children) {
-                const auto it = m_switchIndex.find(child);
-                if (it == m_switchIndex.end()) {
-                    m_report.error(m_switches[i].place,
-                                   "switch " + cs::inQuotes(m_switches[i].name) +
-                                       " names an undefined switch " + cs::inQuotes(child));
-                    return -1;
-                }
-                const int c = visit(it->second);
-                if (c < 0) {
-                    if (!failed())
-                        m_report.error(m_switches[i].place,
-                                       "the switches loop: " + cs::inQuotes(m_switches[i].name) +
-                                           " is below itself");
-                    return -1;
-                }
-                t = std::max(t, c + 1);
-            }
-            tier[i] = t;
-            return t;
-        };
+        std::vector<int> tier(m_switches.size(), 0); // 0 unknown, -1 on the path being walked
         int most = 0;
-        for (size_t i = 0; i < m_switches.size(); ++i) {
-            const int t = visit(i);
-            if (t < 0)
+        for (size_t top = 0; top < m_switches.size(); ++top) {
+            if (!walkBelow(top, tier))
                 return std::nullopt;
-            most = std::max(most, t);
+            most = std::max(most, tier[top]);
         }
         return most;
+    }
+
+    // Sets the tiers of `top` and of the switches below it, depth first without recursion (a
+    // chain as long as the file may write must not exhaust the stack); false, with an error
+    // naming the switch, on an undefined switch, a loop or a chain deeper than kMaxSwitchTiers.
+    bool walkBelow(size_t top, std::vector<int>& tier)
+    {
+        struct Step {
+            size_t index;
+            size_t nextChild = 0;
+            int tier = 1;
+        };
+        if (tier[top] > 0)
+            return true;
+        std::vector<Step> path{{top}};
+        tier[top] = -1;
+        while (!path.empty()) {
+            Step& step = path.back();
+            const Switch& s = m_switches[step.index];
+            if (step.nextChild == s.children.size()) {
+                const Step done = step;
+                tier[done.index] = done.tier;
+                path.pop_back();
+                if (!path.empty())
+                    path.back().tier = std::max(path.back().tier, done.tier + 1);
+                if (done.tier > kMaxSwitchTiers)
+                    return tooDeep(s, "has more than " + std::to_string(kMaxSwitchTiers) +
+                                          " tiers of switches below it");
+                continue;
+            }
+            const std::string& child = s.children[step.nextChild++];
+            const auto it = m_switchIndex.find(child);
+            if (it == m_switchIndex.end()) {
+                m_report.error(s.place, "switch " + cs::inQuotes(s.name) +
+                                            " names an undefined switch " + cs::inQuotes(child));
+                return false;
+            }
+            const size_t c = it->second;
+            if (tier[c] < 0) {
+                m_report.error(s.place, "the switches loop: " + cs::inQuotes(s.name) +
+                                            " is below itself (through " + cs::inQuotes(child) +
+                                            ")");
+                return false;
+            }
+            if (tier[c] > 0) {
+                step.tier = std::max(step.tier, tier[c] + 1);
+            } else if (path.size() == size_t(kMaxSwitchTiers)) {
+                return tooDeep(m_switches[c], "is more than " + std::to_string(kMaxSwitchTiers) +
+                                                  " tiers below switch " +
+                                                  cs::inQuotes(m_switches[top].name) + " (line " +
+                                                  std::to_string(m_switches[top].place.line) + ")");
+            } else {
+                tier[c] = -1;
+                path.push_back({c});
+            }
+        }
+        return true;
+    }
+
+    bool tooDeep(const Switch& s, const std::string& where)
+    {
+        m_report.error(s.place, "switch " + cs::inQuotes(s.name) + " " + where +
+                                    ": a chain of switches this long, or a loop, is no fabric "
+                                    "(at most " +
+                                    std::to_string(kMaxSwitchTiers) + " tiers are read)");
+        return false;
     }
 
     struct Rack {

@@ -137,3 +137,62 @@ TEST_CASE("continued lines, unknown keys and comments", "[imports][slurm]")
     CHECK((*cluster)["scale_out"]["topology"]["tiers"] == 2);
     CHECK(hasLine(report.notes, {"topology.conf:3:35:", "Colour= ignored"}));
 }
+
+TEST_CASE("a switch chain too deep for a fabric, or a loop, is refused by name without recursion",
+          "[imports][slurm]")
+{
+    // 50,000 switches, each above the one before: the recursive walk this replaced overflowed the
+    // stack. Written from the top down and from the bottom up, and closed into a loop.
+    const int n = 50000;
+    std::vector<std::string> lines{"SwitchName=s0 Nodes=n1\n"};
+    for (int i = 1; i < n; ++i)
+        lines.push_back("SwitchName=s" + std::to_string(i) + " Switches=s" + std::to_string(i - 1) +
+                        "\n");
+    std::string bottomUp, topDown;
+    for (size_t i = 0; i < lines.size(); ++i) {
+        bottomUp += lines[i];
+        topDown += lines[lines.size() - 1 - i];
+    }
+    std::string loop = bottomUp;
+    loop.replace(0, loop.find('\n'), "SwitchName=s0 Switches=s" + std::to_string(n - 1));
+    struct Case {
+        std::string name;
+        std::string text;
+        std::string place;
+        std::string says;
+    };
+    const std::vector<Case> cases{
+        {"bottom up", bottomUp, "topology.conf:65:1:",
+         "switch \"s64\" has more than 64 tiers of switches below it: a chain of switches this "
+         "long, or a loop, is no fabric (at most 64 tiers are read)"},
+        {"top down", topDown, "topology.conf:65:1:",
+         "switch \"s49935\" is more than 64 tiers below switch \"s49999\" (line 1)"},
+        {"loop", loop, "topology.conf:49937:1:",
+         "switch \"s49936\" is more than 64 tiers below switch \"s0\" (line 1)"},
+        {"short loop",
+         "SwitchName=a Switches=b\nSwitchName=b Switches=c\nSwitchName=c Switches=a\n",
+         "topology.conf:3:1:", "the switches loop: \"c\" is below itself (through \"a\")"},
+    };
+    for (const Case& c : cases) {
+        INFO(c.name);
+        ImportReport report;
+        CHECK_FALSE(import(c.text, report));
+        INFO(report.errors.formatAll().substr(0, 2000));
+        CHECK(report.errors.size() == 1);
+        CHECK(hasLine(report.errors, {c.place, c.says}));
+    }
+}
+
+TEST_CASE("a chain of 64 switch tiers is read, described with the tiers a cluster has",
+          "[imports][slurm]")
+{
+    std::string text = "SwitchName=s1 Nodes=n[1-2]\n";
+    for (int i = 2; i <= 64; ++i)
+        text += "SwitchName=s" + std::to_string(i) + " Switches=s" + std::to_string(i - 1) + "\n";
+    ImportReport report;
+    const auto cluster = import(text, report);
+    INFO(report.errors.formatAll());
+    REQUIRE(cluster);
+    CHECK((*cluster)["scale_out"]["topology"]["tiers"] == 3);
+    CHECK(hasLine(report.notes, {"64 switch tiers described as 3"}));
+}
