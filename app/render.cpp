@@ -1,10 +1,12 @@
 #include "render.h"
 
 #include <cstdio>
+#include <optional>
 
 #include "document.h"
 #include "documentio.h"
 #include "exports.h"
+#include "fileio.h"
 #include "text.h"
 
 namespace {
@@ -15,10 +17,31 @@ int fail(int status, const QString& message)
     return status;
 }
 
+// What is wrong with the request before anything is read, or nothing.
+std::optional<QString> usageProblem(const RenderRequest& request)
+{
+    const QSize size = request.size;
+    if (size.width() > kMaxRenderSide || size.height() > kMaxRenderSide ||
+        qint64(size.width()) * size.height() > kMaxRenderPixels)
+        return QStringLiteral("clusterscope: --size %1x%2 is too large: at most %3 pixels a side "
+                              "and %4 pixels in all (7680x4320)")
+            .arg(size.width())
+            .arg(size.height())
+            .arg(kMaxRenderSide)
+            .arg(QString::fromStdString(cs::withThousands(kMaxRenderPixels)));
+    const std::string output = request.output.toStdString(), input = request.input.toStdString();
+    if (const auto same = cs::inputWrittenBy(output, {input}))
+        return QStringLiteral("clusterscope: --render %1")
+            .arg(QString::fromStdString(cs::writesOverInput(output, *same)));
+    return std::nullopt;
+}
+
 } // namespace
 
 int renderToPng(const RenderRequest& request)
 {
+    if (const std::optional<QString> problem = usageProblem(request))
+        return fail(2, *problem);
     QString problems;
     auto session = loadSessionFromFile(request.input, &problems);
     if (!session)
