@@ -8,8 +8,10 @@
 #include <nlohmann/json.hpp>
 
 #include "clicommands.h"
+#include "common.h"
 #include "fileio.h"
 #include "importrequest.h"
+#include "loader.h"
 #include "mllog.h"
 #include "options.h"
 #include "text.h"
@@ -109,18 +111,22 @@ void printReport(const ImportReport& report, Io io)
         io.err << d.format() << "\n";
 }
 
-// The description, written to -o OUT or printed.
+// The description, written to -o OUT or printed; never one that ClusterScope would not open.
 int emit(const json& document, const std::string& output, Io io)
 {
     const std::string text = document.dump(2) + "\n";
+    Diagnostics diags;
+    if (!checkReadsBack(text, output.empty() ? "(standard output)" : output, diags)) {
+        printDiagnostics(diags, io.err);
+        io.err << "nothing written: the description would not open again\n";
+        return kExitBadInput;
+    }
     if (output.empty()) {
         io.out << text;
         return kExitOk;
     }
-    Diagnostics diags;
     if (!writeFileAtomically(output, text, diags)) {
-        for (const Diagnostic& d : diags.items())
-            io.err << d.format() << "\n";
+        printDiagnostics(diags, io.err);
         return kExitBadInput;
     }
     io.out << "wrote " << printable(output, kNoLimit) << " ("
