@@ -23,6 +23,7 @@ constexpr const char* kOriginStateKey = "x-recovery-of-state";
 // Also matches "recovery.csession", the one file all instances shared before.
 const QString kRecoveryPattern = QStringLiteral("recovery*.csession");
 const QString kOpenNotePattern = QStringLiteral("recovery*.open");
+const QString kLockPattern = QStringLiteral("recovery*.lock");
 
 // A recovery file's lock and the note of what its instance has open sit beside it.
 QString besideRecovery(const QString& path, const char* suffix)
@@ -68,6 +69,7 @@ Autosaver::Autosaver(Document* doc, QString recoveryDir, int intervalMs, QObject
     , m_timer(new QTimer(this))
 {
     QDir().mkpath(m_dir);
+    removeStaleFiles();
     // A name of its own, so that no instance ever writes over another's recovery file.
     m_path = QDir(m_dir).absoluteFilePath(
         QStringLiteral("recovery-%1.csession").arg(QUuid::createUuid().toString(QUuid::Id128)));
@@ -83,6 +85,19 @@ Autosaver::Autosaver(Document* doc, QString recoveryDir, int intervalMs, QObject
         if (!modified)
             discard();
     });
+}
+
+void Autosaver::removeStaleFiles() const
+{
+    const QDir dir(m_dir);
+    // A stale lock is taken over and released, which removes it; a held one is left alone.
+    for (const QString& name : dir.entryList({kLockPattern}, QDir::Files | QDir::Hidden))
+        attemptLock(dir.absoluteFilePath(name));
+    for (const QString& name : dir.entryList({kOpenNotePattern}, QDir::Files)) {
+        const QString note = dir.absoluteFilePath(name);
+        if (!heldByRunningInstance(*attemptLock(besideRecovery(note, ".lock"))))
+            QFile::remove(note);
+    }
 }
 
 Autosaver::~Autosaver()
@@ -110,7 +125,8 @@ bool Autosaver::writeNow()
         session.extensions.set(kOriginStateKey, stateJson(*m_originState));
     QDir().mkpath(m_dir);
     QString error;
-    if (!writeFileAtomically(m_path, sessionBytes(session), &error)) {
+    const std::optional<QByteArray> bytes = sessionFileBytes(session, m_path, &error);
+    if (!bytes || !writeFileAtomically(m_path, *bytes, &error)) {
         emit writeFailed(error);
         return false;
     }
@@ -135,6 +151,14 @@ void Autosaver::Recovery::discard()
     QFile::remove(besideRecovery(path, ".open"));
 }
 
+QString Autosaver::Recovery::setAside()
+{
+    const QFileInfo file(path);
+    const QString aside =
+        file.dir().absoluteFilePath(QStringLiteral("unreadable-") + file.fileName());
+    return QFile::rename(path, aside) ? aside : QString();
+}
+
 std::vector<std::unique_ptr<Autosaver::Recovery>> Autosaver::staleRecoveries() const
 {
     std::vector<std::unique_ptr<Recovery>> found;
@@ -147,11 +171,18 @@ std::vector<std::unique_ptr<Autosaver::Recovery>> Autosaver::staleRecoveries() c
         std::unique_ptr<QLockFile> lock = attemptLock(besideRecovery(path, ".lock"));
         if (!lock->isLocked())
             continue; // its instance still runs (or the lock cannot be taken)
+        auto recovery = std::make_unique<Recovery>();
+        recovery->path = path;
+        recovery->autosavedAt = file.lastModified();
+        recovery->m_lock = std::move(lock);
         cs::Diagnostics diags;
         auto loaded = cs::loadFile(path.toStdString(), diags);
-        if (!loaded || !loaded->session || !diags.empty())
+        if (!loaded || !loaded->session || !diags.empty()) {
+            recovery->problem = diags.empty() ? path + QStringLiteral(": not a session file")
+                                              : QString::fromStdString(diags.formatAll()).trimmed();
+            found.push_back(std::move(recovery));
             continue;
-        auto recovery = std::make_unique<Recovery>();
+        }
         recovery->session = std::move(*loaded->session);
         auto& ext = recovery->session.extensions;
         if (ext.contains(kOriginKey) && ext.value()[kOriginKey].is_string())
@@ -161,9 +192,6 @@ std::vector<std::unique_ptr<Autosaver::Recovery>> Autosaver::staleRecoveries() c
             recovery->originState = stateFrom(ext.value()[kOriginStateKey]);
         ext.erase(kOriginKey);
         ext.erase(kOriginStateKey);
-        recovery->path = path;
-        recovery->autosavedAt = file.lastModified();
-        recovery->m_lock = std::move(lock);
         found.push_back(std::move(recovery));
     }
     return found;

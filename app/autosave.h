@@ -4,7 +4,8 @@
 //
 // Every running ClusterScope has its own recovery file, locked (QLockFile) while it runs, and
 // says beside it which file it has open. Only recovery files whose lock is stale (their owner
-// died) are offered, so one instance never restores or discards another's live work.
+// died) are offered, so one instance never restores or discards another's live work; the locks
+// and notes such an instance left are removed at the next start.
 
 #include <QDateTime>
 #include <QObject>
@@ -25,7 +26,8 @@ class Autosaver : public QObject {
 public:
     static constexpr int kIntervalMs = 30'000;
 
-    // Claims a recovery file of its own in recoveryDir.
+    // Removes the locks and notes of instances that are gone, and claims a recovery file of its
+    // own in recoveryDir.
     Autosaver(Document* doc, QString recoveryDir, int intervalMs = kIntervalMs,
               QObject* parent = nullptr);
     // Releases the lock and keeps the recovery file: only discard() or a save removes it.
@@ -33,7 +35,8 @@ public:
 
     QString recoveryPath() const { return m_path; }
     // Writes the recovery file when the document has unsaved changes. False, with writeFailed,
-    // when it could not be written: the previous recovery file then stays as it was.
+    // when it could not be written or would not load again: the previous recovery file then
+    // stays as it was.
     bool writeNow();
     // Removes the recovery file: its changes are saved, or were given up.
     void discard();
@@ -48,6 +51,9 @@ public:
     // one while the object lives.
     class Recovery {
     public:
+        // Why the file cannot be read (then the session is empty): the user is told, and the
+        // file is kept for them under another name (setAside).
+        QString problem;
         cs::Session session;
         QString originalPath; // the file the changes belong to; empty for an untitled one
         std::optional<DiskState> originState;
@@ -56,13 +62,16 @@ public:
         ~Recovery();
         // Deletes the recovery file.
         void discard();
+        // Renames an unreadable recovery file so that it is neither offered nor reported again;
+        // returns its new path (empty when it could not be renamed, and stays).
+        QString setAside();
 
     private:
         friend class Autosaver;
         std::unique_ptr<QLockFile> m_lock;
     };
-    // Recovery files of instances that are no longer running, newest first; unreadable ones
-    // are left alone.
+    // Recovery files of instances that are no longer running, newest first; an unreadable one
+    // comes with its problem.
     std::vector<std::unique_ptr<Recovery>> staleRecoveries() const;
     // Whether another running instance has this file open.
     bool isOpenElsewhere(const QString& path) const;
@@ -71,6 +80,7 @@ signals:
     void writeFailed(const QString& reason);
 
 private:
+    void removeStaleFiles() const;
     void publishOpenFile();
 
     Document* m_doc;

@@ -1,29 +1,41 @@
 #include "backgroundwork.h"
 
 #include <QEventLoop>
+#include <QPointer>
 #include <QProgressDialog>
+#include <QTimer>
 #include <algorithm>
 
 bool runWithProgress(QWidget* parent, const QString& label,
                      const std::function<void(TaskProgress&)>& work)
 {
-    QProgressDialog dialog(label, QObject::tr("Cancel"), 0, 0, parent);
-    dialog.setWindowModality(Qt::WindowModal);
-    dialog.setMinimumDuration(400);
-    dialog.setAutoClose(false);
-    dialog.setAutoReset(false);
+    // On the heap, watched: closing the parent while the work runs deletes its children.
+    const QPointer<QProgressDialog> dialog =
+        new QProgressDialog(label, QObject::tr("Cancel"), 0, 0, parent);
+    dialog->setWindowModality(Qt::WindowModal);
+    dialog->setMinimumDuration(400);
+    dialog->setAutoClose(false);
+    dialog->setAutoReset(false);
     std::atomic<bool> cancelled{false};
-    QObject::connect(&dialog, &QProgressDialog::canceled, [&] { cancelled = true; });
+    // Cancel hides the dialog (QProgressDialog::cancel); work that stops only where it next
+    // looks (a file being read) may take a while more, and the window stays blocked and says so
+    // until it has.
+    QObject::connect(dialog, &QProgressDialog::canceled, dialog, [&cancelled, dialog] {
+        cancelled = true;
+        dialog->setLabelText(QObject::tr("Cancelling..."));
+        dialog->setCancelButton(nullptr);
+        QTimer::singleShot(200, dialog, [dialog] { dialog->show(); });
+    });
     QEventLoop loop;
-    TaskProgress progress{cancelled, [&dialog](int64_t done, int64_t total) {
+    TaskProgress progress{cancelled, [dialog](int64_t done, int64_t total) {
                               // Queued to the dialog: dropped if it is gone.
                               QMetaObject::invokeMethod(
-                                  &dialog,
-                                  [&dialog, done, total] {
+                                  dialog,
+                                  [dialog, done, total] {
                                       constexpr int64_t kSteps = 1000;
-                                      dialog.setMaximum(total > 0 ? int(kSteps) : 0);
+                                      dialog->setMaximum(total > 0 ? int(kSteps) : 0);
                                       if (total > 0)
-                                          dialog.setValue(int(done * kSteps / total));
+                                          dialog->setValue(int(done * kSteps / total));
                                   },
                                   Qt::QueuedConnection);
                           }};
@@ -33,6 +45,7 @@ bool runWithProgress(QWidget* parent, const QString& label,
     });
     loop.exec();
     worker.join();
+    delete dialog.data();
     return !cancelled;
 }
 

@@ -1,6 +1,16 @@
 #include "document.h"
 
+#include <QFileInfo>
 #include <QUndoStack>
+
+QString storedPath(const QString& path)
+{
+    if (path.isEmpty())
+        return path;
+    const QFileInfo file(path);
+    const QString canonical = file.canonicalFilePath();
+    return canonical.isEmpty() ? file.absoluteFilePath() : canonical;
+}
 
 Document::Document(QObject* parent)
     : QObject(parent)
@@ -16,7 +26,7 @@ void Document::setSession(cs::Session session, const QString& filePath)
 {
     m_session = std::move(session);
     m_view = m_session.view.value_or(cs::ViewState{});
-    m_filePath = filePath;
+    m_filePath = storedPath(filePath);
     m_sourcePath.clear();
     m_undo->clear();
     rebuild();
@@ -67,13 +77,13 @@ void Document::markSaved(const QString& filePath)
 
 void Document::setFilePath(const QString& path)
 {
-    m_filePath = path;
+    m_filePath = storedPath(path);
     emit filePathChanged();
 }
 
 void Document::setSourcePath(const QString& path)
 {
-    m_sourcePath = path;
+    m_sourcePath = storedPath(path);
     emit filePathChanged();
 }
 

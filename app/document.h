@@ -16,13 +16,19 @@
 
 class QUndoStack;
 
+// The path a document keeps for `path`: canonical (links and ".." resolved) when the file
+// exists, else absolute; empty stays empty.
+QString storedPath(const QString& path);
+
 class Document : public QObject {
     Q_OBJECT
 public:
     explicit Document(QObject* parent = nullptr);
     ~Document() override;
 
-    // Replaces everything; clears undo history. The session must be valid.
+    // Replaces everything; clears undo history. The session must be valid. Every path the
+    // document keeps is absolute and canonical (storedPath): a path as typed would name another
+    // file once the working directory changes (a recovery restored elsewhere).
     void setSession(cs::Session session, const QString& filePath);
     // Replaces cluster and run (an edit): derived data is rebuilt and modelChanged emitted.
     void setClusterRun(const cs::ClusterDesc& cluster, const cs::RunDesc& run);

@@ -69,6 +69,18 @@ QByteArray sessionBytes(const cs::Session& session)
     return QByteArray::fromStdString(cs::toJson(session).dump(2) + "\n");
 }
 
+std::optional<QByteArray> sessionFileBytes(const cs::Session& session, const QString& path,
+                                           QString* error)
+{
+    QByteArray bytes = sessionBytes(session);
+    cs::Diagnostics diags;
+    if (cs::checkReadsBack(std::string_view(bytes.data(), size_t(bytes.size())), path.toStdString(),
+                           diags))
+        return bytes;
+    *error = QString::fromStdString(diags.formatAll()).trimmed();
+    return std::nullopt;
+}
+
 bool writeFileAtomically(const QString& path, const QByteArray& bytes, QString* error)
 {
     cs::Diagnostics diags;

@@ -22,6 +22,11 @@ QString sessionPathFor(const QString& sourcePath);
 
 // The bytes of a session file.
 QByteArray sessionBytes(const cs::Session& session);
+// The bytes of a session file to be written at `path`, checked as its own reader will read
+// them (cs::checkReadsBack): nothing, with *error saying why, when the reader would refuse them,
+// so that no save writes a session that cannot be opened again.
+std::optional<QByteArray> sessionFileBytes(const cs::Session& session, const QString& path,
+                                           QString* error);
 
 // Writes the bytes atomically and verified; on any failure the old file is untouched and
 // *error says why, with the system's reason.

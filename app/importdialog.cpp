@@ -9,14 +9,17 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
+#include <QPointer>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include "backgroundwork.h"
 #include "dialogsize.h"
 #include "documentio.h"
 #include "loader.h"
 #include "logfolder.h"
+#include "messagetext.h"
 #include "mllog.h"
 #include "validation.h"
 
@@ -45,6 +48,80 @@ QStringList splitFiles(const QString& text)
 std::string text(const QLineEdit* edit)
 {
     return edit->text().trimmed().toStdString();
+}
+
+// The cluster an imported run or measurement goes on: the file named, else the document's.
+std::optional<cs::ClusterDesc> pairedCluster(const std::string& path, const cs::ClusterRun& current,
+                                             cs::ImportReport& report)
+{
+    if (path.empty())
+        return current.cluster;
+    cs::Diagnostics diags;
+    const std::optional<cs::LoadedFile> loaded = cs::loadFile(path, diags);
+    report.errors.append(diags);
+    if (loaded && loaded->kind != cs::FileKind::Cluster)
+        report.error({path, 0, 0, ""}, "not a cluster file: the run goes on a cluster");
+    if (!loaded || !diags.empty() || loaded->kind != cs::FileKind::Cluster)
+        return std::nullopt;
+    return loaded->cluster;
+}
+
+// The session an import makes; runs on a worker, so it sees only copies of what the fields
+// and the document hold.
+std::optional<cs::Session> sessionOf(const cs::ImportRequest& r, const std::string& clusterPath,
+                                     const cs::ClusterRun& current, cs::ImportReport& report)
+{
+    std::optional<cs::ClusterDesc> cluster;
+    std::optional<cs::RunDesc> run;
+    cs::Diagnostics diags;
+    if (r.kind == "mllog") {
+        const auto log = cs::readGivenSource(r.files.front(), report);
+        const auto system = cs::readGivenSource(r.system, report);
+        const auto result = log ? cs::readMllog(*log, report) : std::nullopt;
+        const auto clusterJson =
+            system ? cs::clusterFromSystemDescription(*system, report) : std::nullopt;
+        if (!result || (!r.system.empty() && !clusterJson))
+            return std::nullopt;
+        cluster = clusterJson ? cs::clusterFromJson(*clusterJson, r.system, "", diags)
+                              : pairedCluster(clusterPath, current, report);
+        run = current.run;
+        run->measured = cs::Measured{
+            result->stepTimeS,
+            "MLPerf result log " +
+                QFileInfo(QString::fromStdString(r.files.front())).fileName().toStdString() + ": " +
+                result->stepSource};
+        run->extensions.set(cs::kMeasuredStepTimesKey, result->stepTimesS);
+        report.note({r.files.front(), 0, 0, ""},
+                    "the measured step time is set on the current document's run");
+    } else {
+        const std::optional<nlohmann::json> imported = cs::importDescription(r, report);
+        if (!imported)
+            return std::nullopt;
+        if (r.kind == "slurm") {
+            cluster = cs::clusterFromJson(*imported, r.files.front(), "", diags);
+            if (cluster) {
+                cs::Diagnostics fits;
+                cs::validateClusterRun(*cluster, current.run, fits);
+                run = fits.empty() ? current.run : defaultRunFor(*cluster);
+                report.note({r.files.front(), 0, 0, ""},
+                            fits.empty() ? "the current document's run placed on this cluster"
+                                         : "a data-parallel run fills this cluster: the current "
+                                           "document's run does not fit it");
+            }
+        } else {
+            run = cs::runFromJson(*imported, r.files.front(), "", diags);
+            cluster = pairedCluster(clusterPath, current, report);
+        }
+    }
+    report.errors.append(diags);
+    if (!cluster || !run)
+        return std::nullopt;
+    cs::Diagnostics fits;
+    cs::validateClusterRun(*cluster, *run, fits);
+    report.errors.append(fits);
+    if (!fits.empty())
+        return std::nullopt;
+    return cs::Session{*cluster, *run, {}, {}, {}, {}};
 }
 
 } // namespace
@@ -196,77 +273,6 @@ void ImportDialog::setClusterFile(const QString& path)
     m_cluster->setText(path);
 }
 
-std::optional<cs::ClusterDesc> ImportDialog::pairedCluster(cs::ImportReport& report) const
-{
-    const std::string path = text(m_cluster);
-    if (path.empty())
-        return m_current.cluster;
-    cs::Diagnostics diags;
-    const std::optional<cs::LoadedFile> loaded = cs::loadFile(path, diags);
-    report.errors.append(diags);
-    if (loaded && loaded->kind != cs::FileKind::Cluster)
-        report.error({path, 0, 0, ""}, "not a cluster file: the run goes on a cluster");
-    if (!loaded || !diags.empty() || loaded->kind != cs::FileKind::Cluster)
-        return std::nullopt;
-    return loaded->cluster;
-}
-
-std::optional<cs::Session> ImportDialog::sessionOf(const cs::ImportRequest& r,
-                                                   cs::ImportReport& report) const
-{
-    std::optional<cs::ClusterDesc> cluster;
-    std::optional<cs::RunDesc> run;
-    cs::Diagnostics diags;
-    if (r.kind == "mllog") {
-        const auto log = cs::readGivenSource(r.files.front(), report);
-        const auto system = cs::readGivenSource(r.system, report);
-        const auto result = log ? cs::readMllog(*log, report) : std::nullopt;
-        const auto clusterJson =
-            system ? cs::clusterFromSystemDescription(*system, report) : std::nullopt;
-        if (!result || (!r.system.empty() && !clusterJson))
-            return std::nullopt;
-        cluster = clusterJson ? cs::clusterFromJson(*clusterJson, r.system, "", diags)
-                              : pairedCluster(report);
-        run = m_current.run;
-        run->measured = cs::Measured{
-            result->stepTimeS,
-            "MLPerf result log " +
-                QFileInfo(QString::fromStdString(r.files.front())).fileName().toStdString() + ": " +
-                result->stepSource};
-        run->extensions.set(cs::kMeasuredStepTimesKey, result->stepTimesS);
-        report.note({r.files.front(), 0, 0, ""},
-                    "the measured step time is set on the current document's run");
-    } else {
-        const std::optional<nlohmann::json> imported = cs::importDescription(r, report);
-        if (!imported)
-            return std::nullopt;
-        if (r.kind == "slurm") {
-            cluster = cs::clusterFromJson(*imported, r.files.front(), "", diags);
-            if (cluster) {
-                cs::Diagnostics fits;
-                cs::validateClusterRun(*cluster, m_current.run, fits);
-                run = fits.empty() ? m_current.run : defaultRunFor(*cluster);
-                report.note({r.files.front(), 0, 0, ""},
-                            fits.empty() ? "the current document's run placed on this cluster"
-                                         : "a data-parallel run fills this cluster: the current "
-                                           "document's run does not fit it");
-            }
-        } else {
-            run = cs::runFromJson(*imported, r.files.front(), "", diags);
-            cluster = pairedCluster(report);
-        }
-    }
-    report.errors.append(diags);
-    if (!cluster || !run)
-        return std::nullopt;
-    cs::Diagnostics fits;
-    cs::validateClusterRun(*cluster, *run, fits);
-    report.errors.append(fits);
-    if (!fits.empty())
-        return std::nullopt;
-    return cs::Session{*cluster, *run, {}, {}, {}, {}};
-}
-
 bool ImportDialog::runImport()
 {
     const cs::ImportRequest r = request();
@@ -277,9 +283,24 @@ bool ImportDialog::runImport()
         return false;
     }
     cs::ImportReport report;
-    m_result = sessionOf(r, report);
-    if (!report.errors.empty())
-        m_result.reset();
+    std::optional<cs::Session> imported;
+    const QPointer<ImportDialog> alive(this);
+    // An import of a large file takes seconds: on a worker, the window answering meanwhile.
+    // Cancelled, whatever the import made is dropped and the document stays as it was.
+    const bool finished = runWithProgress(
+        this,
+        tr("Importing %1...").arg(QFileInfo(QString::fromStdString(r.files.front())).fileName()),
+        [&, clusterPath = text(m_cluster), current = m_current](TaskProgress&) {
+            imported = sessionOf(r, clusterPath, current, report);
+        });
+    if (!alive)
+        return false; // closed while the import ran
+    if (!finished) {
+        m_report->setPlainText(tr("Import cancelled: nothing was imported."));
+        return false;
+    }
+    if (report.errors.empty())
+        m_result = std::move(imported);
     QStringList lines;
     for (const cs::Diagnostic& d : report.errors.items())
         lines << tr("error: %1").arg(QString::fromStdString(d.format()));
@@ -289,7 +310,8 @@ bool ImportDialog::runImport()
         lines.prepend(tr("Imported %1 on %2: open it as a document.")
                           .arg(QString::fromStdString(m_result->run.name),
                                QString::fromStdString(m_result->cluster.name)));
-    m_report->setPlainText(lines.join(QLatin1Char('\n')));
+    // Bounded: a flood of notes or a 5 MB value would take the box minutes to lay out.
+    m_report->setPlainText(boundedMessage(lines.join(QLatin1Char('\n')), 500, 1000));
     m_open->setEnabled(m_result.has_value());
     return m_result.has_value();
 }

@@ -30,7 +30,8 @@ public:
     // A cluster file for an imported run or measurement; empty: the current document's.
     void setClusterFile(const QString& path);
 
-    // Imports what the fields name; true when a session was made. The report shows either way.
+    // Imports what the fields name, on a worker behind a progress dialog with Cancel; true when
+    // a session was made. The report shows either way.
     bool runImport();
     const std::optional<cs::Session>& result() const { return m_result; }
     QString reportText() const;
@@ -41,9 +42,6 @@ signals:
 private:
     void updateRows();
     void browse(QLineEdit* edit, bool several);
-    std::optional<cs::Session> sessionOf(const cs::ImportRequest& request,
-                                         cs::ImportReport& report) const;
-    std::optional<cs::ClusterDesc> pairedCluster(cs::ImportReport& report) const;
 
     cs::ClusterRun m_current;
     std::optional<cs::Session> m_result;

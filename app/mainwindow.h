@@ -5,11 +5,11 @@
 #include <array>
 #include <optional>
 
+#include "autosave.h"
 #include "description.h"
 #include "documentio.h"
 #include "helppages.h"
 
-class Autosaver;
 class BookmarksList;
 class Document;
 class MeasuredRunsDialog;
@@ -73,7 +73,8 @@ public:
     bool save();
     bool saveAs();
     // Offers the recovery files left by instances that crashed, newest first, until one is
-    // restored; returns whether one was.
+    // restored; returns whether one was. One that cannot be read is reported (file and reason)
+    // and kept under another name.
     bool offerRecovery();
     // When set, problems and questions are kept in lastProblem() instead of shown in a dialog,
     // and each question takes the answer that loses nothing (tests).
@@ -108,7 +109,9 @@ private:
     bool confirm(const QString& title, const QString& text, const QString& yes, bool quietAnswer);
     // What the document's file held when opened or saved here (nothing: no file, or unknown).
     void setDiskState(const std::optional<DiskState>& state);
+    // Shows a problem, bounded (messagetext.h); keeps it whole in lastProblem().
     void report(const QString& title, const QString& text);
+    void reportUnreadable(const std::vector<std::unique_ptr<Autosaver::Recovery>>& found);
     void exportTopology(const QString& format);
     void exportHandout();
     // The pixel size of an exported view: presets and the window's; nothing when cancelled.
