@@ -1,11 +1,12 @@
 // Long work runs off the GUI thread: the window keeps answering (a timer fires while the work
 // runs) and Cancel in the progress dialog stops it, for the work itself, opening measured
-// runs and the step trace export.
+// runs, File > Import, opening a large file and the step trace export.
 
 #include <catch2/catch.hpp>
 
 #include <QProgressDialog>
 #include <QPushButton>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTimer>
 #include <fstream>
@@ -13,7 +14,9 @@
 #include <nlohmann/json.hpp>
 
 #include "backgroundwork.h"
+#include "document.h"
 #include "guitestutil.h"
+#include "importdialog.h"
 #include "mainwindow.h"
 #include "measuredrunsdialog.h"
 
@@ -35,6 +38,19 @@ void cancelSoon(QWidget* window, bool* pressed)
     timer->start(20);
 }
 
+// Presses Cancel on the progress dialog at the first turn of the event loop, which runs while
+// the work does only if the work is off the GUI thread.
+void cancelAtOnce(QWidget* window, bool* pressed)
+{
+    QTimer::singleShot(0, window, [window, pressed] {
+        auto* dialog = window->findChild<QProgressDialog*>();
+        if (auto* cancel = dialog ? dialog->findChild<QPushButton*>() : nullptr) {
+            cancel->click();
+            *pressed = true;
+        }
+    });
+}
+
 // Rows that each take a while to predict: 512 pipeline stages that never fill.
 std::string slowRows(int rows)
 {
@@ -52,6 +68,34 @@ std::string slowRows(int rows)
     }
     return text;
 }
+
+// A Slurm topology.conf of `leaves` leaf switches of 16 one-GPU nodes under one spine: an import
+// that takes a while (it builds and checks a cluster of leaves * 16 GPUs).
+std::string wideTopology(int leaves)
+{
+    std::string text;
+    for (int i = 0; i < leaves; ++i)
+        text +=
+            "SwitchName=leaf" + std::to_string(i) + " Nodes=n" + std::to_string(i) + "-[0-15]\n";
+    text += "SwitchName=spine Switches=leaf[0-" + std::to_string(leaves - 1) + "]\n";
+    return text;
+}
+
+// Counts the ticks of a timer of the window's event loop while the object lives.
+class Heartbeat {
+public:
+    explicit Heartbeat(QObject* owner)
+        : m_timer(owner)
+    {
+        QObject::connect(&m_timer, &QTimer::timeout, [this] { ++m_ticks; });
+        m_timer.start(10);
+    }
+    int ticks() const { return m_ticks; }
+
+private:
+    QTimer m_timer;
+    int m_ticks = 0;
+};
 
 } // namespace
 
@@ -127,4 +171,73 @@ TEST_CASE("the step trace export writes on a worker, and Cancel leaves the old f
     CHECK(pressed);
     std::ifstream old(trace.toStdString());
     CHECK(std::string(std::istreambuf_iterator<char>(old), {}) == "old trace");
+}
+
+TEST_CASE("File > Import runs on a worker: the window answers, and Cancel changes nothing",
+          "[background][import]")
+{
+    QTemporaryDir dir;
+    MainWindow window{dir.path()};
+    window.setQuiet(true);
+    REQUIRE(window.openFile(sampleFile("fairwater-gb200-128.csession")));
+    const cs::Session before = window.document()->session();
+    const QString topology = dir.filePath(QStringLiteral("topology.conf"));
+    std::ofstream(topology.toStdString()) << wideTopology(6000);
+    ImportDialog* dialog = window.openImportDialog();
+    REQUIRE(dialog);
+    cs::ImportRequest request;
+    request.kind = "slurm";
+    request.files = {topology.toStdString()};
+    request.gpu = "H100";
+    request.gpusPerNode = 1;
+    dialog->setRequest(request);
+
+    SECTION("the window's event loop runs while the import does")
+    {
+        Heartbeat heartbeat(&window);
+        REQUIRE(dialog->runImport());
+        CHECK(heartbeat.ticks() > 0);
+        INFO(dialog->reportText().toStdString());
+        REQUIRE(dialog->result());
+        CHECK(dialog->result()->cluster.gpuCount() == 6000 * 16);
+    }
+    SECTION("Cancel drops the import and leaves the document as it was")
+    {
+        bool pressed = false;
+        cancelAtOnce(dialog, &pressed);
+        CHECK_FALSE(dialog->runImport());
+        CHECK(pressed);
+        CHECK_FALSE(dialog->result());
+        CHECK_THAT(dialog->reportText().toStdString(), Catch::Contains("cancelled"));
+        CHECK(window.document()->session() == before);
+        CHECK_FALSE(window.document()->isModified());
+    }
+    delete dialog;
+}
+
+TEST_CASE("Open and Compare With read on a worker, and Cancel keeps the document",
+          "[background][open]")
+{
+    QTemporaryDir dir;
+    MainWindow window{dir.path()};
+    window.setQuiet(true);
+    REQUIRE(window.openFile(sampleFile("fairwater-gb200-128.csession")));
+    const cs::Session before = window.document()->session();
+    const QString pathBefore = window.document()->filePath();
+    // Blank lines before a syntax error: 63 MB of them froze the window for 16 s in issue 35.
+    const QString blank = dir.filePath(QStringLiteral("blank.csession"));
+    std::ofstream(blank.toStdString()) << "{" << std::string(1'000'000, '\n') << "x";
+    {
+        Heartbeat heartbeat(&window);
+        CHECK_FALSE(window.openFile(blank));
+        CHECK(heartbeat.ticks() > 0);
+        CHECK_THAT(window.lastProblem().toStdString(), Catch::Contains(blank.toStdString()));
+    }
+    bool pressed = false;
+    cancelAtOnce(&window, &pressed);
+    CHECK_FALSE(window.compareWith(blank));
+    CHECK(pressed);
+    CHECK_THAT(window.statusBar()->currentMessage().toStdString(), Catch::Contains("Cancelled"));
+    CHECK(window.document()->session() == before);
+    CHECK(window.document()->filePath() == pathBefore);
 }

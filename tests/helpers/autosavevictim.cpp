@@ -30,6 +30,9 @@ int main(int argc, char** argv)
     Document doc;
     doc.setSession(std::move(*session), file);
     Autosaver autosaver(&doc, recoveryDir, 100);
+    QObject::connect(&autosaver, &Autosaver::writeFailed, [](const QString& reason) {
+        std::fprintf(stderr, "autosave failed: %s\n", qPrintable(reason));
+    });
     const QString recovery = autosaver.recoveryPath();
     cs::RunDesc run = doc.run();
     run.model.layers = std::atoi(argv[3]);
