@@ -37,7 +37,9 @@ struct ShellScript {
 };
 
 // Reads the scripts in order, as if sourced one after the other: later ones see the variables
-// of earlier ones. Branches whose test cannot be evaluated are taken, with a note.
+// of earlier ones. Branches whose test cannot be evaluated are taken, with a note. A script past
+// one of the limits of shelllimits.h, or with wrong arithmetic ($((1/0))), gets an error naming
+// the line; reading stops at a limit.
 ShellScript readShellScripts(const std::vector<SourceText>& sources, ImportReport& report);
 
 } // namespace cs
