@@ -7,9 +7,9 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <regex>
 
 #include "shellscript.h"
+#include "steptimes.h"
 #include "text.h"
 #include "trainingsettings.h"
 
@@ -322,6 +322,59 @@ void markWarmup(MegatronLogTimes& t)
     }
 }
 
+// The X of "elapsed time per iteration (ms): X" as written (digits, '.', 'e', signs) and its
+// 1-based column; nothing when the line has none. Read by hand rather than by a regular
+// expression: a log has a line an iteration, millions of them.
+struct LoggedTime {
+    std::string text;
+    size_t column = 0;
+};
+
+std::optional<LoggedTime> loggedTimeOf(std::string_view line)
+{
+    static constexpr std::string_view kLabel = "elapsed time per iteration (ms):";
+    for (size_t at = line.find(kLabel); at != std::string_view::npos;
+         at = line.find(kLabel, at + 1)) {
+        size_t i = at + kLabel.size();
+        while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i])))
+            ++i;
+        const size_t start = i;
+        while (i < line.size() && (std::isdigit(static_cast<unsigned char>(line[i])) ||
+                                   std::string_view(".eE+-").find(line[i]) != std::string::npos))
+            ++i;
+        if (i > start)
+            return LoggedTime{std::string(line.substr(start, i - start)), start + 1};
+    }
+    return std::nullopt;
+}
+
+// The N of "iteration N/" (blanks before N, and maybe before the slash); 0 when the line has
+// none or N has 12 digits or more.
+int64_t iterationOf(std::string_view line)
+{
+    auto isBlank = [&](size_t i) {
+        return i < line.size() && std::isspace(static_cast<unsigned char>(line[i]));
+    };
+    static constexpr std::string_view kWord = "iteration";
+    for (size_t at = line.find(kWord); at != std::string_view::npos;
+         at = line.find(kWord, at + 1)) {
+        size_t i = at + kWord.size();
+        if (!isBlank(i))
+            continue;
+        while (isBlank(i))
+            ++i;
+        const size_t digits = i;
+        while (i < line.size() && std::isdigit(static_cast<unsigned char>(line[i])))
+            ++i;
+        const size_t count = i - digits;
+        while (isBlank(i))
+            ++i;
+        if (count > 0 && i < line.size() && line[i] == '/')
+            return count < 12 ? std::stoll(std::string(line.substr(digits, count))) : 0;
+    }
+    return 0;
+}
+
 } // namespace
 
 std::vector<double> MegatronLogTimes::measuredS() const
@@ -341,27 +394,21 @@ Measured measuredOfLog(const MegatronLogTimes& times, const std::string& logFile
 
 std::optional<MegatronLogTimes> readMegatronLog(const SourceText& log, ImportReport& report)
 {
-    static const std::regex kTime(R"(elapsed time per iteration \(ms\):\s*([0-9.eE+-]+))");
-    static const std::regex kIteration(R"(iteration\s+(\d+)\s*/)");
     MegatronLogTimes times;
     const std::vector<std::string_view> lines = textLines(log.text);
     for (size_t i = 0; i < lines.size(); ++i) {
-        const std::string text(lines[i].substr(0, 4096));
+        const std::string_view text = lines[i].substr(0, 4096);
         const int line = int(i) + 1;
-        std::smatch m;
-        if (std::regex_search(text, m, kTime)) {
-            const double ms = decimalOf(m[1].str()).value_or(0);
-            if (ms > 0 && ms < 1e9) {
-                times.stepTimesS.push_back(std::round(ms * 1000) / 1e6); // to the microsecond
-                std::smatch it;
-                times.iterations.push_back(std::regex_search(text, it, kIteration) &&
-                                                   it[1].length() < 12
-                                               ? std::stoll(it[1].str())
-                                               : 0);
-            } else {
-                report.note({log.file, line, int(m.position(1)) + 1, ""},
-                            "the iteration time " + cs::inQuotes(m[1].str()) + " is not read");
-            }
+        const auto time = loggedTimeOf(text);
+        if (!time)
+            continue;
+        const double ms = decimalOf(time->text).value_or(0);
+        if (ms > 0 && ms < 1e9) {
+            times.stepTimesS.push_back(std::round(ms * 1000) / 1e6); // to the microsecond
+            times.iterations.push_back(iterationOf(text));
+        } else {
+            report.note({log.file, line, int(time->column), ""},
+                        "the iteration time " + cs::inQuotes(time->text) + " is not read");
         }
     }
     if (times.stepTimesS.empty()) {
@@ -379,7 +426,10 @@ std::optional<json> importMegatron(const std::vector<SourceText>& scripts, const
 {
     if (scripts.empty())
         return std::nullopt;
+    const size_t errorsBefore = report.errors.size();
     const ShellScript script = readShellScripts(scripts, report);
+    if (report.errors.size() != errorsBefore)
+        return std::nullopt; // a limit reached, or wrong arithmetic: the command is not known
     const SourcePlace fileStart{scripts.front().file, 1, 1, ""};
     const std::optional<Launch> launch = findLaunch(script, fileStart, report);
     if (!launch)
@@ -402,8 +452,13 @@ std::optional<json> importMegatron(const std::vector<SourceText>& scripts, const
     if (times) {
         const Measured measured = measuredOfLog(*times, log->file);
         (*run)["measured"] = {{"step_time_s", measured.stepTimeS}, {"source", measured.source}};
-        (*run)[kMeasuredStepTimesKey] = times->measuredS();
+        const std::vector<double> all = times->measuredS();
+        (*run)[kMeasuredStepTimesKey] = keptStepTimes(all);
         report.note({log->file, 0, 0, ""}, "measured step time: " + measured.source);
+        if (const std::string kept = keptStepTimesNote(all.size()); !kept.empty()) {
+            report.note({log->file, 0, 0, ""}, kept);
+            appendNote(*run, asSentence(kept));
+        }
     }
     return run;
 }

@@ -36,7 +36,8 @@ Measured measuredOfLog(const MegatronLogTimes& times, const std::string& logFile
 
 // The run the launch describes (scripts are read in order, later ones seeing the variables of
 // earlier ones); with a log, measured.step_time_s is the median after the warm-up and the times
-// themselves are kept under kMeasuredStepTimesKey.
+// themselves are kept under kMeasuredStepTimesKey (an even sample of at most kMaxKeptStepTimes of
+// them, steptimes.h, so that the run loads again).
 std::optional<nlohmann::json> importMegatron(const std::vector<SourceText>& scripts,
                                              const SourceText* log, ImportReport& report);
 

@@ -11,6 +11,7 @@
 #include "loader.h"
 #include "megatron.h"
 #include "samplefiles.h"
+#include "steptimes.h"
 
 using namespace cs;
 using nlohmann::json;
@@ -280,4 +281,65 @@ TEST_CASE("an imported run that breaks formats.md's rules is refused, rule by ru
     CHECK(hasLine(i.report.errors,
                   {"/model/layers: layers = 4 and the embedding and the loss, a stage each at "
                    "most, are fewer than pp x vp = 8 x 1 = 8"}));
+}
+
+TEST_CASE("a log of more iterations than a run file may hold values imports as a run that loads",
+          "[imports][megatron]")
+{
+    // 1,100,000 iterations: more step times than the 1,048,576 JSON values of a run file. The
+    // median is of them all; an even sample of kMaxKeptStepTimes is kept, with a note.
+    const int iterations = 1100000;
+    std::string log;
+    log.reserve(size_t(iterations) * 64);
+    for (int it = 1; it <= iterations; ++it)
+        log += "iteration " + std::to_string(it) + "/ " + std::to_string(iterations) +
+               " | elapsed time per iteration (ms): " + (it % 2 ? "1000.0" : "1002.0") + "\n";
+    const Imported i = importText(kMinimal, log);
+    INFO(i.report.errors.formatAll());
+    REQUIRE(i.run);
+    const json& times = (*i.run)[kMeasuredStepTimesKey];
+    CHECK(times.size() == kMaxKeptStepTimes);
+    CHECK(hasLine(i.report.notes, {"train.log:", "the median of all 1,099,990 step times",
+                                   "100,000 of them, evenly spaced, are kept"}));
+    CHECK((*i.run)["notes"].get<std::string>().find("100,000 of them, evenly spaced") !=
+          std::string::npos);
+    // Written and read back as a run file is.
+    Diagnostics diags;
+    const auto parsed = parseJson(i.run->dump(2), "imported.run.json", diags);
+    INFO(diags.formatAll());
+    REQUIRE(parsed);
+    const RunDesc run = loadedRun(*parsed);
+    REQUIRE(run.measured);
+    CHECK(run.measured->stepTimeS == Approx(1.001));
+    CHECK(run.measured->source.find("median of 1099990 logged iteration times") !=
+          std::string::npos);
+}
+
+TEST_CASE("a launch script's wrong arithmetic or runaway expansion is refused as what it is",
+          "[imports][megatron]")
+{
+    struct Case {
+        std::string flag;
+        std::string place;
+        std::string says;
+    };
+    const std::vector<Case> cases{
+        {"  --tensor-model-parallel-size $((8/0))\n",
+         "launch.sh:5:32:", "\"$((8/0))\": division by zero"},
+        {"  --tensor-model-parallel-size $((2**63))\n",
+         "launch.sh:5:32:", "\"$((2**63))\": arithmetic overflow"},
+    };
+    for (const Case& c : cases) {
+        INFO(c.flag);
+        const Imported i = importText(kMinimal + c.flag);
+        CHECK_FALSE(i.run);
+        CHECK(hasLine(i.report.errors, {c.place, c.says}));
+        CHECK_FALSE(hasLine(i.report.errors, {"does not set"}));
+    }
+    std::string doubling = "A=--bf16\n";
+    for (int k = 0; k < 24; ++k)
+        doubling += "A=\"$A $A\"\n";
+    const Imported doubled = importText(doubling + kMinimal + "  $A\n");
+    CHECK_FALSE(doubled.run);
+    CHECK(hasLine(doubled.report.errors, {"launch.sh:15:", "a word expands to more than"}));
 }
