@@ -11,6 +11,7 @@
 #include "importcheck.h"
 #include "jsonfields.h"
 #include "loader.h"
+#include "steptimes.h"
 #include "text.h"
 
 namespace cs {
@@ -21,11 +22,16 @@ namespace {
 
 constexpr size_t kMaxLineBytes = 1 << 16;
 
+// A step time, in seconds, from the shortest to the longest a run's measured.step_time_s may be
+// (loader.cpp): anything outside is a broken log, not a measurement.
+constexpr double kMinStepTimeS = 1e-6;
+constexpr double kMaxStepTimeS = 1e6;
+
 struct Event {
     std::string key;
     json value;
     json metadata;
-    double timeMs = 0;
+    std::optional<double> timeMs; // nothing when time_ms is missing or not a finite number
     int line = 0;
 };
 
@@ -71,7 +77,7 @@ std::vector<Event> readEvents(const SourceText& log, ImportReport& report)
         e.metadata = j.value("metadata", json::object());
         if (!e.metadata.is_object())
             e.metadata = json::object();
-        e.timeMs = numberOf(j.value("time_ms", json())).value_or(0);
+        e.timeMs = numberOf(j.value("time_ms", json()));
         e.line = line;
         events.push_back(std::move(e));
     }
@@ -79,7 +85,7 @@ std::vector<Event> readEvents(const SourceText& log, ImportReport& report)
 }
 
 // The first `skip` entries left out when enough remain.
-std::vector<double> afterWarmup(const std::vector<double>& values, size_t skip)
+template <typename T> std::vector<T> afterWarmup(const std::vector<T>& values, size_t skip)
 {
     if (values.size() <= skip)
         return values;
@@ -97,8 +103,11 @@ public:
     std::optional<MlperfResult> read()
     {
         const std::vector<Event> events = readEvents(m_log, m_report);
-        for (const Event& e : events)
+        for (const Event& e : events) {
             take(e);
+            if (failed()) // the first line that breaks the log is the one to fix
+                return std::nullopt;
+        }
         if (!m_globalBatch) {
             m_report.error({m_log.file, 0, 0, ""},
                            "no global_batch_size event: the steps cannot be counted");
@@ -106,9 +115,9 @@ public:
         }
         m_result.globalBatch = *m_globalBatch;
         if (m_runStart && m_runStop)
-            m_result.runTimeS = (*m_runStop - *m_runStart) / 1000;
+            m_result.runTimeS = (m_runStop->ms - m_runStart->ms) / 1000;
         countSteps();
-        if (!measureSteps())
+        if (!measureSteps() || failed())
             return std::nullopt;
         if (!m_result.seqLen)
             m_report.note({m_log.file, 0, 0, ""}, "no max_sequence_length event");
@@ -116,6 +125,75 @@ public:
     }
 
 private:
+    struct Block {
+        int64_t samples;
+        double seconds;
+        int startLine;
+        int stopLine;
+    };
+
+    // A value read from a line.
+    struct Logged {
+        double value;
+        int line;
+    };
+
+    struct Stamp {
+        double ms;
+        int line;
+    };
+
+    bool failed() const { return m_report.errors.size() != m_errorsBefore; }
+
+    void refuse(int line, const std::string& message)
+    {
+        m_report.error({m_log.file, line, 1, ""}, message);
+    }
+
+    // An event's time_ms, which timing events need; nothing, and the log refused, without one.
+    std::optional<double> timeOf(const Event& e)
+    {
+        if (!e.timeMs)
+            refuse(e.line, e.key + " has no time_ms (a finite number of milliseconds)");
+        return e.timeMs;
+    }
+
+    // A step time in range; false, and the log refused at `line`, otherwise.
+    bool checkStep(double seconds, int line, const std::string& what)
+    {
+        if (std::isfinite(seconds) && seconds >= kMinStepTimeS && seconds <= kMaxStepTimeS)
+            return true;
+        refuse(line, what + " gives " + numberText(seconds) + " s a step: a step takes from " +
+                         numberText(kMinStepTimeS) + " to " + numberText(kMaxStepTimeS) + " s");
+        return false;
+    }
+
+    // A train_step_time value: seconds, within range.
+    void takeStepTime(const json& value, int line)
+    {
+        const auto s =
+            value.is_number() ? std::optional<double>(value.get<double>()) : std::nullopt;
+        if (!s) {
+            refuse(line,
+                   "train_step_time " + printable(value.dump()) + " is not a number of seconds");
+            return;
+        }
+        if (checkStep(*s, line, "train_step_time " + printable(value.dump())))
+            m_stepTimes.push_back({*s, line});
+    }
+
+    void takeThroughput(const json& value, int line)
+    {
+        const auto t =
+            value.is_number() ? std::optional<double>(value.get<double>()) : std::nullopt;
+        if (!t || !std::isfinite(*t) || *t <= 0) {
+            refuse(line, "tracked_stats throughput " + printable(value.dump()) +
+                             " is not a positive number of samples a second");
+            return;
+        }
+        m_throughputs.push_back({*t, line});
+    }
+
     void takeStatus(const Event& stop)
     {
         const auto status = stop.metadata.find("status");
@@ -139,23 +217,21 @@ private:
         } else if (k == "max_sequence_length" || k == "seq_length" || k == "sequence_length") {
             m_result.seqLen = integerOf(e.value);
         } else if (k == "run_start") {
-            if (!m_runStart)
-                m_runStart = e.timeMs;
+            if (const auto t = timeOf(e); t && !m_runStart)
+                m_runStart = Stamp{*t, e.line};
         } else if (k == "run_stop") {
-            m_runStop = e.timeMs;
-            takeStatus(e);
+            runStop(e);
         } else if (k == "block_start") {
-            m_blockStart = e;
+            blockStart(e);
         } else if (k == "block_stop") {
             blockStop(e);
         } else if (k == "train_step_time") {
-            if (const auto s = numberOf(e.value))
-                m_stepTimes.push_back(*s);
+            takeStepTime(e.value, e.line);
         } else if (k == "tracked_stats" && e.value.is_object()) {
-            if (const auto s = numberOf(e.value.value("train_step_time", json())))
-                m_stepTimes.push_back(*s);
-            else if (const auto t = numberOf(e.value.value("throughput", json())); t && *t > 0)
-                m_throughputs.push_back(*t);
+            if (e.value.contains("train_step_time"))
+                takeStepTime(e.value["train_step_time"], e.line);
+            else if (e.value.contains("throughput"))
+                takeThroughput(e.value["throughput"], e.line);
         } else if (k == "train_samples") {
             m_trainSamples = integerOf(e.value);
         } else if (k == "submission_benchmark" && e.value.is_string()) {
@@ -165,17 +241,63 @@ private:
             m_lastSamples = std::max(m_lastSamples.value_or(0), *samples);
     }
 
+    void runStop(const Event& stop)
+    {
+        const auto t = timeOf(stop);
+        if (!t)
+            return;
+        if (m_runStart && *t < m_runStart->ms) {
+            refuse(stop.line, "run_stop at time_ms " + numberText(*t) +
+                                  " is before run_start (line " + std::to_string(m_runStart->line) +
+                                  ", time_ms " + numberText(m_runStart->ms) +
+                                  "): the log runs backwards");
+            return;
+        }
+        m_runStop = Stamp{*t, stop.line};
+        takeStatus(stop);
+    }
+
+    void blockStart(const Event& start)
+    {
+        const auto t = timeOf(start);
+        if (!t)
+            return;
+        if (m_lastBlockStop && *t < m_lastBlockStop->ms) {
+            refuse(start.line, "block_start at time_ms " + numberText(*t) +
+                                   " is before the block_stop of the block before (line " +
+                                   std::to_string(m_lastBlockStop->line) + ", time_ms " +
+                                   numberText(m_lastBlockStop->ms) + "): the log runs backwards");
+            return;
+        }
+        m_blockStart = start;
+    }
+
     void blockStop(const Event& stop)
     {
-        if (!m_blockStart)
+        const auto stopMs = timeOf(stop);
+        if (!m_blockStart || !stopMs)
             return;
         const Event start = *m_blockStart;
         m_blockStart.reset();
+        const double startMs = *start.timeMs;
+        if (*stopMs < startMs) {
+            refuse(stop.line, "block_stop at time_ms " + numberText(*stopMs) +
+                                  " is before its block_start (line " + std::to_string(start.line) +
+                                  ", time_ms " + numberText(startMs) + "): the log runs backwards");
+            return;
+        }
+        m_lastBlockStop = Stamp{*stopMs, stop.line};
         const auto from = integerOf(start.metadata.value("samples_count", json()));
         const auto to = integerOf(stop.metadata.value("samples_count", json()));
-        if (!from || !to || *to <= *from || stop.timeMs <= start.timeMs)
+        if (!from || !to)
             return;
-        m_blocks.push_back({*to - *from, (stop.timeMs - start.timeMs) / 1000, start.line});
+        if (*to <= *from) {
+            refuse(stop.line, "block_stop's samples_count " + std::to_string(*to) +
+                                  " is not above its block_start's (line " +
+                                  std::to_string(start.line) + ", " + std::to_string(*from) + ")");
+            return;
+        }
+        m_blocks.push_back({*to - *from, (*stopMs - startMs) / 1000, start.line, stop.line});
     }
 
     void countSteps()
@@ -192,41 +314,41 @@ private:
 
     bool measureSteps()
     {
-        const int64_t gbs = *m_globalBatch;
+        const double gbs = double(*m_globalBatch);
         if (!m_stepTimes.empty()) {
             const size_t skip = std::min<size_t>(10, m_stepTimes.size() / 2);
-            use(afterWarmup(m_stepTimes, skip),
-                "median of train_step_time over " + std::to_string(m_stepTimes.size() - skip) +
-                    " steps, the first " + std::to_string(skip) + " left out as warm-up");
-            return true;
+            return use(afterWarmup(m_stepTimes, skip), "train_step_time",
+                       "median of train_step_time over " +
+                           std::to_string(m_stepTimes.size() - skip) + " steps, the first " +
+                           std::to_string(skip) + " left out as warm-up");
         }
         if (!m_blocks.empty()) {
-            std::vector<double> perStep;
+            std::vector<Logged> perStep;
             for (const Block& b : m_blocks)
-                perStep.push_back(b.seconds / (double(b.samples) / double(gbs)));
+                perStep.push_back({b.seconds / (double(b.samples) / gbs), b.stopLine});
             const size_t skip = perStep.size() > 1 ? 1 : 0;
-            use(afterWarmup(perStep, skip),
-                "median over " + std::to_string(perStep.size() - skip) +
-                    " training blocks (block_start to block_stop, samples_count / " +
-                    "global_batch_size steps each)" +
-                    (skip ? ", the first block left out as warm-up" : ""));
-            return true;
+            return use(afterWarmup(perStep, skip),
+                       "the block ending here (block_start to block_stop over samples_count / "
+                       "global_batch_size steps)",
+                       "median over " + std::to_string(perStep.size() - skip) +
+                           " training blocks (block_start to block_stop, samples_count / " +
+                           "global_batch_size steps each)" +
+                           (skip ? ", the first block left out as warm-up" : ""));
         }
         if (!m_throughputs.empty()) {
-            std::vector<double> perStep;
-            for (double t : m_throughputs)
-                perStep.push_back(double(gbs) / t);
+            std::vector<Logged> perStep;
+            for (const Logged& t : m_throughputs)
+                perStep.push_back({gbs / t.value, t.line});
             const size_t skip = perStep.size() > 1 ? 1 : 0;
-            use(afterWarmup(perStep, skip), "global_batch_size over the median tracked_stats "
-                                            "throughput");
-            return true;
+            return use(afterWarmup(perStep, skip), "global_batch_size over this throughput",
+                       "global_batch_size over the median tracked_stats throughput");
         }
         if (m_result.runTimeS && m_result.steps && *m_result.steps > 0) {
-            use({*m_result.runTimeS / double(*m_result.steps)},
-                "run_start to run_stop over the steps: evaluation and start-up included");
             m_report.note({m_log.file, 0, 0, ""},
                           "the step time is the run time over the steps, evaluation included");
-            return true;
+            return use({{*m_result.runTimeS / double(*m_result.steps), m_runStop->line}},
+                       "run_start to run_stop over the steps",
+                       "run_start to run_stop over the steps: evaluation and start-up included");
         }
         m_report.error({m_log.file, 0, 0, ""},
                        "no step times: expected train_step_time events, block_start/block_stop "
@@ -235,20 +357,26 @@ private:
         return false;
     }
 
-    void use(std::vector<double> perStep, std::string source)
+    // The step times measured, each checked (`what` says what gave it, at its line); their
+    // median, and an even sample of them when there are very many (steptimes.h).
+    bool use(const std::vector<Logged>& perStep, const std::string& what, std::string source)
     {
-        for (double& s : perStep)
-            s = std::round(s * 1e6) / 1e6; // to the microsecond: log times are milliseconds
-        m_result.stepTimeS = median(perStep);
-        m_result.stepTimesS = std::move(perStep);
+        std::vector<double> seconds;
+        seconds.reserve(perStep.size());
+        for (const Logged& s : perStep) {
+            if (!checkStep(s.value, s.line, what))
+                return false;
+            seconds.push_back(std::round(s.value * 1e6) / 1e6); // to the microsecond
+        }
+        m_result.stepTimeS = median(seconds);
+        m_result.stepTimesS = keptStepTimes(seconds);
+        if (const std::string kept = keptStepTimesNote(seconds.size()); !kept.empty()) {
+            m_report.note({m_log.file, 0, 0, ""}, kept);
+            source += "; " + kept;
+        }
         m_result.stepSource = std::move(source);
+        return true;
     }
-
-    struct Block {
-        int64_t samples;
-        double seconds;
-        int line;
-    };
 
     const SourceText& m_log;
     ImportReport& m_report;
@@ -256,12 +384,14 @@ private:
     std::optional<int64_t> m_globalBatch;
     std::optional<int64_t> m_trainSamples;
     std::optional<int64_t> m_lastSamples;
-    std::optional<double> m_runStart;
-    std::optional<double> m_runStop;
+    std::optional<Stamp> m_runStart;
+    std::optional<Stamp> m_runStop;
     std::optional<Event> m_blockStart;
+    std::optional<Stamp> m_lastBlockStop;
     std::vector<Block> m_blocks;
-    std::vector<double> m_stepTimes;
-    std::vector<double> m_throughputs;
+    std::vector<Logged> m_stepTimes;
+    std::vector<Logged> m_throughputs;
+    size_t m_errorsBefore = m_report.errors.size();
 };
 
 // --- system descriptions -----------------------------------------------------------------------

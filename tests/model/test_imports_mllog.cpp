@@ -5,6 +5,7 @@
 #include "importdata.h"
 #include "loader.h"
 #include "mllog.h"
+#include "steptimes.h"
 #include "text.h"
 
 using namespace cs;
@@ -179,4 +180,81 @@ TEST_CASE("a system description missing what a cluster needs is refused, key by 
     CHECK(hasLine(report.errors, {"sys.json: /number_of_nodes:", "expected the number of nodes"}));
     CHECK(hasLine(report.errors, {"sys.json: /accelerators_per_node:", "missing"}));
     CHECK(hasLine(report.errors, {"sys.json: /accelerator_model_name:", "names no catalog GPU"}));
+}
+
+TEST_CASE("a result log whose step times are no times, or that runs backwards, is refused at the "
+          "line that breaks it",
+          "[imports][mllog]")
+{
+    const std::string head = event(1000, "global_batch_size", "64") + // line 1
+                             event(1000, "run_start", "null");        // line 2
+    auto step = [](long ms, const std::string& seconds) {
+        return event(ms, "train_step_time", seconds);
+    };
+    auto block = [](long startMs, long stopMs, int from, int to) {
+        return event(startMs, "block_start", "null", "\"samples_count\": " + std::to_string(from)) +
+               event(stopMs, "block_stop", "null", "\"samples_count\": " + std::to_string(to));
+    };
+    struct Case {
+        std::string name;
+        std::string body; // from line 3
+        std::string place;
+        std::string says;
+    };
+    const std::vector<Case> cases{
+        {"a step of 0 s", step(2000, "1.5") + step(3000, "0"),
+         "log.txt:4:1:", "train_step_time 0 gives 0 s a step"},
+        {"a step of -1 s", step(2000, "-1"), "log.txt:3:1:", "train_step_time -1 gives -1 s"},
+        {"a step too long to be one", step(2000, "1e300"),
+         "log.txt:3:1:", "train_step_time 1e+300 gives"},
+        {"a step that is text", step(2000, "\"1.5\""),
+         "log.txt:3:1:", "train_step_time \"1.5\" is not a number of seconds"},
+        {"a step the microsecond rounding makes infinite", step(2000, "1.7e308"),
+         "log.txt:3:1:", "train_step_time 1.7e+308 gives"},
+        {"a throughput of 0", event(2000, "tracked_stats", "{\"throughput\": 0}"),
+         "log.txt:3:1:", "tracked_stats throughput 0 is not a positive number"},
+        {"a block that stops before it starts", block(5000, 4000, 0, 64), "log.txt:4:1:",
+         "block_stop at time_ms 4000 is before its block_start (line 3, time_ms 5000): the log "
+         "runs backwards"},
+        {"a block that starts before the last stopped",
+         block(5000, 6000, 0, 64) + block(5500, 7000, 64, 128), "log.txt:5:1:",
+         "block_start at time_ms 5500 is before the block_stop of the block "
+         "before (line 4, time_ms 6000)"},
+        {"a block whose samples go back", block(5000, 6000, 64, 0), "log.txt:4:1:",
+         "block_stop's samples_count 0 is not above its block_start's (line 3, 64)"},
+        {"a block of 2e15 s a step",
+         block(5000, 6000, 0, 64) + block(7000, 2000000000000000000, 64, 128),
+         "log.txt:6:1:", "the block ending here"},
+        {"a run that stops before it starts", step(2000, "1.5") + event(500, "run_stop", "null"),
+         "log.txt:4:1:",
+         "run_stop at time_ms 500 is before run_start (line 2, time_ms 1000): the log runs "
+         "backwards"},
+        {"a block without time_ms",
+         ":::MLLOG {\"key\": \"block_start\", \"value\": null, \"metadata\": {}}\n",
+         "log.txt:3:1:", "block_start has no time_ms"},
+    };
+    for (const Case& c : cases) {
+        INFO(c.name);
+        ImportReport report;
+        CHECK_FALSE(readMllog({"log.txt", head + c.body}, report));
+        INFO(report.errors.formatAll());
+        CHECK(report.errors.size() == 1);
+        CHECK(hasLine(report.errors, {c.place, c.says}));
+    }
+}
+
+TEST_CASE("a result log of more steps than a run may keep keeps an even sample, the median of all",
+          "[imports][mllog]")
+{
+    std::string log = event(1000, "global_batch_size", "64");
+    const size_t steps = kMaxKeptStepTimes + 20;
+    for (size_t s = 0; s < steps; ++s)
+        log += event(2000, "train_step_time", s % 2 ? "2.0" : "2.002");
+    ImportReport report;
+    const auto r = readMllog({"long.txt", log}, report);
+    INFO(report.errors.formatAll());
+    REQUIRE(r);
+    CHECK(r->stepTimesS.size() == kMaxKeptStepTimes);
+    CHECK(r->stepTimeS == Approx(2.001));
+    CHECK(r->stepSource.find("the median of all 100,010 step times") != std::string::npos);
 }
