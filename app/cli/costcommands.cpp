@@ -11,10 +11,12 @@
 #include "costmodel.h"
 #include "evaluationjson.h"
 #include "fileio.h"
+#include "importreport.h"
 #include "measuredruns.h"
 #include "options.h"
 #include "text.h"
 #include "trace.h"
+#include "uncertainty.h"
 
 namespace cs::cli {
 
@@ -101,9 +103,25 @@ std::string padLeft(const std::string& text, size_t width)
     return std::string(width - std::min(width, characters(text)), ' ') + text;
 }
 
-void printEvaluation(const Evaluation& e, const RunDesc& run, std::ostream& out)
+std::string rangeText(const Uncertainty& u)
 {
-    out << "step time          " << fixed(e.stepTimeS, 4) << " s\n";
+    if (!u.known())
+        return "no measured run like this one";
+    return fixed(u.lowS, 3) + "-" + fixed(u.highS, 3) + " s, from " + std::to_string(u.basis()) +
+           " measured runs like this one";
+}
+
+json uncertaintyJson(const Uncertainty& u)
+{
+    if (!u.known())
+        return {{"basis", 0}};
+    return {{"low_s", u.lowS}, {"high_s", u.highS}, {"basis", u.basis()}, {"nearest", u.nearest}};
+}
+
+void printEvaluation(const Evaluation& e, const Uncertainty& u, const RunDesc& run,
+                     std::ostream& out)
+{
+    out << "step time          " << fixed(e.stepTimeS, 4) << " s (" << rangeText(u) << ")\n";
     if (run.measured) {
         const double error = e.stepTimeS / run.measured->stepTimeS - 1;
         out << "measured           " << fixed(run.measured->stepTimeS, 4) << " s (error "
@@ -145,6 +163,43 @@ void printEvaluation(const Evaluation& e, const RunDesc& run, std::ostream& out)
         printGoodput(*e.goodput, *e.variance, out);
 }
 
+// How often the measured step lies in the range made without its row, and how wide the ranges
+// are: what the range is worth.
+class RangeCoverage {
+public:
+    void add(const Uncertainty& u, double measuredS)
+    {
+        if (!u.known()) {
+            ++m_unknown;
+            return;
+        }
+        m_inside += u.lowS <= measuredS && measuredS <= u.highS ? 1 : 0;
+        const double middle = (u.lowS + u.highS) / 2;
+        m_halfWidths.push_back((u.highS - u.lowS) / 2 / middle);
+    }
+    json asJson() const
+    {
+        return {{"rows_with_range", m_halfWidths.size()},
+                {"inside", m_inside},
+                {"median_half_width", medianHalfWidth()},
+                {"rows_without_range", m_unknown}};
+    }
+    std::string text() const
+    {
+        return "range (without the row): holds the measured step for " + std::to_string(m_inside) +
+               " of " + std::to_string(m_halfWidths.size()) + " rows, median half-width " +
+               percent(medianHalfWidth()) + "; " + std::to_string(m_unknown) +
+               " rows with no measured run like them";
+    }
+
+private:
+    double medianHalfWidth() const { return median(m_halfWidths); }
+
+    int m_inside = 0;
+    int m_unknown = 0;
+    std::vector<double> m_halfWidths;
+};
+
 } // namespace
 
 int runEvaluate(const Args& args, Io io)
@@ -159,10 +214,15 @@ int runEvaluate(const Args& args, Io io)
     if (!l || !cal)
         return kExitBadInput;
     const Evaluation e = evaluate(l->cluster, l->run, {&*cal});
-    if (p.has("--json"))
-        io.out << evaluationJson(e, l->run).dump(2) << "\n";
-    else
-        printEvaluation(e, l->run, io.out);
+    const Uncertainty u =
+        uncertaintyOf(e.stepTimeS, likenessOf(l->cluster, l->run), shippedReferenceRuns(*cal));
+    if (p.has("--json")) {
+        json j = evaluationJson(e, l->run);
+        j["uncertainty"] = uncertaintyJson(u);
+        io.out << j.dump(2) << "\n";
+    } else {
+        printEvaluation(e, u, l->run, io.out);
+    }
     return kExitOk;
 }
 
@@ -184,6 +244,8 @@ int runValidateRuns(const Args& args, Io io)
 
     json rows = json::array();
     double sumAbs = 0;
+    RangeCoverage coverage;
+    const std::vector<ReferenceRun>& references = shippedReferenceRuns(*cal);
     std::vector<std::string> ids; // as the table shows them
     size_t width = 2;
     for (const MeasuredRun& r : runs) {
@@ -198,19 +260,30 @@ int runValidateRuns(const Args& args, Io io)
         const double measured = r.run.measured->stepTimeS;
         const double error = e.stepTimeS / measured - 1;
         sumAbs += std::abs(error);
-        rows.push_back({{"id", r.id},
-                        {"predicted_s", e.stepTimeS},
-                        {"measured_s", measured},
-                        {"error", error}});
+        // The row's range never draws on the row itself.
+        const Uncertainty u =
+            uncertaintyOf(e.stepTimeS, likenessOf(r.cluster, r.run), references, r.id);
+        coverage.add(u, measured);
+        json row = {
+            {"id", r.id}, {"predicted_s", e.stepTimeS}, {"measured_s", measured}, {"error", error}};
+        if (u.known()) {
+            row["low_s"] = u.lowS;
+            row["high_s"] = u.highS;
+        }
+        rows.push_back(std::move(row));
         if (!asJson)
             io.out << padRight(ids[i], width) << "  " << padLeft(fixed(e.stepTimeS, 4), 11) << "  "
                    << padLeft(fixed(measured, 4), 10) << "  " << signedPercentText(error) << "\n";
     }
     const double mape = runs.empty() ? 0 : sumAbs / double(runs.size());
-    if (asJson)
-        io.out << json{{"rows", rows}, {"mape", mape}}.dump(2) << "\n";
-    else
+    if (asJson) {
+        io.out << json{{"rows", rows}, {"mape", mape}, {"range_coverage", coverage.asJson()}}.dump(
+                      2)
+               << "\n";
+    } else {
         io.out << "MAPE " << percent(mape, 2) << " over " << runs.size() << " runs\n";
+        io.out << coverage.text() << "\n";
+    }
     return diags.empty() ? kExitOk : kExitBadInput;
 }
 

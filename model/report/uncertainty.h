@@ -1,0 +1,61 @@
+#pragma once
+// How sure a prediction is: the range in which the measured step should lie, from the cost
+// model's own errors on the measured runs most like the layout (docs/cost-model.md,
+// "How sure a prediction is").
+//
+// Alike means the same generation of tensor cores and the same kind of model (dense, or with
+// experts), then the nearest in precision and scale. The range is the prediction divided by
+// (1 + error) for the least and the largest error of the kMaxBasis nearest runs: for a run drawn
+// like them, the measured step falls inside the range of k others with probability
+// (k - 1) / (k + 1), 85 % for 12. Fewer than kMinBasis alike: no range.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "calibration.h"
+#include "description.h"
+#include "measuredruns.h"
+
+namespace cs {
+
+inline constexpr int kMaxBasis = 12;
+inline constexpr int kMinBasis = 4;
+
+// What makes two runs alike for the cost model's errors.
+struct Likeness {
+    int tensorCoreGeneration = 0; // 1 BF16 only (Ampere), 2 with FP8 (Hopper), 3 with FP4
+    Precision precision = Precision::BF16;
+    bool experts = false;
+    double gpus = 1;
+};
+Likeness likenessOf(const ClusterDesc& cluster, const RunDesc& run);
+
+// A measured run and the model's error on it: predicted / measured - 1.
+struct ReferenceRun {
+    std::string id;
+    Likeness likeness;
+    double error = 0;
+};
+std::vector<ReferenceRun> referenceRuns(const std::vector<MeasuredRun>& rows,
+                                        const Calibration& calibration);
+
+struct Uncertainty {
+    double lowS = 0;
+    double highS = 0;
+    std::vector<std::string> nearest; // the ids of the runs the range comes from
+    int basis() const { return int(nearest.size()); }
+    bool known() const { return !nearest.empty(); }
+};
+
+// The range for a prediction of `predictedS` of a run like `likeness`, leaving out the reference
+// run `without` (a measured run's own range is made without it).
+Uncertainty uncertaintyOf(double predictedS, const Likeness& likeness,
+                          const std::vector<ReferenceRun>& references,
+                          std::string_view without = {});
+
+// The measured runs that ship with ClusterScope (samples/measured/), with the model's errors on
+// them under this calibration; read and evaluated once per calibration (about 0.2 s).
+const std::vector<ReferenceRun>& shippedReferenceRuns(const Calibration& calibration);
+
+} // namespace cs

@@ -1,0 +1,122 @@
+// Every prediction carries the range in which the measured step should lie, from the model's own
+// errors on the measured runs most like it (issue 36, report/uncertainty.h).
+
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "clirun.h"
+#include "samplefiles.h"
+#include "uncertainty.h"
+
+using namespace cs;
+using nlohmann::json;
+
+namespace {
+
+Likeness like(int generation, Precision precision, bool experts, double gpus)
+{
+    Likeness l;
+    l.tensorCoreGeneration = generation;
+    l.precision = precision;
+    l.experts = experts;
+    l.gpus = gpus;
+    return l;
+}
+
+ReferenceRun reference(const std::string& id, const Likeness& l, double error)
+{
+    return {id, l, error};
+}
+
+} // namespace
+
+TEST_CASE("the range is the prediction over one plus the least and largest error of the runs "
+          "most alike",
+          "[uncertainty]")
+{
+    const Likeness hopperFp8 = like(2, Precision::FP8, false, 512);
+    std::vector<ReferenceRun> refs;
+    // Twelve alike at growing distance in scale, errors -6 % ... +5 %.
+    for (int i = 0; i < 12; ++i)
+        refs.push_back(reference("near" + std::to_string(i),
+                                 like(2, Precision::FP8, false, 512.0 * (1 << (i % 3))),
+                                 -0.06 + 0.01 * i));
+    // Farther: another precision, or far in scale; never as near as the twelve.
+    refs.push_back(reference("bf16", like(2, Precision::BF16, false, 512), 0.5));
+    refs.push_back(reference("huge", like(2, Precision::FP8, false, 512.0 * 1024), -0.5));
+    // Unlike: another generation or kind of model, whatever their distance.
+    refs.push_back(reference("blackwell", like(3, Precision::FP8, false, 512), 0.9));
+    refs.push_back(reference("experts", like(2, Precision::FP8, true, 512), 0.9));
+
+    const Uncertainty u = uncertaintyOf(2.0, hopperFp8, refs);
+    REQUIRE(u.known());
+    CHECK(u.basis() == kMaxBasis);
+    CHECK(u.lowS == Approx(2.0 / 1.05));
+    CHECK(u.highS == Approx(2.0 / 0.94));
+    for (const std::string& id : u.nearest)
+        CHECK(id.rfind("near", 0) == 0);
+
+    // Without one of them, the next nearest alike takes its place.
+    const Uncertainty without = uncertaintyOf(2.0, hopperFp8, refs, "near0");
+    CHECK(std::find(without.nearest.begin(), without.nearest.end(), "near0") ==
+          without.nearest.end());
+    CHECK(without.basis() == kMaxBasis);
+    CHECK(without.lowS == Approx(2.0 / 1.5)); // the BF16 run's +50 % is among them now
+}
+
+TEST_CASE("no range where fewer than kMinBasis measured runs are alike", "[uncertainty]")
+{
+    const int alike = GENERATE(0, kMinBasis - 1, kMinBasis);
+    std::vector<ReferenceRun> refs;
+    for (int i = 0; i < alike; ++i)
+        refs.push_back(reference(std::to_string(i), like(1, Precision::BF16, true, 64), 0.1));
+    refs.push_back(reference("dense", like(1, Precision::BF16, false, 64), 0.1));
+    const Uncertainty u = uncertaintyOf(1.0, like(1, Precision::BF16, true, 64), refs);
+    CHECK(u.known() == (alike >= kMinBasis));
+    CHECK(u.basis() == (alike >= kMinBasis ? alike : 0));
+}
+
+TEST_CASE("evaluate gives the range and its basis, or says no measured run is like it",
+          "[uncertainty][cli]")
+{
+    const CliRun fairwater =
+        runCli({"evaluate", samplePath("fairwater-gb200-128.cluster.json"),
+                samplePath("fairwater-gb200-128-llama405b.run.json"), "--json"});
+    REQUIRE(fairwater.status == 0);
+    const json u = json::parse(fairwater.out)["uncertainty"];
+    CHECK(u["basis"] == kMaxBasis);
+    CHECK(u["nearest"].size() == size_t(kMaxBasis));
+    CHECK(u["low_s"].get<double>() < u["high_s"].get<double>());
+
+    const CliRun text = runCli({"evaluate", samplePath("fairwater-gb200-128.cluster.json"),
+                                samplePath("fairwater-gb200-128-llama405b.run.json")});
+    CHECK_THAT(text.out, Catch::Contains("measured runs like this one"));
+}
+
+TEST_CASE("validate-runs gives each row the range made without it", "[uncertainty][cli]")
+{
+    const std::string file = std::string(CS_SAMPLES_DIR) + "/measured/public.jsonl";
+    const CliRun r = runCli({"validate-runs", file, "--json"});
+    REQUIRE(r.status == 0);
+    const json out = json::parse(r.out);
+    Diagnostics diags;
+    const std::vector<MeasuredRun> rows = readMeasuredRuns(file, diags);
+    REQUIRE(rows.size() == out["rows"].size());
+    const std::vector<ReferenceRun>& refs = shippedReferenceRuns(defaultCalibration());
+    int inside = 0;
+    for (size_t i = 0; i < rows.size(); ++i) {
+        const json& row = out["rows"][i];
+        INFO(rows[i].id);
+        const Uncertainty u =
+            uncertaintyOf(row["predicted_s"].get<double>(),
+                          likenessOf(rows[i].cluster, rows[i].run), refs, rows[i].id);
+        REQUIRE(u.known());
+        CHECK(row["low_s"].get<double>() == u.lowS);
+        CHECK(row["high_s"].get<double>() == u.highS);
+        const double measured = row["measured_s"].get<double>();
+        inside += u.lowS <= measured && measured <= u.highS ? 1 : 0;
+    }
+    CHECK(out["range_coverage"]["inside"] == inside);
+    CHECK(out["range_coverage"]["rows_with_range"] == rows.size());
+}
