@@ -1,0 +1,3 @@
+#SBATCH --nodes=2 # two
+A=yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy
+srun -N 2 $A $A bash -c "cd /w && cd /w && cd /w && cd /w && cd /w && cd /w && cd /w && cd /w && cd /w && cd /w && cd /w && cd /w && cd /w && cd /w && cd /w && cd /w && cd /w && cd /w && cd /w && cd /w && cd /w && cd /w && cd /w && cd /w && cd /w && cd /w && cd /w && cd /w && cd /w && cd /w && cd /w && cd /w && cd /w && cd /w && cd /w && cd /w && cd /w && cd /w && cd /w && cd /w && python pretrain_gpt.py --num-layers 2 --hidden-size 256 --num-attention-heads 4"

@@ -1,0 +1,23 @@
+#!/bin/bash
+A=--bf16
+A="$A $A"
+A="$A $A"
+A="$A $A"
+A="$A $A"
+A="$A $A"
+A="$A $A"
+A="$A $A"
+A="$A $A"
+A="$A $A"
+A="$A $A"
+A="$A $A"
+A="$A $A"
+A="$A $A"
+A="$A $A"
+A="$A $A"
+A="$A $A"
+A="$A $A"
+A="$A $A"
+A="$A $A"
+A="$A $A"
+torchrun --nproc-per-node 8 pretrain_gpt.py --num-layers 4 --hidden-size 1024 --num-attention-heads 16 --seq-length 2048 --micro-batch-size 1 --global-batch-size 8 --padded-vocab-size 32000 $A
