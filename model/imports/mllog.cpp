@@ -163,8 +163,9 @@ private:
     {
         if (std::isfinite(seconds) && seconds >= kMinStepTimeS && seconds <= kMaxStepTimeS)
             return true;
-        refuse(line, what + " gives " + numberText(seconds) + " s a step: a step takes from " +
-                         numberText(kMinStepTimeS) + " to " + numberText(kMaxStepTimeS) + " s");
+        refuse(line, what + " gives " + numberText(seconds) +
+                         " s a step: a step time is from 0.000001 to " +
+                         withThousands(int64_t(kMaxStepTimeS)) + " s");
         return false;
     }
 
@@ -328,7 +329,7 @@ private:
                 perStep.push_back({b.seconds / (double(b.samples) / gbs), b.stopLine});
             const size_t skip = perStep.size() > 1 ? 1 : 0;
             return use(afterWarmup(perStep, skip),
-                       "the block ending here (block_start to block_stop over samples_count / "
+                       "the block stopping here (block_start to block_stop over samples_count / "
                        "global_batch_size steps)",
                        "median over " + std::to_string(perStep.size() - skip) +
                            " training blocks (block_start to block_stop, samples_count / " +

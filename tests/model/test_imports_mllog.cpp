@@ -224,7 +224,7 @@ TEST_CASE("a result log whose step times are no times, or that runs backwards, i
          "block_stop's samples_count 0 is not above its block_start's (line 3, 64)"},
         {"a block of 2e15 s a step",
          block(5000, 6000, 0, 64) + block(7000, 2000000000000000000, 64, 128),
-         "log.txt:6:1:", "the block ending here"},
+         "log.txt:6:1:", "the block stopping here"},
         {"a run that stops before it starts", step(2000, "1.5") + event(500, "run_stop", "null"),
          "log.txt:4:1:",
          "run_stop at time_ms 500 is before run_start (line 2, time_ms 1000): the log runs "
