@@ -12,6 +12,7 @@
 #include "options.h"
 #include "search.h"
 #include "text.h"
+#include "uncertainty.h"
 #include "validation.h"
 #include "writer.h"
 
@@ -96,15 +97,39 @@ struct Current {
     }
 };
 
-json resultsJson(const SearchOutcome& outcome, const Current& current, int top)
+// Each listed layout's range, from the same evaluation as its step time; a layout whose range
+// overlaps the best's is a tie with it.
+struct Ranges {
+    std::vector<Uncertainty> of; // per listed result
+
+    static Ranges listed(const ClusterRun& in, const SearchOutcome& outcome, size_t shown,
+                         const Calibration& cal)
+    {
+        Ranges r;
+        const std::vector<ReferenceRun>& refs = shippedReferenceRuns(cal);
+        for (size_t i = 0; i < shown; ++i) {
+            const SearchResult& res = outcome.results[i];
+            r.of.push_back(uncertaintyOf(
+                res.stepTimeS, likenessOf(in.cluster, withLayout(in.run, res.layout)), refs));
+        }
+        return r;
+    }
+    bool tiesBest(size_t i) const { return i > 0 && tied(of[i], of[0]); }
+};
+
+json resultsJson(const SearchOutcome& outcome, const Current& current, const Ranges& ranges)
 {
     json results = json::array();
-    const size_t shown = std::min(outcome.results.size(), size_t(top));
-    for (size_t i = 0; i < shown; ++i) {
+    for (size_t i = 0; i < ranges.of.size(); ++i) {
         const SearchResult& r = outcome.results[i];
         json row = layoutJson(r.layout);
         row["rank"] = i + 1;
         row["step_time_s"] = r.stepTimeS;
+        if (ranges.of[i].known()) {
+            row["low_s"] = ranges.of[i].lowS;
+            row["high_s"] = ranges.of[i].highS;
+        }
+        row["tie_with_best"] = ranges.tiesBest(i);
         row["breakdown"] = breakdownJson(r.breakdown);
         row["memory_gib_per_gpu"] = r.memoryGiBPerGpu;
         row["mfu"] = r.mfu;
@@ -213,8 +238,20 @@ void printCurrent(const TableShape& t, const Current& c, int64_t fitting, std::o
         out << "  does not fit in memory (" << fixed(e.memoryGiBPerGpu, 1) << " GiB per GPU)\n";
 }
 
+void printRangeNote(const Ranges& ranges, std::ostream& out)
+{
+    const Uncertainty& best = ranges.of.front();
+    if (!best.known()) {
+        out << "No measured run is like this one: the step times carry no range.\n\n";
+        return;
+    }
+    out << "The fastest: " << fixed(best.lowS, 3) << "-" << fixed(best.highS, 3) << " s measured, "
+        << "from " << best.basis() << " measured runs like it; ~ marks a layout whose range "
+        << "overlaps it (a tie).\n\n";
+}
+
 void printText(const ClusterRun& in, const SearchOutcome& outcome, const Current& current,
-               double seconds, double maxSeconds, int top, std::ostream& out)
+               const Ranges& ranges, double seconds, double maxSeconds, std::ostream& out)
 {
     const ClusterDesc& c = in.cluster;
     const RunDesc& r = in.run;
@@ -229,7 +266,7 @@ void printText(const ClusterRun& in, const SearchOutcome& outcome, const Current
         out << "Cut short after " << numberText(maxSeconds)
             << " s (--max-seconds): the fastest of the layouts tried so far, not of all of "
                "them.\n\n";
-    const size_t shown = std::min(outcome.results.size(), size_t(top));
+    const size_t shown = ranges.of.size();
     std::vector<const Layout*> rows{&current.layout};
     for (size_t i = 0; i < shown; ++i)
         rows.push_back(&outcome.results[i].layout);
@@ -238,11 +275,12 @@ void printText(const ClusterRun& in, const SearchOutcome& outcome, const Current
         out << (outcome.outOfTime ? "No configuration that fits in memory was found in the time.\n"
                                   : "No configuration fits in memory.\n");
     } else {
+        printRangeNote(ranges, out);
         printHeader(t, out);
         for (size_t i = 0; i < shown; ++i) {
             const SearchResult& res = outcome.results[i];
-            printRow(t, std::to_string(i + 1), res.layout, res.stepTimeS, res.breakdown,
-                     res.memoryGiBPerGpu, out);
+            printRow(t, (ranges.tiesBest(i) ? "~" : "") + std::to_string(i + 1), res.layout,
+                     res.stepTimeS, res.breakdown, res.memoryGiBPerGpu, out);
         }
     }
     printCurrent(t, current, outcome.fitting, out);
@@ -278,10 +316,12 @@ int runSearch(const Args& args, Io io)
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     current.rankAmong(outcome.results);
+    const Ranges ranges =
+        Ranges::listed(*in, outcome, std::min(outcome.results.size(), size_t(*top)), *cal);
     if (p.has("--json"))
-        io.out << resultsJson(outcome, current, *top).dump(2) << "\n";
+        io.out << resultsJson(outcome, current, ranges).dump(2) << "\n";
     else
-        printText(*in, outcome, current, seconds, *maxSeconds, *top, io.out);
+        printText(*in, outcome, current, ranges, seconds, *maxSeconds, io.out);
     return kExitOk;
 }
 

@@ -95,6 +95,11 @@ Uncertainty uncertaintyOf(double predictedS, const Likeness& likeness,
     return u;
 }
 
+bool tied(const Uncertainty& a, const Uncertainty& b)
+{
+    return a.known() && b.known() && a.lowS <= b.highS && b.lowS <= a.highS;
+}
+
 const std::vector<ReferenceRun>& shippedReferenceRuns(const Calibration& calibration)
 {
     static std::mutex mutex;

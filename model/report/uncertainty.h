@@ -54,6 +54,10 @@ Uncertainty uncertaintyOf(double predictedS, const Likeness& likeness,
                           const std::vector<ReferenceRun>& references,
                           std::string_view without = {});
 
+// Whether the measured steps of two predictions could be in either order: their ranges overlap,
+// so the faster prediction is a tie, not a win. Unknown ranges never tie.
+bool tied(const Uncertainty& a, const Uncertainty& b);
+
 // The measured runs that ship with ClusterScope (samples/measured/), with the model's errors on
 // them under this calibration; read and evaluated once per calibration (about 0.2 s).
 const std::vector<ReferenceRun>& shippedReferenceRuns(const Calibration& calibration);

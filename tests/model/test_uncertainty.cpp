@@ -120,3 +120,25 @@ TEST_CASE("validate-runs gives each row the range made without it", "[uncertaint
     CHECK(out["range_coverage"]["inside"] == inside);
     CHECK(out["range_coverage"]["rows_with_range"] == rows.size());
 }
+
+TEST_CASE("search lists each layout's range and marks those whose range overlaps the best's",
+          "[uncertainty][cli][search]")
+{
+    const std::string data = std::string(CS_TEST_DATA_DIR) + "/good/";
+    const CliRun r = runCli(
+        {"search", data + "small.cluster.json", data + "small.run.json", "--top", "30", "--json"});
+    REQUIRE(r.status == 0);
+    const json results = json::parse(r.out)["results"];
+    REQUIRE(results.size() > 2);
+    const json& best = results[0];
+    REQUIRE(best.contains("low_s"));
+    CHECK_FALSE(best["tie_with_best"].get<bool>());
+    for (const json& row : results) {
+        CHECK(row["low_s"].get<double>() < row["high_s"].get<double>());
+        if (&row == &best)
+            continue;
+        const bool overlaps = row["low_s"].get<double>() <= best["high_s"].get<double>() &&
+                              best["low_s"].get<double>() <= row["high_s"].get<double>();
+        CHECK(row["tie_with_best"].get<bool>() == overlaps);
+    }
+}
