@@ -16,6 +16,8 @@ bool runWithProgress(QWidget* parent, const QString& label,
     dialog->setMinimumDuration(400);
     dialog->setAutoClose(false);
     dialog->setAutoReset(false);
+    // Starts the clock of minimumDuration: without a first value the dialog never shows.
+    dialog->setValue(0);
     std::atomic<bool> cancelled{false};
     // Cancel hides the dialog (QProgressDialog::cancel); work that stops only where it next
     // looks (a file being read) may take a while more, and the window stays blocked and says so
