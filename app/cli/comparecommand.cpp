@@ -90,6 +90,8 @@ void printComparison(const Comparison& c, std::ostream& out)
                 t.add({f.label, figureText(f.unit, f.a), figureText(f.unit, f.b), ratioText(f)});
         t.print(out);
     }
+    out << "\nrange of the measured step\n  A  " << rangeText(c.rangeA) << "\n  B  "
+        << rangeText(c.rangeB) << "\n";
 
     out << "\ninputs that differ\n";
     if (c.differences.empty()) {

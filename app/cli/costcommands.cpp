@@ -103,21 +103,6 @@ std::string padLeft(const std::string& text, size_t width)
     return std::string(width - std::min(width, characters(text)), ' ') + text;
 }
 
-std::string rangeText(const Uncertainty& u)
-{
-    if (!u.known())
-        return "no measured run like this one";
-    return fixed(u.lowS, 3) + "-" + fixed(u.highS, 3) + " s, from " + std::to_string(u.basis()) +
-           " measured runs like this one";
-}
-
-json uncertaintyJson(const Uncertainty& u)
-{
-    if (!u.known())
-        return {{"basis", 0}};
-    return {{"low_s", u.lowS}, {"high_s", u.highS}, {"basis", u.basis()}, {"nearest", u.nearest}};
-}
-
 void printEvaluation(const Evaluation& e, const Uncertainty& u, const RunDesc& run,
                      std::ostream& out)
 {

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "costmodel.h"
+#include "uncertainty.h"
 
 namespace cs {
 
@@ -88,6 +89,8 @@ struct Comparison {
     std::vector<WhatIf> whatIfs;         // when the GPUs differ
     std::vector<WhatIf> oneAtATime;      // B with each other differing input at A's value
     std::vector<std::string> findings;   // where the difference comes from, in sentences
+    Uncertainty rangeA;                  // where each measured step should lie (uncertainty.h)
+    Uncertainty rangeB;
 
     const Figure* figure(std::string_view key) const;
 };

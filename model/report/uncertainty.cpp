@@ -7,7 +7,10 @@
 #include <mutex>
 #include <utility>
 
+#include <nlohmann/json.hpp>
+
 #include "costmodel.h"
+#include "text.h"
 
 namespace cs {
 
@@ -93,6 +96,21 @@ Uncertainty uncertaintyOf(double predictedS, const Likeness& likeness,
     u.lowS = predictedS / (1 + largest);
     u.highS = predictedS / (1 + least);
     return u;
+}
+
+nlohmann::json uncertaintyJson(const Uncertainty& u)
+{
+    if (!u.known())
+        return {{"basis", 0}};
+    return {{"low_s", u.lowS}, {"high_s", u.highS}, {"basis", u.basis()}, {"nearest", u.nearest}};
+}
+
+std::string rangeText(const Uncertainty& u)
+{
+    if (!u.known())
+        return "no measured run like this one";
+    return fixed(u.lowS, 3) + "-" + fixed(u.highS, 3) + " s, from " + std::to_string(u.basis()) +
+           " measured runs like this one";
 }
 
 bool tied(const Uncertainty& a, const Uncertainty& b)

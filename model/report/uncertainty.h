@@ -10,6 +10,8 @@
 // (k - 1) / (k + 1), 85 % for 12. Fewer than kMinBasis alike: no range.
 
 #include <string>
+
+#include <nlohmann/json_fwd.hpp>
 #include <string_view>
 #include <vector>
 
@@ -53,6 +55,13 @@ struct Uncertainty {
 Uncertainty uncertaintyOf(double predictedS, const Likeness& likeness,
                           const std::vector<ReferenceRun>& references,
                           std::string_view without = {});
+
+// As `evaluate --json` gives it: `low_s`, `high_s`, `basis` (how many runs) and `nearest` (their
+// ids); `basis` 0 alone where no measured run is like it.
+nlohmann::json uncertaintyJson(const Uncertainty& u);
+
+// "1.191-1.371 s, from 12 measured runs like this one", or "no measured run like this one".
+std::string rangeText(const Uncertainty& u);
 
 // Whether the measured steps of two predictions could be in either order: their ranges overlap,
 // so the faster prediction is a tie, not a win. Unknown ranges never tie.

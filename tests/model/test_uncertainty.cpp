@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "clirun.h"
+#include "comparison.h"
 #include "samplefiles.h"
 #include "uncertainty.h"
 
@@ -141,4 +142,25 @@ TEST_CASE("search lists each layout's range and marks those whose range overlaps
                               best["low_s"].get<double>() <= row["high_s"].get<double>();
         CHECK(row["tie_with_best"].get<bool>() == overlaps);
     }
+}
+
+TEST_CASE("compare gives both ranges and says when the measured steps could come in either "
+          "order",
+          "[uncertainty][compare]")
+{
+    const ClusterRun h100 = loadSampleRun("ndv5-h100-128-gpt3-175b.run.json");
+    ClusterRun slower = h100;
+    slower.run.batch.micro = 2; // a few per cent apart: inside the range
+    const Comparison close = compareRuns(h100, slower);
+    REQUIRE(close.rangeA.known());
+    REQUIRE(close.rangeB.known());
+    const auto saysEitherOrder = [](const Comparison& c) {
+        return std::any_of(c.findings.begin(), c.findings.end(), [](const std::string& f) {
+            return f.find("either order") != std::string::npos;
+        });
+    };
+    CHECK(saysEitherOrder(close) == tied(close.rangeA, close.rangeB));
+    CHECK(saysEitherOrder(compareRuns(h100, h100)));
+    const json j = comparisonJson(close);
+    CHECK(j["b"]["uncertainty"]["low_s"].get<double>() == close.rangeB.lowS);
 }
