@@ -79,7 +79,7 @@ Autosaver::Autosaver(Document* doc, QString recoveryDir, int intervalMs, QObject
     publishOpenFile();
     connect(doc, &Document::filePathChanged, this, &Autosaver::publishOpenFile);
     m_timer->setInterval(intervalMs);
-    connect(m_timer, &QTimer::timeout, this, &Autosaver::writeNow);
+    connect(m_timer, &QTimer::timeout, this, &Autosaver::writeInBackground);
     m_timer->start();
     connect(doc, &Document::modifiedChanged, this, [this](bool modified) {
         if (!modified)
@@ -102,7 +102,14 @@ void Autosaver::removeStaleFiles() const
 
 Autosaver::~Autosaver()
 {
+    waitForWriter();
     QFile::remove(besideRecovery(m_path, ".open"));
+}
+
+void Autosaver::waitForWriter()
+{
+    if (m_writer.joinable())
+        m_writer.join();
 }
 
 void Autosaver::publishOpenFile()
@@ -115,26 +122,53 @@ void Autosaver::publishOpenFile()
         qWarning("autosave: %s", qPrintable(error));
 }
 
-bool Autosaver::writeNow()
+cs::Session Autosaver::recoverySession() const
 {
-    if (!m_doc->isModified())
-        return true;
     cs::Session session = m_doc->sessionToSave();
     session.extensions.set(kOriginKey, m_doc->filePath().toStdString());
     if (m_originState)
         session.extensions.set(kOriginStateKey, stateJson(*m_originState));
-    QDir().mkpath(m_dir);
+    return session;
+}
+
+bool Autosaver::writeRecovery(const cs::Session& session, const QString& path, QString* error)
+{
+    QDir().mkpath(QFileInfo(path).absolutePath());
+    const std::optional<QByteArray> bytes = sessionFileBytes(session, path, error);
+    return bytes && writeFileAtomically(path, *bytes, error);
+}
+
+bool Autosaver::writeNow()
+{
+    waitForWriter(); // one writer of the recovery file at a time
+    if (!m_doc->isModified())
+        return true;
     QString error;
-    const std::optional<QByteArray> bytes = sessionFileBytes(session, m_path, &error);
-    if (!bytes || !writeFileAtomically(m_path, *bytes, &error)) {
+    if (!writeRecovery(recoverySession(), m_path, &error)) {
         emit writeFailed(error);
         return false;
     }
     return true;
 }
 
+void Autosaver::writeInBackground()
+{
+    if (!m_doc->isModified() || !m_writerDone)
+        return; // nothing to write, or the last write still runs: the next tick writes
+    waitForWriter();
+    m_writerDone = false;
+    m_writer = std::thread([this, session = recoverySession()] {
+        QString error;
+        if (!writeRecovery(session, m_path, &error))
+            QMetaObject::invokeMethod(
+                this, [this, error] { emit writeFailed(error); }, Qt::QueuedConnection);
+        m_writerDone = true;
+    });
+}
+
 void Autosaver::discard()
 {
+    waitForWriter(); // a write under way would bring the file back
     QFile::remove(m_path);
 }
 
@@ -188,6 +222,12 @@ std::vector<std::unique_ptr<Autosaver::Recovery>> Autosaver::staleRecoveries() c
         if (ext.contains(kOriginKey) && ext.value()[kOriginKey].is_string())
             recovery->originalPath =
                 QString::fromStdString(ext.value()[kOriginKey].get<std::string>());
+        // Written before paths were kept absolute: relative to a folder it does not record, it
+        // could name an unrelated file here. Restored untitled, Save asks where.
+        if (QFileInfo(recovery->originalPath).isRelative()) {
+            recovery->relativeOrigin = recovery->originalPath;
+            recovery->originalPath.clear();
+        }
         if (ext.contains(kOriginStateKey))
             recovery->originState = stateFrom(ext.value()[kOriginStateKey]);
         ext.erase(kOriginKey);

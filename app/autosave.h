@@ -10,8 +10,10 @@
 #include <QDateTime>
 #include <QObject>
 #include <QString>
+#include <atomic>
 #include <memory>
 #include <optional>
+#include <thread>
 #include <vector>
 
 #include "description.h"
@@ -36,7 +38,8 @@ public:
     QString recoveryPath() const { return m_path; }
     // Writes the recovery file when the document has unsaved changes. False, with writeFailed,
     // when it could not be written or would not load again: the previous recovery file then
-    // stays as it was.
+    // stays as it was. The timer writes the same on a worker (writeInBackground): a session
+    // near the size limits takes a second to write and check, and the window keeps answering.
     bool writeNow();
     // Removes the recovery file: its changes are saved, or were given up.
     void discard();
@@ -56,6 +59,8 @@ public:
         QString problem;
         cs::Session session;
         QString originalPath; // the file the changes belong to; empty for an untitled one
+        // An origin kept as typed (by versions before paths were absolute): not trusted.
+        QString relativeOrigin;
         std::optional<DiskState> originState;
         QString path;
         QDateTime autosavedAt;
@@ -80,6 +85,10 @@ signals:
     void writeFailed(const QString& reason);
 
 private:
+    cs::Session recoverySession() const;
+    static bool writeRecovery(const cs::Session& session, const QString& path, QString* error);
+    void writeInBackground();
+    void waitForWriter();
     void removeStaleFiles() const;
     void publishOpenFile();
 
@@ -89,4 +98,6 @@ private:
     std::unique_ptr<QLockFile> m_lock;
     std::optional<DiskState> m_originState;
     QTimer* m_timer;
+    std::thread m_writer;
+    std::atomic<bool> m_writerDone{true};
 };

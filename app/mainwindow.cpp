@@ -260,10 +260,15 @@ void MainWindow::dragEnterEvent(QDragEnterEvent* event)
 void MainWindow::dropEvent(QDropEvent* event)
 {
     const QList<QUrl> urls = event->mimeData()->urls();
-    if (urls.isEmpty() || !urls.first().isLocalFile() || !maybeSave())
+    if (urls.isEmpty() || !urls.first().isLocalFile())
         return;
-    openFile(urls.first().toLocalFile());
     event->acceptProposedAction();
+    // After the drop has ended: the questions and the read (an event loop of its own while a
+    // worker reads) do not run inside the drag and drop protocol.
+    QTimer::singleShot(0, this, [this, path = urls.first().toLocalFile()] {
+        if (maybeSave())
+            openFile(path);
+    });
 }
 
 void MainWindow::setDarkTheme(bool dark)

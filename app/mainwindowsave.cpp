@@ -148,7 +148,12 @@ bool MainWindow::offerRecovery()
         if (!recovery->problem.isEmpty())
             continue;
         const QString origin =
-            recovery->originalPath.isEmpty() ? tr("an untitled session") : recovery->originalPath;
+            !recovery->originalPath.isEmpty() ? recovery->originalPath
+            : recovery->relativeOrigin.isEmpty()
+                ? tr("an untitled session")
+                : tr("%1 (a path relative to a folder it does not say: restored untitled, "
+                     "Save asks where)")
+                      .arg(recovery->relativeOrigin);
         const QString question = boundedMessage(
             tr("ClusterScope did not close normally. Restore the unsaved changes to %1 "
                "(autosaved %2)?")

@@ -10,6 +10,8 @@
 #include <QProcess>
 #include <QTemporaryDir>
 
+#include <nlohmann/json.hpp>
+
 #include "autosave.h"
 #include "document.h"
 #include "documentio.h"
@@ -158,4 +160,28 @@ TEST_CASE("a recovery file that cannot be read is reported with its reason and k
     CHECK_FALSE(later.offerRecovery());
     CHECK(later.lastProblem().isEmpty());
     CHECK(QFile::exists(aside));
+}
+
+TEST_CASE("a recovery that names its file as typed, from before paths were absolute, restores "
+          "untitled",
+          "[recovery]")
+{
+    QTemporaryDir recovery, elsewhere;
+    const QString unrelated = sessionIn(elsewhere);
+    const QByteArray unrelatedBefore = bytesOf(unrelated);
+    nlohmann::json session =
+        nlohmann::json::parse(bytesOf(sampleFile("fairwater-gb200-128.csession")).toStdString());
+    session["x-recovery-of"] = "full/f.csession";
+    {
+        QFile out(recovery.filePath(QStringLiteral("recovery-old.csession")));
+        REQUIRE(out.open(QIODevice::WriteOnly));
+        out.write(QByteArray::fromStdString(session.dump(2)));
+    }
+    WorkingDirectory there(elsewhere.path()); // where that relative path names another file
+    MainWindow next(recovery.path());
+    next.setQuiet(true);
+    REQUIRE(next.offerRecovery());
+    CHECK(next.document()->filePath().isEmpty());
+    CHECK(next.document()->isModified());
+    CHECK(bytesOf(unrelated) == unrelatedBefore);
 }
