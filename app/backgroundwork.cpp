@@ -1,10 +1,64 @@
 #include "backgroundwork.h"
 
+#include <QApplication>
 #include <QEventLoop>
 #include <QPointer>
 #include <QProgressDialog>
 #include <QTimer>
 #include <algorithm>
+
+namespace {
+
+// Until the window-modal progress dialog shows (after its minimum duration) the window would
+// still take clicks and keys: an edit typed while a save runs would be marked saved without
+// being in the file, a second Open would start inside the first. Until the work ends they are
+// dropped; painting, timers and the dialog itself go on.
+class InputBlocker : public QObject {
+public:
+    explicit InputBlocker(QWidget* parent)
+        : m_window(parent ? parent->window() : nullptr)
+    {
+        if (m_window)
+            qApp->installEventFilter(this);
+    }
+    ~InputBlocker() override
+    {
+        if (m_window)
+            qApp->removeEventFilter(this);
+    }
+
+protected:
+    bool eventFilter(QObject* target, QEvent* event) override
+    {
+        switch (event->type()) {
+        case QEvent::Shortcut: // to an action or shortcut of the window, not a widget
+            return true;
+        case QEvent::MouseButtonPress:
+        case QEvent::MouseButtonRelease:
+        case QEvent::MouseButtonDblClick:
+        case QEvent::KeyPress:
+        case QEvent::KeyRelease:
+        case QEvent::Wheel:
+        case QEvent::ContextMenu:
+        case QEvent::Drop:
+        case QEvent::Close: {
+            const auto* widget = qobject_cast<QWidget*>(target);
+            if (widget && widget->window() == m_window) {
+                event->ignore();
+                return true;
+            }
+            return false;
+        }
+        default:
+            return false;
+        }
+    }
+
+private:
+    QPointer<QWidget> m_window;
+};
+
+} // namespace
 
 bool runWithProgress(QWidget* parent, const QString& label,
                      const std::function<void(TaskProgress&)>& work)
@@ -28,6 +82,7 @@ bool runWithProgress(QWidget* parent, const QString& label,
         dialog->setCancelButton(nullptr);
         QTimer::singleShot(200, dialog, [dialog] { dialog->show(); });
     });
+    const InputBlocker blocker(parent);
     QEventLoop loop;
     TaskProgress progress{cancelled, [dialog](int64_t done, int64_t total) {
                               // Queued to the dialog: dropped if it is gone.

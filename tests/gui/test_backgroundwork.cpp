@@ -4,6 +4,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <QApplication>
+#include <QKeyEvent>
+#include <QLineEdit>
+#include <QMouseEvent>
 #include <QProgressDialog>
 #include <QPushButton>
 #include <QStatusBar>
@@ -116,6 +120,42 @@ TEST_CASE("work with progress runs off the GUI thread and stops on Cancel", "[ba
     CHECK_FALSE(finished);
     CHECK(sawCancel);
     CHECK(runWithProgress(&window, QStringLiteral("Quick"), [](TaskProgress&) {}));
+}
+
+TEST_CASE("while work runs, the window takes no keys or clicks; it does again after",
+          "[background]")
+{
+    QWidget window;
+    auto* edit = new QLineEdit(&window);
+    auto* button = new QPushButton(QStringLiteral("Edit"), &window);
+    int clicks = 0;
+    QObject::connect(button, &QPushButton::clicked, [&clicks] { ++clicks; });
+    window.show();
+    const auto typeAndClick = [&] {
+        QKeyEvent press(QEvent::KeyPress, Qt::Key_A, Qt::NoModifier, QStringLiteral("a"));
+        QApplication::sendEvent(edit, &press);
+        const QPointF at = QRectF(button->rect()).center();
+        for (QEvent::Type type : {QEvent::MouseButtonPress, QEvent::MouseButtonRelease}) {
+            QMouseEvent mouse(type, at, button->mapToGlobal(at), Qt::LeftButton,
+                              type == QEvent::MouseButtonPress ? Qt::LeftButton : Qt::NoButton,
+                              Qt::NoModifier);
+            QApplication::sendEvent(button, &mouse);
+        }
+    };
+    std::atomic<bool> tried{false};
+    QTimer::singleShot(0, &window, [&] {
+        typeAndClick();
+        tried = true;
+    });
+    CHECK(runWithProgress(&window, QStringLiteral("Working"), [&](TaskProgress&) {
+        while (!tried)
+            QThread::msleep(1);
+    }));
+    CHECK(edit->text().isEmpty());
+    CHECK(clicks == 0);
+    typeAndClick();
+    CHECK(edit->text() == QStringLiteral("a"));
+    CHECK(clicks == 1);
 }
 
 TEST_CASE("opening measured runs can be cancelled while the rows are predicted",
