@@ -7,6 +7,7 @@
 
 #include "calibration.h"
 #include "checkpoint.h"
+#include "dataparallel.h"
 #include "groupplacement.h"
 #include "layers.h"
 #include "placement.h"
@@ -470,75 +471,6 @@ void modelFlops(const RunDesc& run, const LayerTable& table, const Ends& ends, W
     const double perGpu = ends.mtp.modelFlops + ends.headFlops + table.modelFlops(0, ms.layers);
     const double fwdPerSequence = perGpu * w.t * w.c / run.batch.micro;
     w.modelFlopsPerStep = 3 * fwdPerSequence * run.batch.global;
-}
-
-// HBM bytes of gathering dense and expert parameters, and of reducing their gradients, each
-// over its group (collectives.h).
-double gatherHbmBytes(const Workload& w, double dense, double expert)
-{
-    return allGatherHbmBytes(dense, w.dp().group.size()) +
-           allGatherHbmBytes(expert, w.expertData.group.size());
-}
-
-double reduceHbmBytes(const Workload& w, double dense, double expert)
-{
-    const bool sharded = w.distributedOptimizer || w.fsdp;
-    auto reduce = [&](double bytes, int n) {
-        return reduceScatterHbmBytes(bytes, n) + (sharded ? 0.0 : allGatherHbmBytes(bytes, n));
-    };
-    return reduce(dense, w.dp().group.size()) + reduce(expert, w.expertData.group.size());
-}
-
-// FSDP gathers each layer's parameters before its forward and again before its backward, and
-// reduce-scatters its gradients after; prefetching hides that under the layers' compute, so
-// only what a chunk's compute cannot cover waits. The collectives' HBM traffic slows that
-// compute.
-void fullyShardedData(const RunDesc& run, const Rates& r, Workload& w)
-{
-    if (!run.parallelism.fsdp)
-        return;
-    for (size_t i = 0; i < w.forward.size(); ++i) {
-        const double dense = w.paramsOfChunk[i], expert = w.expertParamsOfChunk[i];
-        const double gatherF =
-            allGather(dense * w.gatherBytesPerParam, w.dp().group) +
-            (expert > 0 ? allGather(expert * w.gatherBytesPerParam, w.expertData.group) : 0.0);
-        const double backward =
-            gatherF + w.gradientReduceS(dense * w.gradBytesPerParam, expert * w.gradBytesPerParam);
-        const double gatherHbm =
-            gatherHbmBytes(w, dense * w.gatherBytesPerParam, expert * w.gatherBytesPerParam);
-        w.forward[i].compute += gatherHbm / r.memory;
-        w.backward[i].compute += (gatherHbm + reduceHbmBytes(w, dense * w.gradBytesPerParam,
-                                                             expert * w.gradBytesPerParam)) /
-                                 r.memory;
-        for (auto [pass, seconds] :
-             {std::pair{&w.forward[i], gatherF}, {&w.backward[i], backward}}) {
-            const double exposed = std::max(0.0, seconds - pass->total());
-            pass->comm[Dim::DP] += exposed;
-            pass->hidden[Dim::DP] += seconds - exposed;
-        }
-        w.commPerOp[i][Dim::DP] += gatherF + backward;
-    }
-}
-
-// The HBM time of each stage's once-a-step DP collectives: the parameter gathers of the
-// distributed optimizer and the gradient buckets (none with FSDP, whose traffic is per op).
-void dataParallelHbm(const Rates& r, Workload& w)
-{
-    w.dpHbmS.assign(size_t(w.p), 0);
-    if (w.fsdp)
-        return;
-    for (int s = 0; s < w.p; ++s) {
-        double dense = 0, expert = 0;
-        for (int k = 0; k < w.v; ++k) {
-            dense += w.paramsOfChunk[w.op(s, k)];
-            expert += w.expertParamsOfChunk[w.op(s, k)];
-        }
-        double bytes = reduceHbmBytes(w, dense * w.gradBytesPerParam, expert * w.gradBytesPerParam);
-        if (w.distributedOptimizer)
-            bytes +=
-                gatherHbmBytes(w, dense * w.gatherBytesPerParam, expert * w.gatherBytesPerParam);
-        w.dpHbmS[size_t(s)] = bytes / r.memory;
-    }
 }
 
 } // namespace
