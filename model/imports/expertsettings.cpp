@@ -1,0 +1,186 @@
+#include "expertsettings.h"
+
+#include <string>
+#include <vector>
+
+namespace cs {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr int kDefaultTopK = 2; // --moe-router-topk
+constexpr size_t kMaxLayerPattern = 1 << 16;
+
+// A Python list expression as --moe-layer-freq takes it: "([0]*3+[1]*58)", "[1,1,0]".
+class LayerPattern {
+public:
+    explicit LayerPattern(std::string text)
+        : m_text(std::move(text))
+    {
+    }
+
+    std::optional<std::vector<int>> evaluate()
+    {
+        auto v = sum();
+        skip();
+        if (!v || m_i != m_text.size())
+            return std::nullopt;
+        return v;
+    }
+
+private:
+    void skip()
+    {
+        while (m_i < m_text.size() && std::isspace(static_cast<unsigned char>(m_text[m_i])))
+            ++m_i;
+    }
+    bool eat(char c)
+    {
+        skip();
+        if (m_i < m_text.size() && m_text[m_i] == c) {
+            ++m_i;
+            return true;
+        }
+        return false;
+    }
+    std::optional<int64_t> integer()
+    {
+        skip();
+        const size_t start = m_i;
+        while (m_i < m_text.size() && std::isdigit(static_cast<unsigned char>(m_text[m_i])) &&
+               m_i - start < 9)
+            ++m_i;
+        if (m_i == start)
+            return std::nullopt;
+        return std::stoll(m_text.substr(start, m_i - start));
+    }
+    std::optional<std::vector<int>> sum()
+    {
+        auto left = product();
+        while (left && eat('+')) {
+            const auto right = product();
+            if (!right || left->size() + right->size() > kMaxLayerPattern)
+                return std::nullopt;
+            left->insert(left->end(), right->begin(), right->end());
+        }
+        return left;
+    }
+    std::optional<std::vector<int>> product()
+    {
+        auto left = atom();
+        while (left && eat('*')) {
+            const auto times = integer();
+            if (!times || left->size() * size_t(*times) > kMaxLayerPattern)
+                return std::nullopt;
+            std::vector<int> repeated;
+            for (int64_t k = 0; k < *times; ++k)
+                repeated.insert(repeated.end(), left->begin(), left->end());
+            left = std::move(repeated);
+        }
+        return left;
+    }
+    std::optional<std::vector<int>> atom()
+    {
+        if (++m_depth > 64)
+            return std::nullopt;
+        std::optional<std::vector<int>> out;
+        if (eat('(')) {
+            out = sum();
+            if (!eat(')'))
+                out.reset();
+        } else if (eat('[')) {
+            out.emplace();
+            if (!eat(']')) {
+                do {
+                    const auto v = integer();
+                    if (!v || out->size() >= kMaxLayerPattern) {
+                        out.reset();
+                        break;
+                    }
+                    out->push_back(int(*v));
+                } while (eat(','));
+                if (out && !eat(']'))
+                    out.reset();
+            }
+        }
+        --m_depth;
+        return out;
+    }
+
+    std::string m_text;
+    size_t m_i = 0;
+    int m_depth = 0;
+};
+
+// The leading dense layers --moe-layer-freq describes; the format knows no other pattern.
+int denseLayers(SettingsReader& r, int64_t layers)
+{
+    const auto text = r.word("moe_layer_freq");
+    if (!text || *text == "1")
+        return 0;
+    const SourcePlace& at = r.placeOf("moe_layer_freq");
+    std::vector<int> pattern;
+    if (std::all_of(text->begin(), text->end(), [](unsigned char c) { return std::isdigit(c); })) {
+        r.assume(at, "one MoE layer in every " + *text +
+                         " is not a pattern the run format holds: every layer taken as MoE");
+        return 0;
+    }
+    const auto evaluated = LayerPattern(*text).evaluate();
+    if (!evaluated || int64_t(evaluated->size()) != layers) {
+        r.error(at, r.spell("moe_layer_freq") + " = " + cs::inQuotes(*text) + " is not a list of " +
+                        std::to_string(layers) + " zeros and ones such as ([0]*3+[1]*58)");
+        return 0;
+    }
+    const auto firstMoe = std::find(evaluated->begin(), evaluated->end(), 1);
+    const int dense = int(firstMoe - evaluated->begin());
+    if (std::find(firstMoe, evaluated->end(), 0) != evaluated->end())
+        r.assume(at, "dense layers between MoE layers are taken as MoE: the run format holds "
+                     "leading dense layers only");
+    return dense;
+}
+
+} // namespace
+
+std::optional<json> moe(SettingsReader& r, int64_t layers, int64_t ffn)
+{
+    const auto experts = r.integer("num_experts", "routed experts");
+    if (!experts)
+        return std::nullopt;
+    json m = {{"experts", *experts}};
+    const auto topK = r.integer("moe_router_topk", "experts per token");
+    if (!topK)
+        r.assume(r.placeOf("num_experts"),
+                 "top-k " + std::to_string(kDefaultTopK) + " (Megatron's default)");
+    m["top_k"] = topK.value_or(kDefaultTopK);
+    m["ffn_hidden"] = r.integer("moe_ffn_hidden_size", "expert FFN width").value_or(ffn);
+    if (const auto shared =
+            r.integer("moe_shared_expert_intermediate_size", "shared experts' FFN width")) {
+        m["shared_experts"] = 1;
+        m["shared_ffn_hidden"] = *shared;
+    }
+    const int dense = denseLayers(r, layers);
+    if (dense > 0) {
+        m["dense_layers"] = dense;
+        m["dense_ffn_hidden"] = ffn;
+    }
+    if (r.find("moe_expert_capacity_factor")) {
+        if (const auto factor = r.number("moe_expert_capacity_factor"))
+            m["capacity_factor"] = *factor;
+    }
+    return m;
+}
+
+void routerGroups(SettingsReader& r, json& run)
+{
+    const auto groups = r.integer("moe_router_num_groups", "expert groups");
+    const auto topK = r.integer("moe_router_group_topk", "expert groups per token");
+    if (!groups || !topK || *topK >= *groups)
+        return;
+    run[kRouterGroupsKey] = *groups;
+    run[kRouterGroupTopKKey] = *topK;
+}
+
+// --- attention ---
+
+} // namespace cs
