@@ -1,10 +1,12 @@
 #include "common.h"
 
+#include <filesystem>
 #include <ostream>
 
 #include <nlohmann/json.hpp>
 
 #include "fabriccheck.h"
+#include "fileio.h"
 #include "loader.h"
 #include "options.h"
 #include "text.h"
@@ -18,12 +20,26 @@ void printDiagnostics(const Diagnostics& diags, std::ostream& out)
         out << d.format() << "\n";
 }
 
+namespace {
+
+bool sameFile(const std::string& a, const std::string& b)
+{
+    std::error_code ec;
+    return std::filesystem::equivalent(a, b, ec);
+}
+
+} // namespace
+
 std::optional<ClusterRun> loadClusterAndRun(const std::string& clusterPath,
                                             const std::string& runPath, bool checkOnCluster, Io io)
 {
     Diagnostics diags;
     const std::optional<LoadedFile> c = loadFile(clusterPath, diags);
-    const std::optional<LoadedFile> r = loadFile(runPath, diags);
+    // The run's own cluster is checked too, but only once when it is the one given.
+    std::optional<LoadedFile> r = loadFile(runPath, diags, RunCluster::Skip);
+    if (r && r->run && !r->run->clusterPath.empty() &&
+        !sameFile(resolveRelative(runPath, r->run->clusterPath), clusterPath))
+        loadClusterOf(*r, diags);
     if (c && c->kind != FileKind::Cluster)
         diags.atPointer(clusterPath, "/format",
                         std::string("is not a cluster (\"") + kClusterFormat + "\")");

@@ -107,6 +107,58 @@ std::string printable(std::string_view text, size_t limit)
     return out;
 }
 
+namespace {
+
+bool startsCharacter(char c)
+{
+    return (static_cast<unsigned char>(c) & 0xC0) != 0x80; // not a UTF-8 continuation byte
+}
+
+// The byte offset after the first `n` characters of text (its size when it has fewer).
+size_t bytesOfFirst(std::string_view text, size_t n)
+{
+    for (size_t i = 0; i < text.size(); ++i) {
+        if (startsCharacter(text[i]) && n-- == 0)
+            return i;
+    }
+    return text.size();
+}
+
+// The byte offset where the last `n` characters of text start (0 when it has fewer).
+size_t startOfLast(std::string_view text, size_t n)
+{
+    for (size_t i = text.size(); i-- > 0;) {
+        if (startsCharacter(text[i]) && --n == 0)
+            return i;
+    }
+    return 0;
+}
+
+} // namespace
+
+std::string cutInMiddle(std::string_view text, size_t limit)
+{
+    const size_t tail = limit / 3, head = limit - tail;
+    if (bytesOfFirst(text, limit) == text.size())
+        return std::string(text);
+    const size_t headEnd = bytesOfFirst(text, head);
+    const size_t tailStart = std::max(headEnd, startOfLast(text, tail));
+    return std::string(text.substr(0, headEnd)) + "..." + std::string(text.substr(tailStart));
+}
+
+std::string withLongWordsCut(std::string_view text, size_t limit)
+{
+    std::string out;
+    size_t start = 0;
+    while (start < text.size()) {
+        const size_t space = text.find(' ', start);
+        const size_t end = space == std::string_view::npos ? text.size() : space + 1;
+        out += cutInMiddle(text.substr(start, end - start), limit);
+        start = end;
+    }
+    return out;
+}
+
 std::string inQuotes(std::string_view text)
 {
     return "\"" + printable(text) + "\"";

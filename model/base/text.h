@@ -40,6 +40,14 @@ std::string validUtf8(std::string text);
 // \x1b ...), and at most `limit` characters kept, the cut marked with "...".
 inline constexpr size_t kNoLimit = size_t(-1);
 std::string printable(std::string_view text, size_t limit = 80);
+// At most `limit` characters of text, for paths and other long runs of characters whose end says
+// as much as their start: the first two thirds and the last third, "..." between them
+// ("/home/.../name.json"). Not escaped: printable() does that where it is printed.
+inline constexpr size_t kLongWordShown = 160;
+std::string cutInMiddle(std::string_view text, size_t limit = kLongWordShown);
+// Text with every run of characters without a space (a path, a number, a key) longer than
+// `limit` characters cut in the middle, so that a message quoting megabytes stays a line.
+std::string withLongWordsCut(std::string_view text, size_t limit = kLongWordShown);
 // ASCII lower case, for names compared without regard to case.
 std::string lowerCase(std::string text);
 // printable(text) in double quotes.

@@ -65,7 +65,7 @@ void reportUnknownFormat(const json& j, const std::string& file, Diagnostics& di
         diags.atPointer(file, "/format", "expected a string, got " + jsonTypeName(*format));
     else
         diags.atPointer(file, "/format",
-                        "unknown format \"" + format->get<std::string>() + "\"; " + expected);
+                        "unknown format " + inQuotes(format->get<std::string>()) + "; " + expected);
 }
 
 // The descriptions in a file of `bytes` bytes that parsed as `j`: every check but those of the
@@ -113,32 +113,6 @@ std::optional<json> readJsonFile(const std::string& path, Diagnostics& diags)
     return parseJson(*text, path, diags);
 }
 
-// The cluster a run names, with its own problems reported under its own file name.
-void loadRunCluster(LoadedFile& loaded, Diagnostics& diags)
-{
-    const RunDesc& run = *loaded.run;
-    loaded.clusterPath = resolveRelative(loaded.path, run.clusterPath);
-    std::error_code ec;
-    if (!fs::exists(loaded.clusterPath, ec)) {
-        diags.atPointer(loaded.path, "/cluster",
-                        "cluster file \"" + run.clusterPath + "\" does not exist (looked for " +
-                            loaded.clusterPath + ")");
-        return;
-    }
-    const std::optional<json> j = readJsonFile(loaded.clusterPath, diags);
-    if (!j)
-        return;
-    if (fileKindOf(*j) != FileKind::Cluster) {
-        diags.atPointer(loaded.path, "/cluster",
-                        inQuotes(run.clusterPath) + " is not a cluster file (its format is not \"" +
-                            kClusterFormat + "\")");
-        return;
-    }
-    loaded.cluster = clusterFromJson(*j, loaded.clusterPath, "", diags);
-    if (loaded.cluster)
-        checkRunOnCluster(run, *loaded.cluster, loaded.path, "", diags);
-}
-
 bool isSessionPath(const std::string& path)
 {
     return path.ends_with(".csession");
@@ -166,7 +140,33 @@ bool checkReadsBack(std::string_view text, const std::string& path, Diagnostics&
     return diags.size() == before;
 }
 
-std::optional<LoadedFile> loadFile(const std::string& path, Diagnostics& diags)
+void loadClusterOf(LoadedFile& loaded, Diagnostics& diags)
+{
+    const RunDesc& run = *loaded.run;
+    loaded.clusterPath = resolveRelative(loaded.path, run.clusterPath);
+    std::error_code ec;
+    if (!fs::exists(loaded.clusterPath, ec)) {
+        diags.atPointer(loaded.path, "/cluster",
+                        "cluster file " + inQuotes(run.clusterPath) +
+                            " does not exist (looked for " + loaded.clusterPath + ")");
+        return;
+    }
+    const std::optional<json> j = readJsonFile(loaded.clusterPath, diags);
+    if (!j)
+        return;
+    if (fileKindOf(*j) != FileKind::Cluster) {
+        diags.atPointer(loaded.path, "/cluster",
+                        inQuotes(run.clusterPath) + " is not a cluster file (its format is not \"" +
+                            kClusterFormat + "\")");
+        return;
+    }
+    loaded.cluster = clusterFromJson(*j, loaded.clusterPath, "", diags);
+    if (loaded.cluster)
+        checkRunOnCluster(run, *loaded.cluster, loaded.path, "", diags);
+}
+
+std::optional<LoadedFile> loadFile(const std::string& path, Diagnostics& diags,
+                                   RunCluster runCluster)
 {
     // Measured runs have their own reader; here only their kind is told.
     if (path.ends_with(".jsonl")) {
@@ -183,8 +183,9 @@ std::optional<LoadedFile> loadFile(const std::string& path, Diagnostics& diags)
     if (!j)
         return std::nullopt;
     std::optional<LoadedFile> loaded = descriptionsIn(*j, text->size(), path, diags);
-    if (loaded && loaded->run && !loaded->run->clusterPath.empty())
-        loadRunCluster(*loaded, diags);
+    if (loaded && loaded->run && !loaded->run->clusterPath.empty() &&
+        runCluster == RunCluster::Load)
+        loadClusterOf(*loaded, diags);
     if (diags.size() != before)
         return std::nullopt;
     return loaded;

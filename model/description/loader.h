@@ -80,6 +80,13 @@ struct LoadedFile {
     std::optional<Session> session;
     std::string clusterPath; // resolved path of a run's cluster, when it has one
 };
-std::optional<LoadedFile> loadFile(const std::string& path, Diagnostics& diags);
+// Whether a run's `cluster` is loaded with it: not where the cluster is given otherwise (a command
+// line's CLUSTER RUN), so that its problems are not reported twice.
+enum class RunCluster { Load, Skip };
+std::optional<LoadedFile> loadFile(const std::string& path, Diagnostics& diags,
+                                   RunCluster runCluster = RunCluster::Load);
+// Loads the cluster a loaded run names (run.cluster, clusterPath) and checks the run on it, its
+// problems reported under its own file name.
+void loadClusterOf(LoadedFile& loadedRun, Diagnostics& diags);
 
 } // namespace cs

@@ -74,3 +74,107 @@ TEST_CASE("a syntax error after 24 MB of whitespace is found in bounded memory, 
         CHECK(r.out.size() + r.err.size() < 1000);
     }
 }
+
+namespace {
+
+std::string clusterText(const std::string& extra)
+{
+    return R"({"format": "clusterscope/cluster@1", "name": "c", "gpu": "H100", "racks": 1,
+        "nodes_per_rack": 1, "gpus_per_node": 8, "scale_up": {"domain": "node",
+        "GBps_per_gpu": 900}, "scale_out": {"Gbps_per_gpu": 400})" +
+           extra + "}";
+}
+
+} // namespace
+
+TEST_CASE("megabytes of one number, key, name or path are quoted cut, each line short",
+          "[hostile][messages]")
+{
+    const std::string huge(5'000'000, '7');
+    const std::string key(5'000'000, 'k');
+    struct Case {
+        const char* name;
+        std::string text;
+        const char* message;
+    };
+    const Case cases[] = {
+        {"a number too large", clusterText(", \"x-n\": 1" + huge + "e999"), "number too large"},
+        {"a duplicate key", "{\"" + key + "\": 1, \"" + key + "\": 2}", "duplicate key"},
+        {"an unknown key", clusterText(", \"" + key + "\": 1"), "unknown key"},
+        {"an unknown GPU", clusterText("").replace(clusterText("").find("H100"), 4, key),
+         "unknown GPU"},
+    };
+    for (const Case& c : cases) {
+        INFO(c.name);
+        ScratchDir dir;
+        const std::string path = dir.path("big.json");
+        writeContent(path, c.text);
+        const BoundedRun r = cli({"check", path}, 512);
+        INFO(r.describe().substr(0, 3000));
+        CHECK(r.clean());
+        CHECK(r.status == 1);
+        CHECK_THAT(r.out + r.err, Catch::Contains(c.message) && Catch::Contains("..."));
+        CHECK(longestLine(r.out + r.err) < 600);
+    }
+}
+
+TEST_CASE("a 5,000-character path is printed cut, and once", "[hostile][messages]")
+{
+    ScratchDir dir;
+    std::string missing = dir.path("");
+    while (missing.size() < 5000)
+        missing += "deep/";
+    missing += "c.cluster.json";
+    const std::string run = dir.path("r.run.json");
+    writeContent(run, "{}");
+    const BoundedRun r = cli({"evaluate", missing, run}, 512);
+    INFO(r.describe().substr(0, 3000));
+    CHECK(r.clean());
+    CHECK(r.status == 1);
+    const std::string printed = r.out + r.err;
+    CHECK(longestLine(printed) < 600);
+    const std::string tail = "deep/deep/c.cluster.json";
+    const size_t first = printed.find(tail);
+    REQUIRE(first != std::string::npos);
+    CHECK(printed.find(tail, first + 1) == std::string::npos);
+}
+
+TEST_CASE("evaluate prints each problem of a cluster once, also when the run names it",
+          "[messages][cli]")
+{
+    ScratchDir dir;
+    const std::string cluster = dir.path("c.cluster.json"), run = dir.path("r.run.json");
+    std::string text = clusterText("");
+    text.replace(text.find("\"racks\": 1"), 10, "\"racks\": 0");
+    text.replace(text.find("\"gpus_per_node\": 8"), 18, "\"gpus_per_node\": 0");
+    writeContent(cluster, text);
+    writeContent(run, R"({"format": "clusterscope/run@1", "name": "r", "cluster": "c.cluster.json",
+        "model": {"layers": 2, "hidden": 256, "ffn_hidden": 1024, "heads": 4, "vocab": 1000,
+        "seq_len": 128}, "precision": "bf16", "batch": {"global": 8, "micro": 1}})");
+    const BoundedRun r = cli({"evaluate", cluster, run}, 512);
+    INFO(r.describe());
+    CHECK(r.status == 1);
+    for (const char* pointer : {"/racks:", "/gpus_per_node:"}) {
+        INFO(pointer);
+        const std::string printed = r.out + r.err;
+        const size_t first = printed.find(pointer);
+        REQUIRE(first != std::string::npos);
+        CHECK(printed.find(pointer, first + 1) == std::string::npos);
+    }
+}
+
+TEST_CASE("300,000 duplicate keys print five and one line for the rest", "[hostile][messages]")
+{
+    ScratchDir dir;
+    const std::string path = dir.path("dup.json");
+    std::string text = "{\"a\": 0";
+    for (int i = 0; i < 300'000; ++i)
+        text += ", \"a\": " + std::to_string(i);
+    writeContent(path, text + "}");
+    const BoundedRun r = cli({"check", path}, 512);
+    INFO(r.describe());
+    CHECK(r.clean());
+    CHECK(r.status == 1);
+    CHECK_THAT(r.out + r.err, Catch::Contains(path + ": and 299,995 more like it"));
+    CHECK(r.out.size() + r.err.size() < 1000);
+}
