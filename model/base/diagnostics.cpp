@@ -101,7 +101,9 @@ void Diagnostics::fold(const std::string& kindKey, const Diagnostic& d, size_t c
         return;
     }
     kind.summary = m_items.size();
-    m_items.push_back(Diagnostic{other ? std::string() : d.file, 0, 0, "", std::move(line)});
+    // Located where the first problem not shown is, which is where the rest start.
+    m_items.push_back(other ? Diagnostic{"", 0, 0, "", std::move(line)}
+                            : Diagnostic{d.file, d.line, d.column, d.pointer, std::move(line)});
     m_more.push_back(kind.more);
     m_kindOf.push_back(kindKey);
 }

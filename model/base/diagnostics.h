@@ -4,7 +4,8 @@
 //
 // Bounded whatever a file holds: a message quotes at most a short excerpt of any value, key or
 // path (withLongWordsCut, printable), and problems that repeat are kept only the first
-// kShownPerKind times; the rest of that kind are counted in one line "and N more like it", and
+// kShownPerKind times; the rest of that kind are counted in one line "and N more like it"
+// (located where the first of them is: "f.json: /a: and 299,995 more like it"), and
 // past kMaxKept problems kept in all, new kinds in one line "and N more problems". Problems are
 // of a kind ("like it") when they are in the same file and their messages are the same once
 // quoted text and numbers are masked: `duplicate key "k1"` and `duplicate key "k2"` are one kind
