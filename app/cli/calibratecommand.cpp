@@ -66,6 +66,21 @@ void printConstants(const Calibration& c, std::ostream& out)
             << ")\n";
 }
 
+// Which rows and model families inform each fitted constant; one family alone is named.
+void printBases(const std::vector<MeasuredRun>& rows, std::ostream& out)
+{
+    out << "what informs each constant (rows, model families):\n";
+    for (const KnobBasis& b : knobBases(rows)) {
+        out << "  " << printable(b.knob, 40)
+            << std::string(b.knob.size() < 28 ? 28 - b.knob.size() : 1, ' ') << b.rows << " rows, "
+            << b.modelFamilies.size()
+            << (b.modelFamilies.size() == 1 ? " family: " + printable(b.modelFamilies.front()) +
+                                                  " alone (it explains that family, not the GPU)"
+                                            : " families")
+            << "\n";
+    }
+}
+
 void printErrors(const std::vector<RowError>& rows, std::ostream& out)
 {
     std::map<std::string, std::vector<RowError>> byFamily;
@@ -91,15 +106,22 @@ void printCrossValidation(const std::vector<MeasuredRun>& rows, const Calibratio
     FitOptions quiet;
     quiet.closedFormOnly = options.closedFormOnly;
     quiet.deadline = options.deadline;
-    out << "cross-validation (each family predicted by constants fitted on the others):\n";
-    const std::vector<FamilyError> families = crossValidate(rows, fitted, quiet);
-    for (const FamilyError& f : families)
-        out << "  " << printable(f.family, 40) << ": fitted " << percent(f.fittedMape, 2)
-            << ", held out " << percent(f.heldOutMape, 2) << " over " << f.rows << "\n";
-    if (std::chrono::steady_clock::now() >= options.deadline)
-        out << "Cross-validation stopped early after " << numberText(maxSeconds)
-            << " s (--max-seconds): " << families.size()
-            << " families held out; the last may not have settled.\n";
+    const std::pair<const char*, FamilyOf> groupings[] = {{"model family", modelFamilyOf},
+                                                          {"GPU", gpuOf}};
+    for (const auto& [what, familyOf] : groupings) {
+        out << "cross-validation, each " << what
+            << " predicted by constants fitted on the others:\n";
+        const std::vector<FamilyError> families = crossValidate(rows, fitted, quiet, familyOf);
+        for (const FamilyError& f : families)
+            out << "  " << printable(f.family, 40) << ": fitted " << percent(f.fittedMape, 2)
+                << ", held out " << percent(f.heldOutMape, 2) << " over " << f.rows << "\n";
+        if (std::chrono::steady_clock::now() >= options.deadline) {
+            out << "Cross-validation stopped early after " << numberText(maxSeconds)
+                << " s (--max-seconds): " << families.size() << " held out by " << what
+                << "; the last may not have settled.\n";
+            return;
+        }
+    }
 }
 
 } // namespace
@@ -143,6 +165,7 @@ int runCalibrate(const Args& args, Io io)
         io.out << "Stopped early after " << numberText(*maxSeconds)
                << " s (--max-seconds): the best constants found so far, not a settled fit.\n";
     printConstants(fit.calibration, io.out);
+    printBases(rows, io.out);
     printErrors(fit.rows, io.out);
     if (p.has("--cross-validate"))
         printCrossValidation(rows, fit.calibration, options, *maxSeconds, io.out);

@@ -19,11 +19,6 @@ constexpr double kSettled = 1e-4;
 constexpr double kEfficiencyMin = 0.05; // the bounds of every fitted GEMM efficiency
 constexpr double kEfficiencyMax = 0.98; // a sweep that moves no constant by more ends the fit
 
-std::string familyOf(const MeasuredRun& r)
-{
-    return r.family.empty() ? r.cluster.gpu.name : r.family;
-}
-
 bool hasExperts(const MeasuredRun& r)
 {
     return r.run.model.moe.has_value();
@@ -274,13 +269,49 @@ const std::vector<FittedConstant>& fittedConstants()
     return constants;
 }
 
+std::string modelFamilyOf(const MeasuredRun& row)
+{
+    // Longest prefixes first: "gpt-oss" before "gpt", "llama 4" before "llama".
+    static const std::pair<const char*, const char*> kFamilies[] = {
+        {"gpt-oss", "gpt-oss"},      {"gpt", "GPT-3"},
+        {"llama 4", "Llama 4"},      {"llama", "Llama 3"},
+        {"deepseek", "DeepSeek-V3"}, {"qwen", "Qwen3"},
+        {"kimi", "Kimi K2"},         {"mixtral", "Mixtral"},
+        {"nemotron", "Nemotron"},
+    };
+    const std::string name = lowerCase(row.run.model.name);
+    for (const auto& [prefix, family] : kFamilies)
+        if (name.rfind(prefix, 0) == 0)
+            return family;
+    const std::string first = row.run.model.name.substr(0, row.run.model.name.find(' '));
+    return first.empty() ? "unnamed" : first;
+}
+
+std::string gpuOf(const MeasuredRun& row)
+{
+    return row.cluster.gpu.name;
+}
+
+std::vector<KnobBasis> knobBases(const std::vector<MeasuredRun>& rows)
+{
+    Calibration scratch = defaultCalibration();
+    std::vector<KnobBasis> bases;
+    for (const FitKnob& k : fitKnobs(rows, scratch)) {
+        std::set<std::string> families;
+        for (const MeasuredRun* r : k.rows)
+            families.insert(modelFamilyOf(*r));
+        bases.push_back({k.name, int(k.rows.size()), {families.begin(), families.end()}});
+    }
+    return bases;
+}
+
 std::vector<RowError> predictRows(const std::vector<MeasuredRun>& rows, const Calibration& cal)
 {
     const std::vector<double> times = stepTimes(pointersTo(rows), cal, false);
     std::vector<RowError> errors;
     for (size_t i = 0; i < rows.size(); ++i)
-        errors.push_back(
-            {rows[i].id, familyOf(rows[i]), times[i], rows[i].run.measured->stepTimeS});
+        errors.push_back({rows[i].id, rows[i].family.empty() ? gpuOf(rows[i]) : rows[i].family,
+                          times[i], rows[i].run.measured->stepTimeS});
     return errors;
 }
 
@@ -333,7 +364,8 @@ Fit calibrate(const std::vector<MeasuredRun>& rows, const Calibration& start,
 }
 
 std::vector<FamilyError> crossValidate(const std::vector<MeasuredRun>& rows,
-                                       const Calibration& fitted, const FitOptions& options)
+                                       const Calibration& fitted, const FitOptions& options,
+                                       const FamilyOf& familyOf)
 {
     std::set<std::string> families;
     for (const MeasuredRun& r : rows)

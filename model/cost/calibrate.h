@@ -40,6 +40,10 @@ struct FittedConstant {
 };
 const std::vector<FittedConstant>& fittedConstants();
 
+// The model family a row measures, by its model's name: "GPT-3", "Llama 3", "DeepSeek-V3",
+// "Qwen3", "gpt-oss" ...; a name no family knows is its own first word.
+std::string modelFamilyOf(const MeasuredRun& row);
+
 // Every row predicted by evaluate() with the calibration.
 std::vector<RowError> predictRows(const std::vector<MeasuredRun>& rows, const Calibration& cal);
 double meanAbsoluteError(const std::vector<RowError>& errors);
@@ -91,7 +95,20 @@ struct FamilyError {
     double fittedMape = 0;  // with constants fitted on every row
     double heldOutMape = 0; // with constants fitted without this family
 };
+// What groups rows into the families held out: modelFamilyOf, or the row's GPU.
+using FamilyOf = std::function<std::string(const MeasuredRun&)>;
+std::string gpuOf(const MeasuredRun& row);
 std::vector<FamilyError> crossValidate(const std::vector<MeasuredRun>& rows,
-                                       const Calibration& fitted, const FitOptions& options = {});
+                                       const Calibration& fitted, const FitOptions& options = {},
+                                       const FamilyOf& familyOf = gpuOf);
+
+// What informs a fitted constant: its rows and the model families among them. A constant that
+// one model family alone informs explains that family's rows, not hardware.
+struct KnobBasis {
+    std::string knob;
+    int rows = 0;
+    std::vector<std::string> modelFamilies; // sorted
+};
+std::vector<KnobBasis> knobBases(const std::vector<MeasuredRun>& rows);
 
 } // namespace cs
