@@ -60,6 +60,7 @@ public:
 
     json& root() { return m_root; }
     bool tooDeep() const { return m_tooDeep; }
+    size_t containersOpened() const { return m_opened; }
     // Where the value past kMaxJsonValues was to go, when there was one.
     const std::optional<std::string>& tooManyAt() const { return m_tooManyAt; }
     // 0 when that value was outside a session's parts.
@@ -69,11 +70,17 @@ public:
     const std::string& errorMessage() const { return m_errorMessage; }
 
 private:
+    // How the next value is reached from the innermost open container.
+    std::string nextToken() const
+    {
+        return m_stack.empty()              ? std::string()
+               : m_stack.back()->is_array() ? std::to_string(m_stack.back()->size())
+                                            : m_key;
+    }
+
     json* add(json&& value)
     {
-        m_lastToken = m_stack.empty()              ? std::string()
-                      : m_stack.back()->is_array() ? std::to_string(m_stack.back()->size())
-                                                   : m_key;
+        m_lastToken = nextToken();
         m_lastPart = partOf(m_lastToken);
         if (++m_values[size_t(m_lastPart)] > kMaxJsonValues) {
             m_tooManyAt = currentPointer();
@@ -115,9 +122,16 @@ private:
         return 0;
     }
 
+    // Nesting is counted from the root of the part a container is in, so that a part nests as
+    // deep in a session as in a file of its own.
     bool open(json&& container)
     {
-        if (int(m_stack.size()) >= kMaxJsonDepth) {
+        ++m_opened;
+        const size_t depth = m_stack.size();
+        const int part = partOf(nextToken());
+        const bool startsPart = part != (m_parts.empty() ? 0 : m_parts.back());
+        const size_t partRoot = startsPart || m_partRoots.empty() ? depth : m_partRoots.back();
+        if (depth - partRoot >= size_t(kMaxJsonDepth)) {
             m_tooDeep = true;
             return false;
         }
@@ -127,6 +141,7 @@ private:
         m_stack.push_back(added);
         m_tokens.push_back(m_lastToken);
         m_parts.push_back(m_lastPart);
+        m_partRoots.push_back(partRoot);
         return true;
     }
 
@@ -135,6 +150,7 @@ private:
         m_stack.pop_back();
         m_tokens.pop_back();
         m_parts.pop_back();
+        m_partRoots.pop_back();
         return true;
     }
 
@@ -156,6 +172,8 @@ private:
     std::vector<json*> m_stack;
     std::vector<std::string> m_tokens; // how each open container is reached from its parent
     std::vector<int> m_parts;          // the part each open container belongs to
+    std::vector<size_t> m_partRoots;   // the depth of that part's root
+    size_t m_opened = 0;               // containers opened so far, the refused one included
     std::string m_key;
     std::string m_lastToken;
     int m_lastPart = 0;
@@ -254,11 +272,10 @@ TextPosition positionOf(std::string_view text, size_t index)
     return pos;
 }
 
-// The offset of the bracket that opens level kMaxJsonDepth + 1. Only called after the
-// parser accepted everything before it, so brackets inside strings are all that need care.
-size_t tooDeepOffset(std::string_view text)
+// The offset of the n-th bracket that opens an array or an object (from 1). Only called after
+// the parser accepted everything before it, so brackets inside strings are all that need care.
+size_t openingBracket(std::string_view text, size_t n)
 {
-    int depth = 0;
     bool inString = false;
     for (size_t i = 0; i < text.size(); ++i) {
         const char c = text[i];
@@ -269,11 +286,8 @@ size_t tooDeepOffset(std::string_view text)
                 inString = false;
         } else if (c == '"') {
             inString = true;
-        } else if (c == '[' || c == '{') {
-            if (++depth > kMaxJsonDepth)
-                return i;
-        } else if (c == ']' || c == '}') {
-            --depth;
+        } else if ((c == '[' || c == '{') && --n == 0) {
+            return i;
         }
     }
     return text.size();
@@ -329,7 +343,7 @@ std::optional<json> parseJson(std::string_view text, const std::string& file, Di
         return std::nullopt;
     }
     if (builder.tooDeep()) {
-        const TextPosition pos = positionOf(text, tooDeepOffset(text));
+        const TextPosition pos = positionOf(text, openingBracket(text, builder.containersOpened()));
         diags.atPosition(file, pos.line, pos.column,
                          "nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
         return std::nullopt;

@@ -30,7 +30,8 @@ inline constexpr int64_t kMaxJsonValues = int64_t(1) << 20;
 // A session embeds whole descriptions, its parts: its cluster and run, the compared cluster and
 // run (`compare`), and the run of each of its jobs (formats.md "Several jobs on one cluster").
 // Whatever loads as parts loads as the whole: each part is held to a file's own limits
-// (kMaxFileBytes, kMaxJsonValues, counted for that part alone), and the session's own keys
+// (kMaxFileBytes, kMaxJsonValues and kMaxJsonDepth, counted for that part alone; a reader of
+// `jobs` refuses more than kMaxSessionJobs), and the session's own keys
 // (`view`, `bookmarks`, notes) count as one part more.
 inline constexpr int kMaxSessionJobs = 3;
 inline constexpr int kSessionParts = 1 + 2 + 2 + kMaxSessionJobs;
@@ -52,7 +53,7 @@ bool checkReadsBack(std::string_view text, const std::string& path, Diagnostics&
 // Parses JSON text (a UTF-8 BOM is skipped). Syntax errors, duplicate keys, nesting deeper
 // than kMaxJsonDepth and more than kMaxJsonValues values in one part (a session's /cluster,
 // /run, /compare/cluster, /compare/run, /jobs/N/run for N < kMaxSessionJobs, and all the rest
-// together) are reported; returns nothing then.
+// together; nesting counted from the part's root) are reported; returns nothing then.
 std::optional<nlohmann::json> parseJson(std::string_view text, const std::string& file,
                                         Diagnostics& diags);
 

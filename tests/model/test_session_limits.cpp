@@ -156,3 +156,38 @@ TEST_CASE("checkReadsBack refuses what the reader would, saying why", "[limits][
         }
     }
 }
+
+TEST_CASE("a part nests as deep in a session as in a file of its own", "[limits][session]")
+{
+    const auto nested = [](int levels) {
+        json value = json::array();
+        for (int i = 1; i < levels; ++i)
+            value = json::array({value});
+        return value;
+    };
+    const cs::Session session = sampleSession();
+    for (const int levels : {cs::kMaxJsonDepth - 1, cs::kMaxJsonDepth}) {
+        INFO(levels << " levels under the cluster's root");
+        const bool fits = levels < cs::kMaxJsonDepth;
+        json cluster = cs::toJson(session.cluster);
+        cluster["x-deep"] = nested(levels);
+        json whole = cs::toJson(session);
+        whole["compare"] = {{"cluster", cluster}, {"run", cs::toJson(session.run)}};
+        cs::Diagnostics asFile, inSession;
+        CHECK(cs::checkReadsBack(fileText(cluster), "deep.cluster.json", asFile) == fits);
+        CHECK(cs::checkReadsBack(fileText(whole), "deep.csession", inSession) == fits);
+        if (!fits) {
+            REQUIRE(inSession.size() == 1);
+            CHECK(inSession.contains("nested deeper than 64 levels"));
+            // At the bracket that opens the level too many, in the session's own lines.
+            const std::string text = fileText(whole);
+            size_t line = 1;
+            for (size_t i = 0, opened = 0; i < text.size(); ++i) {
+                line += text[i] == '\n';
+                if (text[i] == '[' && text.compare(i, 2, "[]") == 0 && ++opened)
+                    break;
+            }
+            CHECK(inSession.items()[0].line == int(line));
+        }
+    }
+}
