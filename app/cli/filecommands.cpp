@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <ostream>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -381,6 +382,8 @@ int runCheck(const Args& args, Io io)
     if (const int* exit = std::get_if<int>(&parsed))
         return *exit;
     bool allValid = true;
+    // A cluster given and named by a run given too is checked twice: its problems print once.
+    std::set<std::string> printed;
     for (const std::string& path : std::get<ParsedArgs>(parsed).positional) {
         Diagnostics diags;
         const auto loaded = loadFile(path, diags);
@@ -391,9 +394,13 @@ int runCheck(const Args& args, Io io)
             checkFabrics(*loaded, diags);
         if (!diags.empty()) {
             allValid = false;
-            printDiagnostics(diags, io.out);
+            for (const Diagnostic& d : diags.items()) {
+                if (std::string line = d.format(); printed.insert(line).second)
+                    io.out << line << "\n";
+            }
         } else {
-            io.out << printable(path, kNoLimit) << ": ok (" << kindName(loaded->kind) << ")\n";
+            io.out << printable(cutInMiddle(path), kNoLimit) << ": ok (" << kindName(loaded->kind)
+                   << ")\n";
         }
     }
     return allValid ? kExitOk : kExitBadInput;

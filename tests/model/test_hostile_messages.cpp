@@ -178,3 +178,23 @@ TEST_CASE("300,000 duplicate keys print five and one line for the rest", "[hosti
     CHECK_THAT(r.out + r.err, Catch::Contains(path + ": /a: and 299,995 more like it"));
     CHECK(r.out.size() + r.err.size() < 1000);
 }
+
+TEST_CASE("check of a cluster and a run naming it prints each problem of the cluster once",
+          "[messages][cli]")
+{
+    ScratchDir dir;
+    const std::string cluster = dir.path("c.cluster.json"), run = dir.path("r.run.json");
+    std::string text = clusterText("");
+    text.replace(text.find("\"racks\": 1"), 10, "\"racks\": 0");
+    writeContent(cluster, text);
+    writeContent(run, R"({"format": "clusterscope/run@1", "name": "r", "cluster": "c.cluster.json",
+        "model": {"layers": 2, "hidden": 256, "ffn_hidden": 1024, "heads": 4, "vocab": 1000,
+        "seq_len": 128}, "precision": "bf16", "batch": {"global": 8, "micro": 1}})");
+    const BoundedRun r = cli({"check", cluster, run}, 512);
+    INFO(r.describe());
+    CHECK(r.status == 1);
+    const std::string printed = r.out + r.err;
+    const size_t first = printed.find("/racks:");
+    REQUIRE(first != std::string::npos);
+    CHECK(printed.find("/racks:", first + 1) == std::string::npos);
+}
