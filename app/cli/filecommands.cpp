@@ -349,7 +349,7 @@ void describeJson(const LoadedFile& f, int indent, std::ostream& out)
 
 void describe(const LoadedFile& f, std::ostream& out)
 {
-    out << printable(f.path, kNoLimit) << ": " << kindName(f.kind) << "\n";
+    out << printablePath(f.path) << ": " << kindName(f.kind) << "\n";
     switch (f.kind) {
     case FileKind::Cluster:
         describeCluster(*f.cluster, out);
@@ -399,8 +399,7 @@ int runCheck(const Args& args, Io io)
                     io.out << line << "\n";
             }
         } else {
-            io.out << printable(cutInMiddle(path), kNoLimit) << ": ok (" << kindName(loaded->kind)
-                   << ")\n";
+            io.out << printablePath(path) << ": ok (" << kindName(loaded->kind) << ")\n";
         }
     }
     return allValid ? kExitOk : kExitBadInput;

@@ -47,7 +47,7 @@ std::string Diagnostic::format() const
 {
     // What a file put into a name or a message is printed escaped, never obeyed by a terminal,
     // and cut: a path, a key or a number of megabytes is shown by its start and its end.
-    const std::string where = printable(cutInMiddle(file), kNoLimit);
+    const std::string where = printablePath(file);
     const std::string what = printable(withLongWordsCut(message), kNoLimit);
     if (file.empty())
         return what;
@@ -57,7 +57,7 @@ std::string Diagnostic::format() const
     // without a pointer than with a bare "/".
     if (pointer.empty())
         return where + ": " + what;
-    return where + ": " + printable(cutInMiddle(pointer), kNoLimit) + ": " + what;
+    return where + ": " + printablePath(pointer) + ": " + what;
 }
 
 void Diagnostics::atPosition(const std::string& file, int line, int column, std::string message)

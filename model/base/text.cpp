@@ -146,6 +146,11 @@ std::string cutInMiddle(std::string_view text, size_t limit)
     return std::string(text.substr(0, headEnd)) + "..." + std::string(text.substr(tailStart));
 }
 
+std::string printablePath(std::string_view path)
+{
+    return printable(cutInMiddle(path), kNoLimit);
+}
+
 std::string withLongWordsCut(std::string_view text, size_t limit)
 {
     std::string out;

@@ -45,6 +45,8 @@ std::string printable(std::string_view text, size_t limit = 80);
 // ("/home/.../name.json"). Not escaped: printable() does that where it is printed.
 inline constexpr size_t kLongWordShown = 160;
 std::string cutInMiddle(std::string_view text, size_t limit = kLongWordShown);
+// A path (or a JSON pointer) as messages print it: cut in the middle, then made printable.
+std::string printablePath(std::string_view path);
 // Text with every run of characters without a space (a path, a number, a key) longer than
 // `limit` characters cut in the middle, so that a message quoting megabytes stays a line.
 std::string withLongWordsCut(std::string_view text, size_t limit = kLongWordShown);
