@@ -99,7 +99,9 @@ DiskState DiskState::of(const QByteArray& bytes)
 std::optional<DiskState> DiskState::read(const QString& path)
 {
     cs::Diagnostics diags;
-    const std::optional<std::string> text = cs::readFileText(path.toStdString(), diags);
+    // A session may hold more than one file's bytes: it is read to its own limit.
+    const std::string file = path.toStdString();
+    const std::optional<std::string> text = cs::readFileText(file, diags, cs::byteLimitOf(file));
     if (!text)
         return std::nullopt;
     return of(QByteArray::fromStdString(*text));

@@ -175,7 +175,7 @@ int runCalibrate(const Args& args, Io io)
             printDiagnostics(writeDiags, io.err);
             return kExitBadInput;
         }
-        io.out << "wrote " << *output << "\n";
+        io.out << "wrote " << printablePath(*output) << "\n";
     }
     return diags.empty() ? kExitOk : kExitBadInput;
 }

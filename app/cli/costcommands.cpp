@@ -293,7 +293,7 @@ int runTrace(const Args& args, Io io)
         return kExitBadInput;
     }
     io.out << "wrote " << withThousands(int64_t(trace.events)) << " events ("
-           << fixed(e.stepTimeS, 4) << " s step) to " << printable(*output, 4096) << "\n";
+           << fixed(e.stepTimeS, 4) << " s step) to " << printablePath(*output) << "\n";
     if (!trace.leftOutNote.empty())
         io.out << trace.leftOutNote << "\n";
     return kExitOk;

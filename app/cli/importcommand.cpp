@@ -129,14 +129,14 @@ int emit(const json& document, const std::string& output, Io io)
         printDiagnostics(diags, io.err);
         return kExitBadInput;
     }
-    io.out << "wrote " << printable(output, kNoLimit) << " ("
+    io.out << "wrote " << printablePath(output) << " ("
            << printable(document.value("name", std::string())) << ")\n";
     return kExitOk;
 }
 
 void printMlperf(const MlperfResult& r, const std::string& file, std::ostream& out)
 {
-    out << printable(file, kNoLimit) << ": "
+    out << printablePath(file) << ": "
         << (r.benchmark.empty() ? "MLPerf Training result" : printable(r.benchmark))
         << ", global batch " << withThousands(r.globalBatch);
     if (r.seqLen)

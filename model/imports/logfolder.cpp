@@ -9,6 +9,7 @@
 #include "loader.h"
 #include "megatron.h"
 #include "mllog.h"
+#include "steptimes.h"
 #include "text.h"
 #include "validation.h"
 
@@ -68,7 +69,10 @@ std::optional<RunDesc> measuredRunOf(const SourceText& log, const RunDesc& curre
         run.measured = measuredOfLog(*logged, log.file);
         times = logged->measuredS();
     }
-    run.extensions.set(kMeasuredStepTimesKey, times);
+    // A very long log keeps an even sample, so that the run stays one a file may hold.
+    if (const std::string note = keptStepTimesNote(times.size()); !note.empty())
+        report.note({log.file, 0, 0, ""}, note);
+    run.extensions.set(kMeasuredStepTimesKey, keptStepTimes(times));
     return run;
 }
 

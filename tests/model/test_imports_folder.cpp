@@ -10,6 +10,7 @@
 #include "importdata.h"
 #include "logfolder.h"
 #include "samplefiles.h"
+#include "steptimes.h"
 
 using namespace cs;
 namespace fs = std::filesystem;
@@ -102,4 +103,26 @@ TEST_CASE("a folder of more than 1,000 logs reads the first 1,000 and says so", 
     CHECK(hasLine(report.errors, {"holds 1001 logs; the first 1000 are read"}));
     // Each log read is refused on its own (empty): one line each, none for the logs left out.
     CHECK(report.errors.size() == kMaxFolderLogs + 1);
+}
+
+TEST_CASE("a log of a million iterations keeps an even sample of its step times, as an import "
+          "does",
+          "[imports][folder]")
+{
+    const LoadedFile sample = loadSample("ndv5-h100-1344-gpt3-175b.run.json");
+    TempFolder folder;
+    const int iterations = 1100000; // past the 1,048,576 JSON values of a run file
+    std::string log;
+    log.reserve(size_t(iterations) * 48);
+    for (int it = 1; it <= iterations; ++it)
+        log += "iteration " + std::to_string(it) +
+               " | elapsed time per iteration (ms): " + (it % 2 ? "945.0" : "946.0") + "\n";
+    folder.write("long.log", log);
+    ImportReport report;
+    const std::vector<MeasuredRun> runs =
+        importLogFolder(folder.path.string(), *sample.cluster, *sample.run, report);
+    INFO(report.errors.formatAll());
+    REQUIRE(runs.size() == 1);
+    CHECK(measuredStepTimes(runs[0].run).size() == kMaxKeptStepTimes);
+    CHECK(hasLine(report.notes, {"long.log", "evenly spaced"}));
 }
