@@ -215,7 +215,7 @@ std::optional<Container> containerOf(const std::string& text)
 // Megatron-LM baselines on Megatron-LM's defaults (FP32 gradients reduced after the backward
 // pass, no TP overlap): the overlaps are what MegaScale adds to it (its section 3.2). Every
 // other run on the 2025 one, the SC21 and recompute papers' rows too: on the defaults they fit
-// worse (docs/cost-model.md, "Calibration"), their hand-tuned runs hid more than that.
+// worse (docs/cost-model.md, "Measured runs"), their hand-tuned runs hid more than that.
 std::string frameworkOfSource(const json& row)
 {
     const std::string text = sourceOf(row);
