@@ -18,7 +18,6 @@ constexpr double kRackPad = 0.4;
 constexpr double kRackGap = 1.5;
 constexpr double kBankGap = 0.4;
 constexpr double kAisle = 3.0; // above each row of racks: room for rack labels
-constexpr double kFitMargin = 0.97;
 // Far out, switch-to-switch links are bundled between blocks: a sixteenth of the lower row to
 // a quarter of the upper one.
 constexpr size_t kLowerBlocks = 16;
@@ -54,63 +53,6 @@ QPointF bottomCenter(const QRectF& r)
 }
 
 } // namespace
-
-LevelOfDetail levelOfDetail(double pixelsPerGpu)
-{
-    LevelOfDetail lod;
-    lod.rackLabels = pixelsPerGpu >= 2.5; // the aisle above a row is 3 units: 7.5 px of text
-    lod.trayOutlines = pixelsPerGpu >= 6;
-    lod.gpuLinks = pixelsPerGpu >= 14;
-    lod.gpuLabels = pixelsPerGpu >= 28;
-    lod.gpuCoordinates = pixelsPerGpu >= 64;
-    lod.linkLabels = pixelsPerGpu >= 40;
-    lod.switchLabels = pixelsPerGpu >= 20;
-    return lod;
-}
-
-QPointF ViewTransform::toScreen(QPointF world) const
-{
-    return (world - center) * scale + QPointF(viewport.width() / 2, viewport.height() / 2);
-}
-
-QPointF ViewTransform::toWorld(QPointF screen) const
-{
-    return (screen - QPointF(viewport.width() / 2, viewport.height() / 2)) / scale + center;
-}
-
-QRectF ViewTransform::toScreen(const QRectF& world) const
-{
-    return {toScreen(world.topLeft()), world.size() * scale};
-}
-
-QRectF ViewTransform::visibleWorld() const
-{
-    return {toWorld(QPointF(0, 0)), viewport / scale};
-}
-
-ViewTransform ViewTransform::zoomedAt(QPointF anchor, double factor) const
-{
-    ViewTransform t = *this;
-    const QPointF world = toWorld(anchor);
-    t.scale = scale * factor;
-    t.center = world - (anchor - QPointF(viewport.width() / 2, viewport.height() / 2)) / t.scale;
-    return t;
-}
-
-double fitScale(const QRectF& world, QSizeF viewport)
-{
-    if (world.isEmpty() || viewport.isEmpty())
-        return 1;
-    // The names above the top switch row are drawn in pixels, not world units: room for them.
-    constexpr double kLabelRoomPx = 60;
-    const double height = std::max(viewport.height() / 2, viewport.height() - 2 * kLabelRoomPx);
-    return kFitMargin * std::min(viewport.width() / world.width(), height / world.height());
-}
-
-ViewTransform viewTransformFor(const QRectF& world, QSizeF viewport, double zoom, QPointF center)
-{
-    return {fitScale(world, viewport) * zoom, center, viewport};
-}
 
 TopologyLayout::TopologyLayout(const cs::Topology& topology, RackOrientation orientation, int banks)
     : m_topology(&topology)
