@@ -108,8 +108,18 @@ const cs::Router& Document::router() const
     return *m_router;
 }
 
+const cs::Uncertainty& Document::range() const
+{
+    if (!m_range)
+        m_range = cs::uncertaintyOf(m_evaluation.stepTimeS,
+                                    cs::likenessOf(m_session.cluster, m_session.run),
+                                    cs::shippedReferenceRuns(cs::defaultCalibration()));
+    return *m_range;
+}
+
 void Document::rebuild()
 {
+    m_range.reset();
     m_traffic.reset();
     m_router.reset();
     m_topology = std::make_unique<cs::Topology>(m_session.cluster);

@@ -13,6 +13,7 @@
 #include "placement.h"
 #include "routing.h"
 #include "topology.h"
+#include "uncertainty.h"
 
 class QUndoStack;
 
@@ -50,6 +51,9 @@ public:
     const cs::Topology& topology() const { return *m_topology; }
     const cs::Placement& placement() const { return *m_placement; }
     const cs::Evaluation& evaluation() const { return m_evaluation; }
+    // Where the measured step should lie, from the same evaluation (the first call evaluates the
+    // measured runs that ship, once for the process).
+    const cs::Uncertainty& range() const;
     // The step's traffic on every link and the routes it takes: computed when first asked for
     // (only the link views need them), kept until the model changes.
     const cs::StepTraffic& stepTraffic() const;
@@ -81,6 +85,7 @@ private:
     std::unique_ptr<cs::Placement> m_placement;
     cs::Evaluation m_evaluation;
     mutable std::optional<cs::StepTraffic> m_traffic;
+    mutable std::optional<cs::Uncertainty> m_range;
     mutable std::unique_ptr<cs::Router> m_router;
     QString m_filePath;
     QString m_sourcePath;

@@ -312,8 +312,9 @@ void MainWindow::updateStepFigure()
     if (!m_document->hasModel())
         return;
     const cs::Evaluation& e = m_document->evaluation();
-    QString text =
-        tr("Step %1 predicted").arg(QString::fromStdString(cs::stepTimeText(e.stepTimeS)));
+    QString text = tr("Step %1 predicted (%2)")
+                       .arg(QString::fromStdString(cs::stepTimeText(e.stepTimeS)),
+                            QString::fromStdString(cs::rangeText(m_document->range())));
     if (const auto& measured = m_document->run().measured)
         text += tr(", measured %1 (%2)")
                     .arg(QString::fromStdString(cs::stepTimeText(measured->stepTimeS)),

@@ -290,7 +290,7 @@ void StepViews::modelChanged()
     std::optional<double> measured;
     if (run.measured)
         measured = run.measured->stepTimeS;
-    m_breakdown->setEvaluation(eval, measured);
+    m_breakdown->setEvaluation(eval, measured, m_document->range());
     m_scalingStale = m_compareStale = true;
     refreshShownCharts();
 }

@@ -111,9 +111,10 @@ QChart* BreakdownChart::communicationChart() const
 }
 
 void BreakdownChart::setEvaluation(const cs::Evaluation& evaluation,
-                                   std::optional<double> measuredStepS)
+                                   std::optional<double> measuredStepS,
+                                   const cs::Uncertainty& range)
 {
-    buildStepChart(evaluation, measuredStepS);
+    buildStepChart(evaluation, measuredStepS, range);
     buildCommunicationChart(evaluation);
 }
 
@@ -160,7 +161,8 @@ void setBars(QChart* chart, const QStringList& categories, const QString& valueT
 } // namespace
 
 void BreakdownChart::buildStepChart(const cs::Evaluation& evaluation,
-                                    std::optional<double> measuredStepS)
+                                    std::optional<double> measuredStepS,
+                                    const cs::Uncertainty& range)
 {
     QStringList categories{tr("predicted")};
     if (measuredStepS)
@@ -178,18 +180,27 @@ void BreakdownChart::buildStepChart(const cs::Evaluation& evaluation,
             bar.values << 0.0;
         bars.push_back(bar);
     }
+    // The range in the title, its basis in the tooltip: the legend keeps its room.
     QString title = tr("Step %1 predicted").arg(stepTime(evaluation.stepTimeS));
+    if (range.known())
+        title +=
+            QStringLiteral(" (%1-%2 s)").arg(range.lowS, 0, 'f', 3).arg(range.highS, 0, 'f', 3);
+    m_stepView->setToolTip(
+        range.known() ? tr("The measured step should lie in %1.")
+                            .arg(QString::fromStdString(cs::rangeText(range)))
+                      : tr("No range: %1.").arg(QString::fromStdString(cs::rangeText(range))));
     double longest = evaluation.stepTimeS;
     if (measuredStepS) {
         bars.push_back({tr("measured %1").arg(stepTime(*measuredStepS)),
                         QColor::fromRgb(kMeasured),
                         {0.0, *measuredStepS}});
-        title += tr(", measured %1, error %2")
+        title += tr(", measured %1 (%2)")
                      .arg(stepTime(*measuredStepS),
                           QString::fromStdString(
                               cs::signedPercentText(evaluation.stepTimeS / *measuredStepS - 1)));
         longest = std::max(longest, *measuredStepS);
     }
+
     QChart* chart = stepChart();
     setBars(chart, categories, tr("seconds"), bars);
     if (measuredStepS) {

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "costmodel.h"
+#include "uncertainty.h"
 
 class QChart;
 class CachedChartView;
@@ -16,7 +17,9 @@ class BreakdownChart : public QWidget {
 public:
     explicit BreakdownChart(QWidget* parent = nullptr);
 
-    void setEvaluation(const cs::Evaluation& evaluation, std::optional<double> measuredStepS);
+    // `range`: where the measured step should lie (the document's, from the same evaluation).
+    void setEvaluation(const cs::Evaluation& evaluation, std::optional<double> measuredStepS,
+                       const cs::Uncertainty& range = {});
 
     QChart* stepChart() const;
     QChart* communicationChart() const;
@@ -24,7 +27,8 @@ public:
     QSize sizeHint() const override { return {420, 460}; }
 
 private:
-    void buildStepChart(const cs::Evaluation& evaluation, std::optional<double> measuredStepS);
+    void buildStepChart(const cs::Evaluation& evaluation, std::optional<double> measuredStepS,
+                        const cs::Uncertainty& range);
     void buildCommunicationChart(const cs::Evaluation& evaluation);
 
     CachedChartView* m_stepView = nullptr;

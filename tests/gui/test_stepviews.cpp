@@ -223,7 +223,10 @@ TEST_CASE("the breakdown chart shows the breakdown, and the measurement beside i
     REQUIRE(series->count() == entries + 1);
     CHECK(series->barSets().back()->at(1) == measured);
     CHECK(predicted == Approx(eval.stepTimeS));
-    CHECK(chart.stepChart()->title().contains(QStringLiteral("error")));
+    const QString error =
+        QString::fromStdString(cs::signedPercentText(eval.stepTimeS / measured - 1));
+    CHECK(chart.stepChart()->title().contains(QStringLiteral("measured")));
+    CHECK(chart.stepChart()->title().contains(error));
     chart.show();
     int shownMarkers = 0;
     for (const QLegendMarker* marker : chart.stepChart()->legend()->markers())
@@ -241,7 +244,19 @@ TEST_CASE("the breakdown chart shows the breakdown, and the measurement beside i
 
     chart.setEvaluation(eval, std::nullopt);
     CHECK(barsOf(chart.stepChart())->count() == entries);
-    CHECK_FALSE(chart.stepChart()->title().contains(QStringLiteral("error")));
+    CHECK_FALSE(chart.stepChart()->title().contains(QStringLiteral("measured")));
+
+    // The range from the same evaluation: in the title, its basis in the tooltip.
+    const cs::Uncertainty& range = doc.range();
+    REQUIRE(range.known());
+    chart.setEvaluation(eval, measured, range);
+    CHECK(chart.stepChart()->title().contains(QString::number(range.lowS, 'f', 3)));
+    CHECK(chart.stepChart()->title().contains(QString::number(range.highS, 'f', 3)));
+    CHECK(chart.toolTip().isEmpty()); // on the step chart's view, not the whole widget
+    bool basisSaid = false;
+    for (const QWidget* w : chart.findChildren<QWidget*>())
+        basisSaid |= w->toolTip().contains(QStringLiteral("measured runs like this one"));
+    CHECK(basisSaid);
 }
 
 TEST_CASE("the scaling chart plots every scaling point")

@@ -216,8 +216,11 @@ TEST_CASE("the status bar says the step and what the pointer is over", "[window]
     // The cost model's own figure for the session, beside the measured one the session keeps.
     const Document& doc = *f.window.document();
     const double predicted = cs::evaluate(doc.cluster(), doc.run()).stepTimeS;
-    CHECK(figure->text().startsWith(QStringLiteral("Step %1 predicted, measured 1.271 s")
-                                        .arg(QString::fromStdString(cs::stepTimeText(predicted)))));
+    // With the range the measured step should lie in, from the same evaluation.
+    CHECK(figure->text().startsWith(QStringLiteral("Step %1 predicted (%2), measured 1.271 s")
+                                        .arg(QString::fromStdString(cs::stepTimeText(predicted)),
+                                             QString::fromStdString(cs::rangeText(doc.range())))));
+    CHECK(figure->text().contains(QStringLiteral("from 12 measured runs like this one")));
     // The memory of a GPU against its HBM, what fills it in the tooltip.
     const cs::Evaluation e = cs::evaluate(doc.cluster(), doc.run());
     CHECK(figure->text().contains(QStringLiteral("%1 of %2 GiB a GPU")
