@@ -61,3 +61,13 @@ inline cs::RunDesc loadedRun(const nlohmann::json& run)
     REQUIRE(r);
     return *r;
 }
+
+// `text` `times` over: the runaway inputs of the hostile tests.
+inline std::string repeated(const std::string& text, size_t times)
+{
+    std::string out;
+    out.reserve(text.size() * times);
+    for (size_t i = 0; i < times; ++i)
+        out += text;
+    return out;
+}

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "loader.h"
+#include "measuredruns.h"
 #include "validation.h"
 #include "writer.h"
 
@@ -50,4 +51,17 @@ inline cs::ClusterRun smallDeepSeekV3()
     run.parallelism.dp = 128;
     run.placement = cs::kPlacedDims;
     return {cluster, run};
+}
+
+// The public measured runs, dense and with experts, as the fit and the range read them.
+inline std::vector<cs::MeasuredRun> publicMeasuredRuns()
+{
+    std::vector<cs::MeasuredRun> rows;
+    cs::Diagnostics diags;
+    for (const char* file : {"public.jsonl", "moe-public.jsonl"}) {
+        std::vector<cs::MeasuredRun> some = cs::readMeasuredRuns(
+            std::string(CS_SHARED_DIR) + "/reference/validation/" + file, diags);
+        rows.insert(rows.end(), some.begin(), some.end());
+    }
+    return rows;
 }

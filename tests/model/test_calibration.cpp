@@ -8,6 +8,7 @@
 #include "calibrate.h"
 #include "calibration.h"
 #include "measuredruns.h"
+#include "samplefiles.h"
 
 using namespace cs;
 
@@ -15,13 +16,7 @@ namespace {
 
 std::vector<MeasuredRun> publicRows()
 {
-    std::vector<MeasuredRun> rows;
-    Diagnostics diags;
-    for (const char* file : {"public.jsonl", "moe-public.jsonl"}) {
-        std::vector<MeasuredRun> some =
-            readMeasuredRuns(std::string(CS_SHARED_DIR) + "/reference/validation/" + file, diags);
-        rows.insert(rows.end(), some.begin(), some.end());
-    }
+    std::vector<MeasuredRun> rows = publicMeasuredRuns();
     REQUIRE(rows.size() > 140);
     return rows;
 }

@@ -7,6 +7,7 @@
 
 #include "calibrate.h"
 #include "measuredruns.h"
+#include "samplefiles.h"
 
 using namespace cs;
 
@@ -17,18 +18,6 @@ MeasuredRun named(const std::string& name)
     MeasuredRun r;
     r.run.model.name = name;
     return r;
-}
-
-std::vector<MeasuredRun> publicRows()
-{
-    std::vector<MeasuredRun> rows;
-    Diagnostics diags;
-    for (const char* file : {"public.jsonl", "moe-public.jsonl"}) {
-        std::vector<MeasuredRun> some =
-            readMeasuredRuns(std::string(CS_SHARED_DIR) + "/reference/validation/" + file, diags);
-        rows.insert(rows.end(), some.begin(), some.end());
-    }
-    return rows;
 }
 
 } // namespace
@@ -58,7 +47,7 @@ TEST_CASE("cross-validation by model family holds each family out of the fit in 
     // to tell each held-out family's error from its fitted one.
     std::map<std::string, int> taken;
     std::vector<MeasuredRun> rows;
-    for (MeasuredRun& r : publicRows()) {
+    for (MeasuredRun& r : publicMeasuredRuns()) {
         const std::string family = modelFamilyOf(r);
         if ((family == "GPT-3" || family == "Llama 3" || family == "DeepSeek-V3") &&
             r.cluster.gpu.name == "H100" && taken[family] < 3) {
@@ -86,7 +75,7 @@ TEST_CASE("what informs each constant names a constant one model family alone in
           "[calibration]")
 {
     std::map<std::string, KnobBasis> byKnob;
-    for (KnobBasis& b : knobBases(publicRows()))
+    for (KnobBasis& b : knobBases(publicMeasuredRuns()))
         byKnob[b.knob] = b;
     // Only MLPerf GPT-3 and the SC21 GPT runs measure the A100.
     CHECK(byKnob.at("gemm A100 bf16").modelFamilies == std::vector<std::string>{"GPT-3"});

@@ -6,6 +6,7 @@
 
 #include "../helpers/bounded.h"
 #include "clicommands.h"
+#include "importdata.h"
 
 using testing::BoundedRun;
 using testing::contentOf;
@@ -17,15 +18,6 @@ namespace {
 // Far below what the inputs took before (5 to 12 GB, or a crash): a regression fails here.
 constexpr long kMemoryMiB = 512;
 constexpr unsigned kSeconds = 120;
-
-std::string repeated(const std::string& text, size_t times)
-{
-    std::string out;
-    out.reserve(text.size() * times);
-    for (size_t i = 0; i < times; ++i)
-        out += text;
-    return out;
-}
 
 } // namespace
 

@@ -11,15 +11,6 @@ using namespace cs;
 
 namespace {
 
-std::string repeated(const std::string& text, size_t times)
-{
-    std::string out;
-    out.reserve(text.size() * times);
-    for (size_t i = 0; i < times; ++i)
-        out += text;
-    return out;
-}
-
 std::vector<std::string> wordsOf(const ShellCommand& c)
 {
     std::vector<std::string> out;
