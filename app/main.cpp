@@ -8,6 +8,7 @@
 #include "enumtext.h"
 #include "mainwindow.h"
 #include "render.h"
+#include "text.h"
 
 namespace {
 
@@ -62,8 +63,13 @@ int main(int argc, char** argv)
     parser.addVersionOption();
     QCommandLineOption render("render", "Draw the view into OUT.png with no display and exit.",
                               "OUT.png");
-    QCommandLineOption size("size", "Image size for --render, in pixels (default 1600x1000).",
-                            "WxH");
+    QCommandLineOption size(
+        "size",
+        QStringLiteral("Image size for --render, in pixels (default 1600x1000; at most %1 a side "
+                       "and %2 pixels in all).")
+            .arg(kMaxRenderSide)
+            .arg(QString::fromStdString(cs::withThousands(kMaxRenderPixels))),
+        "WxH");
     std::vector<std::string> modes;
     for (const cs::ColorMode& mode : cs::colorModes())
         modes.push_back(cs::toString(mode));
