@@ -46,13 +46,17 @@ SearchResultsModel::SearchResultsModel(QObject* parent)
 {
 }
 
-void SearchResultsModel::setResults(std::vector<cs::SearchResult> results)
+void SearchResultsModel::setResults(std::vector<cs::SearchResult> results,
+                                    std::vector<cs::Uncertainty> ranges)
 {
     beginResetModel();
     m_rows.clear();
     m_rows.reserve(results.size());
-    for (size_t i = 0; i < results.size(); ++i)
-        m_rows.push_back({int(i) + 1, std::move(results[i])});
+    ranges.resize(results.size());
+    for (size_t i = 0; i < results.size(); ++i) {
+        const bool tie = i > 0 && cs::tied(ranges[i], ranges[0]);
+        m_rows.push_back({int(i) + 1, std::move(results[i]), ranges[i], tie});
+    }
     endResetModel();
 }
 
@@ -130,6 +134,8 @@ double SearchResultsModel::sortKey(const Row& row, int column) const
     }
     case StepTime:
         return r.stepTimeS;
+    case Range:
+        return row.range.known() ? row.range.lowS : 0;
     case VsCurrent:
         return m_referenceS ? r.stepTimeS - *m_referenceS : 0;
     case Memory:
@@ -163,6 +169,13 @@ QString SearchResultsModel::text(const Row& row, int column) const
         return QString::fromStdString(cs::placementText(r.layout.placement));
     case StepTime:
         return QString::fromStdString(cs::stepTimeText(r.stepTimeS));
+    case Range:
+        return row.range.known() ? QStringLiteral("%1-%2 s")
+                                       .arg(row.range.lowS, 0, 'f', 3)
+                                       .arg(row.range.highS, 0, 'f', 3)
+                                 : QStringLiteral("-");
+    case Rank:
+        return (row.tiesBest ? QStringLiteral("~") : QString()) + QString::number(row.rank);
     case Memory:
         return QString::number(r.memoryGiBPerGpu, 'f', 1);
     case Mfu:
@@ -182,6 +195,12 @@ QVariant SearchResultsModel::data(const QModelIndex& index, int role) const
         return text(row, index.column());
     case Qt::UserRole:
         return sortKey(row, index.column());
+    case Qt::ToolTipRole:
+        if (index.column() == Rank && row.tiesBest)
+            return tr("A tie with the fastest: their ranges of the measured step overlap.");
+        if (index.column() == Range)
+            return QString::fromStdString(cs::rangeText(row.range));
+        return {};
     case Qt::TextAlignmentRole:
         if (index.column() == Recompute || index.column() == Placement || index.column() == Changes)
             return int(Qt::AlignLeft | Qt::AlignVCenter);
@@ -217,6 +236,9 @@ QVariant SearchResultsModel::headerData(int section, Qt::Orientation orientation
         return tr("Expert tensor parallel: how many GPUs split each expert");
     if (role == Qt::ToolTipRole && section == Placement)
         return tr("How ranks are laid on GPUs, innermost dimension first");
+    if (role == Qt::ToolTipRole && section == Range)
+        return tr("Where the measured step should lie, from the model's errors on the measured "
+                  "runs most like this layout; ~ beside a rank: a tie with the fastest");
     if (role == Qt::ToolTipRole && section == VsCurrent)
         return tr("Step time against the run's own layout: negative is faster");
     if (role != Qt::DisplayRole)
@@ -236,6 +258,8 @@ QVariant SearchResultsModel::headerData(int section, Qt::Orientation orientation
         return tr("Placement");
     case StepTime:
         return tr("Step");
+    case Range:
+        return tr("Range");
     case VsCurrent:
         return tr("Against current");
     case Changes:
@@ -461,7 +485,13 @@ void SearchDialog::showOutcome(const cs::SearchOutcome& outcome)
     m_cancelButton->setEnabled(false);
     if (!m_cancelled)
         m_progress->setValue(kProgressMax);
-    m_model->setResults(outcome.results);
+    std::vector<cs::Uncertainty> ranges;
+    const std::vector<cs::ReferenceRun>& references =
+        cs::shippedReferenceRuns(cs::defaultCalibration());
+    for (const cs::SearchResult& r : outcome.results)
+        ranges.push_back(cs::uncertaintyOf(
+            r.stepTimeS, cs::likenessOf(m_cluster, cs::withLayout(m_run, r.layout)), references));
+    m_model->setResults(outcome.results, std::move(ranges));
     const QHeaderView* header = m_table->horizontalHeader();
     m_model->sort(header->sortIndicatorSection(), header->sortIndicatorOrder());
     m_table->resizeColumnsToContents();

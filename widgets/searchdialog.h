@@ -13,6 +13,7 @@
 
 #include "description.h"
 #include "search.h"
+#include "uncertainty.h"
 
 class QDoubleSpinBox;
 class QLabel;
@@ -37,6 +38,7 @@ public:
         Recompute,
         Placement,
         StepTime,
+        Range,          // where the measured step should lie; a tie with the best is marked
         VsCurrent,      // step time against the run's own layout
         Changes,        // what differs from the run's own layout, in words
         BreakdownFirst, // the breakdown's parts follow, in Breakdown::parts() order
@@ -50,7 +52,11 @@ public:
     // The column of a parallel dimension's size.
     static int dimColumn(cs::Dim d) { return DimFirst + int(d); }
 
-    void setResults(std::vector<cs::SearchResult> results);
+    // `ranges`: each result's, in the same order (none: no range column values). A result whose
+    // range overlaps the best's is a tie, marked "~" beside its rank.
+    void setResults(std::vector<cs::SearchResult> results,
+                    std::vector<cs::Uncertainty> ranges = {});
+    bool tiesBest(int row) const { return m_rows.at(size_t(row)).tiesBest; }
     // The run's own layout and step time, which the difference columns compare with.
     void setReference(const cs::Layout& layout, std::optional<double> stepTimeS);
     const cs::SearchResult& resultAt(int row) const;
@@ -65,6 +71,8 @@ private:
     struct Row {
         int rank = 0;
         cs::SearchResult result;
+        cs::Uncertainty range;
+        bool tiesBest = false;
     };
     double sortKey(const Row& row, int column) const;
     QString text(const Row& row, int column) const;

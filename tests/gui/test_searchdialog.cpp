@@ -184,3 +184,57 @@ TEST_CASE("an MoE run's results show each layout's EP and ETP; a dense run's hid
     CHECK(denseDialog.table()->isColumnHidden(SearchResultsModel::Etp));
     CHECK_FALSE(denseDialog.table()->isColumnHidden(SearchResultsModel::dimColumn(cs::Dim::TP)));
 }
+
+TEST_CASE("the search table gives each layout's range and marks a tie with the fastest",
+          "[search][uncertainty]")
+{
+    const auto result = [](double stepS) {
+        cs::SearchResult r;
+        r.stepTimeS = stepS;
+        return r;
+    };
+    const auto range = [](double low, double high) {
+        cs::Uncertainty u;
+        u.lowS = low;
+        u.highS = high;
+        u.nearest.assign(12, "run");
+        return u;
+    };
+    SearchResultsModel model;
+    // The second's range overlaps the fastest's, the third's does not, the fourth has none.
+    model.setResults({result(1.00), result(1.02), result(1.50), result(1.60)},
+                     {range(0.95, 1.10), range(0.97, 1.12), range(1.40, 1.65), cs::Uncertainty{}});
+    const auto cell = [&](int row, int column) {
+        return model.data(model.index(row, column), Qt::DisplayRole).toString();
+    };
+    CHECK(cell(0, SearchResultsModel::Rank) == QStringLiteral("1"));
+    CHECK(cell(1, SearchResultsModel::Rank) == QStringLiteral("~2"));
+    CHECK(cell(2, SearchResultsModel::Rank) == QStringLiteral("3"));
+    CHECK(cell(3, SearchResultsModel::Rank) == QStringLiteral("4"));
+    CHECK(model.tiesBest(1));
+    CHECK_FALSE(model.tiesBest(2));
+    CHECK(cell(0, SearchResultsModel::Range) == QStringLiteral("0.950-1.100 s"));
+    CHECK(cell(3, SearchResultsModel::Range) == QStringLiteral("-"));
+    CHECK(model.data(model.index(1, SearchResultsModel::Rank), Qt::ToolTipRole)
+              .toString()
+              .contains(QStringLiteral("tie")));
+}
+
+TEST_CASE("a search in the window gives its layouts ranges from the same evaluation",
+          "[search][uncertainty]")
+{
+    const Inputs in = loadRun("ndv5-h100-128-gpt3-175b.run.json");
+    SearchDialog dialog(in.cluster, in.run);
+    REQUIRE(waitForSearch(dialog));
+    SearchResultsModel& model = *dialog.resultsModel();
+    REQUIRE(model.rowCount() > 1);
+    const std::vector<cs::ReferenceRun>& refs = cs::shippedReferenceRuns(cs::defaultCalibration());
+    for (int row = 0; row < std::min(model.rowCount(), 5); ++row) {
+        const cs::SearchResult& r = model.resultAt(row);
+        const cs::Uncertainty u = cs::uncertaintyOf(
+            r.stepTimeS, cs::likenessOf(in.cluster, cs::withLayout(in.run, r.layout)), refs);
+        REQUIRE(u.known());
+        CHECK(model.data(model.index(row, SearchResultsModel::Range), Qt::DisplayRole).toString() ==
+              QStringLiteral("%1-%2 s").arg(u.lowS, 0, 'f', 3).arg(u.highS, 0, 'f', 3));
+    }
+}
