@@ -15,8 +15,6 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
-#include "calibration.h"
-#include "checkpoint.h"
 #include "comparison.h"
 #include "editcheck.h"
 #include "propertiesfield.h"
