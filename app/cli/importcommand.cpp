@@ -1,9 +1,13 @@
 // import: what engineers already have (Megatron launch scripts and logs, NeMo configs, MLPerf
-// result logs, Slurm topologies) turned into the descriptions of formats.md.
+// result logs, Slurm topologies) turned into the descriptions of formats.md, and the PyTorch
+// profiler traces of a run read as its measurement (import trace).
 
 #include <algorithm>
+#include <cstdio>
+#include <map>
 #include <optional>
 #include <ostream>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -14,6 +18,7 @@
 #include "loader.h"
 #include "mllog.h"
 #include "options.h"
+#include "profilejson.h"
 #include "text.h"
 
 namespace cs::cli {
@@ -38,7 +43,13 @@ const CommandSpec kImportSpec{
       "(slurm) nodes out of service, one hostname or hostlist a line",
       {},
       FileRole::Input},
-     {"--json", "", "(mllog) print step_time_s, global_batch, seq_len, steps and run_time_s"}},
+     {"--cluster", "CLUSTER", "(trace) the cluster the run ran on", {}, FileRole::Input},
+     {"--run",
+      "RUN",
+      "(trace) the run the profile measures: its breakdown beside",
+      {},
+      FileRole::Input},
+     {"--json", "", "(mllog, trace) print the figures as JSON"}},
     "Megatron, NeMo, MLPerf and Slurm files to descriptions",
     "Turns what a training run already has into ClusterScope descriptions:\n"
     "  megatron SCRIPT... [--log LOG]  a Megatron-LM launch script or command line (and the\n"
@@ -48,7 +59,12 @@ const CommandSpec kImportSpec{
     "  mllog RESULT [--system SYS]     an MLPerf Training result log -> step time, steps, time\n"
     "                                  to train; the system description -> a cluster\n"
     "  slurm TOPOLOGY --gpu NAME --gpus-per-node N [--down FILE]\n"
-    "                                  a Slurm topology.conf -> a cluster\n\n"
+    "                                  a Slurm topology.conf -> a cluster\n"
+    "  trace FILE|FOLDER... [--cluster CLUSTER --run RUN]\n"
+    "                                  PyTorch profiler traces (one per rank, .json or\n"
+    "                                  .json.gz) -> per rank and step: kernel time by kind,\n"
+    "                                  exposed communication, idle; with a cluster and run,\n"
+    "                                  the measured breakdown beside the predicted one\n\n"
     "The description goes to OUT (-o) or to standard output. What was assumed or ignored is\n"
     "printed on standard error as 'note: FILE:LINE:COLUMN: ...'.",
     1}; // KIND is a word, the files follow it
@@ -59,6 +75,8 @@ using nlohmann::json;
 
 struct ImportArgs : ImportRequest {
     std::string output;
+    std::string cluster; // import trace
+    std::string run;
     bool json = false;
 };
 
@@ -74,6 +92,8 @@ std::optional<ImportArgs> importArgsOf(const ParsedArgs& p, std::string& problem
     a.system = p.value("--system").value_or("");
     a.gpu = p.value("--gpu").value_or("");
     a.down = p.value("--down").value_or("");
+    a.cluster = p.value("--cluster").value_or("");
+    a.run = p.value("--run").value_or("");
     a.json = p.has("--json");
     if (p.has("--gpus-per-node")) {
         const std::optional<int> n = p.positiveInt("--gpus-per-node", 0, io);
@@ -81,15 +101,23 @@ std::optional<ImportArgs> importArgsOf(const ParsedArgs& p, std::string& problem
             return std::nullopt;
         a.gpusPerNode = *n;
     }
-    if (std::find(kImportKinds.begin(), kImportKinds.end(), a.kind) == kImportKinds.end()) {
-        problem = "unknown KIND " + inQuotes(a.kind) + ": megatron, nemo, mllog or slurm";
+    if (a.kind != "trace" &&
+        std::find(kImportKinds.begin(), kImportKinds.end(), a.kind) == kImportKinds.end()) {
+        problem = "unknown KIND " + inQuotes(a.kind) + ": megatron, nemo, mllog, slurm or trace";
         return std::nullopt;
     }
     auto refuse = [&](bool wrong, const std::string& why) {
         if (wrong && problem.empty())
             problem = why;
     };
-    refuse(a.kind != "megatron" && a.files.size() > 1, "import " + a.kind + " reads one FILE");
+    refuse(a.kind != "megatron" && a.kind != "trace" && a.files.size() > 1,
+           "import " + a.kind + " reads one FILE");
+    refuse(a.kind != "trace" && (!a.cluster.empty() || !a.run.empty()),
+           "--cluster and --run are for 'import trace'");
+    refuse(a.kind == "trace" && a.cluster.empty() != a.run.empty(),
+           "import trace takes --cluster and --run together");
+    refuse(a.kind == "trace" && !a.output.empty(),
+           "import trace prints its figures; -o is not for it");
     refuse(!a.log.empty() && a.kind != "megatron", "--log is for 'import megatron'");
     refuse(!a.system.empty() && a.kind != "mllog", "--system is for 'import mllog'");
     refuse(a.kind != "slurm" && (!a.gpu.empty() || a.gpusPerNode || !a.down.empty()),
@@ -184,6 +212,124 @@ int importMllog(const ImportArgs& a, ImportReport& report, Io io)
     return kExitOk;
 }
 
+// import trace: the profile's figures, text or JSON, and with a cluster and run the measured
+// breakdown beside the predicted one.
+void printRanks(const MeasuredProfile& p, std::ostream& out)
+{
+    constexpr size_t kShownRanks = 64;
+    out << "  rank  steps  step (median)  compute busy  exposed comm      idle  file\n";
+    for (size_t i = 0; i < p.ranks.size() && i < kShownRanks; ++i) {
+        const RankProfile& r = p.ranks[i];
+        double busy = 0, exposed = 0, idle = 0;
+        for (const StepFigures& s : r.steps) {
+            busy += s.computeBusyS;
+            exposed += s.exposedCommS;
+            idle += s.idleS;
+        }
+        const double n = double(std::max<size_t>(1, r.steps.size()));
+        char line[160];
+        std::snprintf(line, sizeof line, "  %4d  %5zu  %13s  %12s  %12s  %8s  ", r.rank,
+                      r.steps.size(), inStepTimeText(r.medianStepS()).c_str(),
+                      inStepTimeText(busy / n).c_str(), inStepTimeText(exposed / n).c_str(),
+                      inStepTimeText(idle / n).c_str());
+        out << line << printablePath(r.file) << "\n";
+    }
+    if (p.ranks.size() > kShownRanks)
+        out << "  ... and " << p.ranks.size() - kShownRanks << " more ranks (--json lists all)\n";
+    out << "  (per step, the mean over the rank's steps)\n\nKernel time over the whole trace:\n";
+    for (size_t i = 0; i < p.ranks.size() && i < kShownRanks; ++i) {
+        const RankProfile& r = p.ranks[i];
+        out << "  rank " << r.rank << ":";
+        for (const KernelKindInfo& k : kKernelKinds)
+            if (r.totalKernelS[k.kind] > 0)
+                out << " " << k.key << " " << inStepTimeText(r.totalKernelS[k.kind]);
+        out << "; compute busy " << inStepTimeText(r.totalComputeBusyS) << "\n";
+    }
+}
+
+void printComparison(const ProfileComparison& m, std::ostream& out)
+{
+    out << "\nBeside the prediction (rank " << m.rank << ", pipeline stage " << m.stage
+        << ", each GPU's own step):\n";
+    out << "  part                measured   predicted  difference\n";
+    for (const PartComparison& p : m.parts) {
+        char line[160];
+        std::snprintf(line, sizeof line, "  %-16s  %10s  %10s  %10s", p.label.c_str(),
+                      inStepTimeText(p.measuredS).c_str(), inStepTimeText(p.predictedS).c_str(),
+                      inStepTimeText(p.difference()).c_str());
+        out << line;
+        if (p.relative())
+            out << "  " << signedPercentText(*p.relative());
+        out << "\n";
+    }
+    out << "  step              " << stepTimeText(m.measuredStepS) << " measured, "
+        << stepTimeText(m.predictedStepS) << " predicted\n  " << m.summary << "\n";
+    // Groups alike (same label, size and description) on one line.
+    std::map<std::tuple<std::string, size_t, std::string>, int> alike;
+    for (const GroupMatch& g : m.groups)
+        if (g.ranks.size() > 1)
+            ++alike[{g.label, g.ranks.size(), g.description}];
+    out << "Process groups:\n";
+    for (const auto& [key, count] : alike) {
+        const auto& [label, size, description] = key;
+        out << "  " << label << ": " << count << (count == 1 ? " group" : " groups") << " of "
+            << size << " ranks" << (description.empty() ? "" : " (" + printable(description) + ")")
+            << "\n";
+    }
+}
+
+json diagnosticsJson(const Diagnostics& d)
+{
+    json list = json::array();
+    for (const Diagnostic& item : d.items())
+        list.push_back(validUtf8(item.format()));
+    return list;
+}
+
+int importTrace(const ImportArgs& a, Io io)
+{
+    std::optional<ClusterRun> cr;
+    if (!a.cluster.empty()) {
+        cr = loadClusterAndRun(a.cluster, a.run, true, io);
+        if (!cr)
+            return kExitBadInput;
+    }
+    ReadProfileOptions options;
+    options.keepKernels = false;
+    const MeasuredProfile p = readProfile(a.files, options);
+    for (const Diagnostic& d : p.notes.items())
+        io.err << "note: " << d.format() << "\n";
+    printDiagnostics(p.errors, io.err);
+    if (p.ranks.empty()) {
+        io.err << "no trace could be read\n";
+        return kExitBadInput;
+    }
+    std::optional<ProfileComparison> compared;
+    std::optional<Evaluation> evaluation;
+    if (cr) {
+        evaluation = evaluate(cr->cluster, cr->run);
+        compared = compareWithPrediction(p, cr->cluster, cr->run, *evaluation);
+        for (const Diagnostic& d : compared->notes.items())
+            io.err << "note: " << d.format() << "\n";
+    }
+    if (a.json) {
+        json j = profileJson(p);
+        if (compared)
+            addComparisonJson(j, *compared, *evaluation);
+        j["notes"] = diagnosticsJson(p.notes);
+        j["refused"] = diagnosticsJson(p.errors);
+        io.out << j.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+    } else {
+        io.out << "Measured profile: " << p.ranks.size() << " of " << withThousands(p.worldSize)
+               << " ranks; step " << stepTimeText(p.stepTimeS) << " (median), slowest rank "
+               << p.slowestRank << "\n  clocks: " << p.alignment.summary << "\n\n";
+        printRanks(p, io.out);
+        if (compared)
+            printComparison(*compared, io.out);
+    }
+    return p.errors.empty() ? kExitOk : kExitBadInput;
+}
+
 } // namespace
 
 int runImport(const Args& args, Io io)
@@ -198,6 +344,8 @@ int runImport(const Args& args, Io io)
     ImportReport report;
     if (a->kind == "mllog")
         return importMllog(*a, report, io);
+    if (a->kind == "trace")
+        return importTrace(*a, io);
     const std::optional<json> document = importDescription(*a, report);
     printReport(report, io);
     if (!document || !report.errors.empty())

@@ -99,6 +99,16 @@ struct RankProfile {
     // This rank's clock minus the reference rank's (ClockAlignment), already taken out of every
     // time above.
     double clockOffsetS = 0;
+    // The file's clock, in nanoseconds (baseTimeNanoseconds + ts), at the rank's own time 0 (its
+    // first step's start) as read, before alignment.
+    int64_t originNs = 0;
+    // The end of each collective kernel (not send/recv) with its process group, by start: what
+    // the alignment matches across ranks. Seconds on the aligned clock, as every time above.
+    struct CollectiveEnd {
+        int32_t group = -1;
+        double endS = 0;
+    };
+    std::vector<CollectiveEnd> collectiveEnds;
 
     double medianStepS() const; // 0 without steps
     // The step of that number, or nullptr.

@@ -14,7 +14,8 @@ nlohmann::json profileJson(const MeasuredProfile& profile);
 
 // Adds `groups`, `measured_breakdown`, `predicted_rank_breakdown`, `breakdown` (the
 // evaluation's), `comparison` and `summary` to profileJson's object.
-void addComparisonJson(nlohmann::json& j, const MeasuredRun& run, const Evaluation& evaluation);
+void addComparisonJson(nlohmann::json& j, const ProfileComparison& run,
+                       const Evaluation& evaluation);
 
 // PerKernelKind seconds as an object keyed by kind.
 nlohmann::json kernelSecondsJson(const PerKernelKind<double>& seconds);

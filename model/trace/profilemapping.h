@@ -57,7 +57,7 @@ struct PartComparison {
     std::optional<double> relative() const;
 };
 
-struct MeasuredRun {
+struct ProfileComparison {
     std::vector<GroupMatch> groups;    // each distinct process group of the profile once
     int rank = -1;                     // the rank compared: the profile's slowest
     int stage = 0;                     // its pipeline stage
@@ -66,6 +66,9 @@ struct MeasuredRun {
     double measuredStepS = 0;          // the profile's step time
     double predictedStepS = 0;         // the evaluation's step time
     std::vector<PartComparison> parts; // the parts either side has, in Breakdown::parts() order
+    // Exposed communication of the compared step in groups that match no dimension (or whose
+    // group the trace does not say): in no part above.
+    double unmatchedExposedS = 0;
     // "measured DP exposed 61 ms vs 24 ms predicted; compute within 2 %"
     std::string summary;
     Diagnostics notes; // ranks outside the run, groups that match no dimension, ...
@@ -88,7 +91,7 @@ Breakdown measuredRankBreakdown(const RankProfile& rank, const std::vector<Group
 Breakdown predictedRankBreakdown(const Evaluation& evaluation, int stage);
 
 // The whole comparison. `evaluation` must be evaluate(cluster, run) with its events.
-MeasuredRun compareWithPrediction(const MeasuredProfile& profile, const ClusterDesc& cluster,
-                                  const RunDesc& run, const Evaluation& evaluation);
+ProfileComparison compareWithPrediction(const MeasuredProfile& profile, const ClusterDesc& cluster,
+                                        const RunDesc& run, const Evaluation& evaluation);
 
 } // namespace cs

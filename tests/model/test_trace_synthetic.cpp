@@ -1,0 +1,133 @@
+// Measured profiles of known runs: the predicted schedule written as Kineto traces
+// (syntheticprofile.h), read back and laid onto the run they came from. The answer is known: the
+// groups are the run's dimensions, the measured per-GPU breakdown is the prediction's, and a
+// clock offset put into a rank's file is recovered.
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "profilemapping.h"
+#include "samplefiles.h"
+#include "syntheticprofile.h"
+
+using namespace cs;
+
+namespace {
+
+struct Layout {
+    const char* name;
+    int tp, cp, pp, dp, ep;
+};
+
+// GPT-3's shape cut to 8 layers on 2 ND H100 v5 VMs (16 GPUs), or DeepSeek-V3's on 16 GB200s.
+ClusterRun smallRun(const Layout& l)
+{
+    ClusterRun cr = l.ep > 1 ? loadSampleRun("gb200-16-deepseek-v3.run.json")
+                             : loadSampleRun("ndv5-h100-128-gpt3-175b.run.json");
+    cr.run.model.layers = 8;
+    if (cr.run.model.moe) {
+        cr.run.model.moe->denseLayers = 2;
+        cr.run.model.mtpLayers = 0;
+    }
+    cr.run.model.seqLen = 4096;
+    cr.run.batch.global = l.dp * 4;
+    cr.run.batch.micro = 1;
+    cr.run.parallelism = Parallelism{};
+    cr.run.parallelism.tp = l.tp;
+    cr.run.parallelism.cp = l.cp;
+    cr.run.parallelism.pp = l.pp;
+    cr.run.parallelism.dp = l.dp;
+    cr.run.parallelism.ep = l.ep;
+    cr.run.parallelism.distributedOptimizer = true;
+    cr.run.placement = kPlacedDims;
+    return cr;
+}
+
+std::string tempFolder(const std::string& name)
+{
+    const auto dir = std::filesystem::temp_directory_path() /
+                     ("cs-trace-" + name + "-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    return dir.string();
+}
+
+} // namespace
+
+TEST_CASE("a synthetic profile of a run, read back with that run, measures its prediction",
+          "[trace]")
+{
+    const Layout layout =
+        GENERATE(Layout{"tp2 pp2 dp4", 2, 1, 2, 4, 1}, Layout{"tp2 cp2 dp4", 2, 2, 1, 4, 1},
+                 Layout{"tp4 pp4", 4, 1, 4, 1, 1}, Layout{"ep8 dp16", 1, 1, 1, 16, 8});
+    INFO(layout.name);
+    const ClusterRun cr = smallRun(layout);
+    const Evaluation e = evaluate(cr.cluster, cr.run);
+    const std::string dir = tempFolder("synthetic");
+    Diagnostics diags;
+    SyntheticProfileOptions options;
+    options.steps = 3;
+    REQUIRE(writeSyntheticProfile(dir, cr.cluster, cr.run, options, diags, 0, true));
+    const MeasuredProfile p = readProfile({dir});
+    std::filesystem::remove_all(dir);
+    INFO(p.errors.formatAll() << p.notes.formatAll());
+    REQUIRE(p.errors.empty());
+    const int world = layout.tp * layout.cp * layout.pp * layout.dp;
+    REQUIRE(int(p.ranks.size()) == world);
+    CHECK(p.worldSize == world);
+    CHECK(p.stepTimeS == Approx(e.stepTimeS).epsilon(1e-6));
+    for (const RankProfile& r : p.ranks)
+        CHECK(r.steps.size() == 3);
+
+    const ProfileComparison m = compareWithPrediction(p, cr.cluster, cr.run, e);
+    INFO(m.notes.formatAll() << m.summary);
+    // every dimension's groups are matched to it
+    for (const GroupMatch& g : m.groups) {
+        INFO(g.description);
+        if (g.description == "TENSOR_MODEL_PARALLEL_GROUP" && g.ranks.size() > 1)
+            CHECK(g.dim == Dim::TP);
+        if (g.description == "CONTEXT_PARALLEL_GROUP" && g.ranks.size() > 1)
+            CHECK(g.dim == Dim::CP);
+        if (g.description == "PIPELINE_MODEL_PARALLEL_GROUP" && g.ranks.size() > 1)
+            CHECK(g.dim == Dim::PP);
+        if (g.description == "DATA_PARALLEL_GROUP" && g.ranks.size() > 1)
+            CHECK(g.dim == Dim::DP);
+        if (g.description == "EXPERT_MODEL_PARALLEL_GROUP" && g.ranks.size() > 1)
+            CHECK(g.dim == Dim::EP);
+    }
+    // the measured breakdown is the prediction's, part by part, within 1 %
+    REQUIRE(!m.parts.empty());
+    for (const PartComparison& part : m.parts) {
+        INFO(part.key << ": measured " << part.measuredS << " predicted " << part.predictedS);
+        CHECK(std::abs(part.difference()) <= 0.01 * std::max(part.predictedS, 1e-3 * e.stepTimeS));
+    }
+    CHECK(m.unmatchedExposedS < 1e-3 * e.stepTimeS);
+}
+
+TEST_CASE("a known clock offset of each rank is recovered by aligning on collectives", "[trace]")
+{
+    const ClusterRun cr = smallRun({"tp2 pp2 dp4", 2, 1, 2, 4, 1});
+    const Evaluation e = evaluate(cr.cluster, cr.run);
+    SyntheticProfileOptions options;
+    options.steps = 2;
+    options.cpuEvents = false;
+    for (int r = 0; r < 16; ++r)
+        options.clockOffsetS.push_back(0.0004 * ((r * 7) % 5) - 0.0011 * (r % 3));
+    const std::string dir = tempFolder("offsets");
+    Diagnostics diags;
+    REQUIRE(writeSyntheticProfile(dir, cr.cluster, cr.run, options, diags));
+    const MeasuredProfile p = readProfile({dir});
+    std::filesystem::remove_all(dir);
+    INFO(p.errors.formatAll() << p.alignment.summary);
+    REQUIRE(p.ranks.size() == 16);
+    CHECK(p.alignment.alignedRanks == 16);
+    CHECK(p.alignment.unaligned.empty());
+    CHECK(p.alignment.residualS < 1e-6);
+    for (const RankProfile& r : p.ranks) {
+        INFO("rank " << r.rank);
+        CHECK(r.clockOffsetS ==
+              Approx(options.clockOffsetS[size_t(r.rank)] - options.clockOffsetS[0]).margin(1e-6));
+        // on the aligned clock every rank's first step starts together
+        CHECK(r.steps.front().startS == Approx(0).margin(1e-6));
+    }
+}
