@@ -34,6 +34,7 @@ void Document::setSession(cs::Session session, const QString& filePath)
     emit modelChanged();
     emit viewChanged();
     emit bookmarksChanged();
+    emit extensionsChanged();
 }
 
 void Document::setClusterRun(const cs::ClusterDesc& cluster, const cs::RunDesc& run)
@@ -56,6 +57,12 @@ void Document::setBookmarks(const std::vector<cs::Bookmark>& bookmarks)
 {
     m_session.bookmarks = bookmarks;
     emit bookmarksChanged();
+}
+
+void Document::setExtensions(const cs::Extensions& extensions)
+{
+    m_session.extensions = extensions;
+    emit extensionsChanged();
 }
 
 void Document::setCompare(const std::optional<cs::ClusterRun>& compare)

@@ -38,6 +38,8 @@ public:
     // The run shown beside this one (charts); nothing clears it.
     void setCompare(const std::optional<cs::ClusterRun>& compare);
     const std::vector<cs::Bookmark>& bookmarks() const { return m_session.bookmarks; }
+    // The session's `notes` and `x-*` members (a measured profile's figures are kept there).
+    void setExtensions(const cs::Extensions& extensions);
     // Unsaved changes: edits on the undo stack since the last save or load.
     bool isModified() const;
     void markSaved(const QString& filePath);
@@ -74,6 +76,7 @@ signals:
     void viewChanged();
     void filePathChanged();
     void bookmarksChanged();
+    void extensionsChanged(); // setExtensions, or a new session
     void modifiedChanged(bool modified);
 
 private:
