@@ -55,12 +55,9 @@ std::optional<KernelKind> kindOfCollectiveName(std::string_view collectiveName)
     return kindIn(squeezed(collectiveName), true);
 }
 
-KernelKind commKindOf(std::string_view kernelName, std::string_view collectiveName)
+KernelKind commKindOf(KernelKind byName, std::string_view collectiveName)
 {
-    const KernelKind byName = kindOfKernelName(kernelName);
-    if (byName != KernelKind::SendRecv && byName != KernelKind::OtherComm)
-        return byName;
-    if (collectiveName.empty())
+    if (nameSaysKind(byName) || collectiveName.empty())
         return byName;
     return kindOfCollectiveName(collectiveName).value_or(byName);
 }

@@ -90,9 +90,14 @@ KernelKind kindOfKernelName(std::string_view kernelName);
 // ("barrier", "gather").
 std::optional<KernelKind> kindOfCollectiveName(std::string_view collectiveName);
 
-// The kind of a communication kernel named `kernelName`, launched by an operator that names
-// `collectiveName` (empty: none known): the operator decides where the kernel's name does not
-// say (SendRecv, OtherComm), else the kernel's name.
-KernelKind commKindOf(std::string_view kernelName, std::string_view collectiveName);
+// The kind of a kernel whose name says `byName` (kindOfKernelName), launched by an operator
+// that names `collectiveName` (empty: none known): for a communication kernel whose name does
+// not say (SendRecv, OtherComm), the operator's collective; else what the name says.
+KernelKind commKindOf(KernelKind byName, std::string_view collectiveName);
+// Whether the kind a kernel's name says is final (compute, or a collective its name names).
+constexpr bool nameSaysKind(KernelKind byName)
+{
+    return byName != KernelKind::SendRecv && byName != KernelKind::OtherComm;
+}
 
 } // namespace cs

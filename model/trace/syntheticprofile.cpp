@@ -170,68 +170,74 @@ public:
     {
     }
 
+    // Laid out as Kineto writes its events (an event over a few lines, its args one a line).
     void kernel(const KernelOut& k, double stepStartUs)
     {
         const int64_t id = m_next++;
         const double launch = std::max(stepStartUs, k.startUs - 5.0);
         if (m_o.cpuEvents) {
+            cpuEvent(k.group ? "record_param_comms" : "aten::mm", launch, 4.0);
+            m_w.raw("      \"External id\": ").num(id);
             if (k.group) {
-                m_w.raw("{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"record_param_comms\",\"pid\":"
-                        "1000,\"tid\":1000,\"ts\":")
-                    .us(launch)
-                    .raw(",\"dur\":4.000,\"args\":{\"External id\":")
-                    .num(id)
-                    .raw(",\"Collective name\":")
-                    .str(k.collective);
+                m_w.raw(",\n      \"Collective name\": ").str(k.collective);
                 groupArgs(*k.group);
-                m_w.raw("}},\n");
             } else {
-                m_w.raw("{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1000,"
-                        "\"tid\":1000,\"ts\":")
-                    .us(launch)
-                    .raw(",\"dur\":4.000,\"args\":{\"External id\":")
-                    .num(id)
-                    .raw(",\"Input Dims\":[[4096, 8192], [8192, 8192]],\"Input type\":["
-                         "\"c10::BFloat16\", \"c10::BFloat16\"]}},\n");
+                m_w.raw(",\n      \"Input Dims\": [[4096, 8192], [8192, 8192]], \"Input type\": "
+                        "[\"c10::BFloat16\", \"c10::BFloat16\"]");
             }
-            m_w.raw("{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":"
-                    "1000,\"tid\":1000,\"ts\":")
+            m_w.raw("\n    }\n  },\n");
+            m_w.raw("  {\n    \"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": "
+                    "\"cudaLaunchKernel\", \"pid\": 1000, \"tid\": 1000,\n    \"ts\": ")
                 .us(launch + 1)
-                .raw(",\"dur\":2.000,\"args\":{\"External id\":")
+                .raw(", \"dur\": 2.000,\n    \"args\": {\n      \"External id\": ")
                 .num(id)
-                .raw(",\"cbid\":211,\"correlation\":")
+                .raw(",\n      \"cbid\": 211, \"correlation\": ")
                 .num(id)
-                .raw("}},\n");
+                .raw("\n    }\n  },\n");
         }
-        m_w.raw("{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":")
+        m_w.raw("  {\n    \"ph\": \"X\", \"cat\": \"kernel\", \"name\": ")
             .str(k.name)
-            .raw(",\"pid\":0,\"tid\":")
+            .raw(", \"pid\": 0, \"tid\": ")
             .num(k.stream)
-            .raw(",\"ts\":")
+            .raw(",\n    \"ts\": ")
             .us(k.startUs)
-            .raw(",\"dur\":")
+            .raw(", \"dur\": ")
             .us(k.endUs - k.startUs)
-            .raw(",\"args\":{\"External id\":")
+            .raw(",\n    \"args\": {\n      \"External id\": ")
             .num(id)
-            .raw(",\"device\":0,\"stream\":")
+            .raw(",\n      \"queued\": 0, \"device\": 0, \"context\": 1,\n      \"stream\": ")
             .num(k.stream)
-            .raw(",\"correlation\":")
+            .raw(", \"correlation\": ")
             .num(m_o.cpuEvents ? id : -1);
         if (k.group && (k.namedOnKernel || !m_o.cpuEvents)) {
-            m_w.raw(",\"Collective name\":").str(k.collective);
+            m_w.raw(",\n      \"Collective name\": ").str(k.collective);
             groupArgs(*k.group);
         }
-        m_w.raw(",\"grid\":[132, 1, 1],\"block\":[256, 1, 1]}},\n");
+        m_w.raw(",\n      \"registers per thread\": 168,\n      \"shared memory\": 213248,\n"
+                "      \"blocks per SM\": 1,\n      \"warps per SM\": 12,\n"
+                "      \"grid\": [132, 1, 1],\n      \"block\": [384, 1, 1],\n"
+                "      \"est. achieved occupancy %\": 19\n    }\n  },\n");
+    }
+
+    void cpuEvent(const char* name, double ts, double dur)
+    {
+        m_w.raw("  {\n    \"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": ")
+            .str(name)
+            .raw(", \"pid\": 1000, \"tid\": 1000,\n    \"ts\": ")
+            .us(ts)
+            .raw(", \"dur\": ")
+            .us(dur)
+            .raw(",\n    \"args\": {\n");
     }
 
 private:
     void groupArgs(const SynthGroup& g)
     {
-        m_w.raw(",\"Process Group Name\":")
+        m_w.raw(",\n      \"Process Group Name\": ")
             .str(g.name)
-            .raw(",\"Process Group Description\":")
+            .raw(",\n      \"Process Group Description\": ")
             .str(g.description)
-            .raw(",\"Process Group Ranks\":\"")
+            .raw(",\n      \"Process Group Ranks\": \"")
             .raw(ranksText(g.ranks))
             .raw("\"");
     }
@@ -294,13 +300,13 @@ std::string syntheticRankTrace(const Evaluation& e, const ClusterDesc& cluster, 
     const SynthGroup& modelParallel = groups.back();
     for (int s = 0; s < o.steps; ++s) {
         const double stepUs = offsetUs + s * e.stepTimeS * 1e6;
-        w.raw("{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#")
+        w.raw("  {\n    \"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#")
             .num(o.firstStepNumber + s)
-            .raw("\",\"pid\":1000,\"tid\":1000,\"ts\":")
+            .raw("\", \"pid\": 1000, \"tid\": 1000,\n    \"ts\": ")
             .us(stepUs)
-            .raw(",\"dur\":")
+            .raw(", \"dur\": ")
             .us(e.stepTimeS * 1e6)
-            .raw(",\"args\":{}},\n");
+            .raw(",\n    \"args\": {\n      \"External id\": 0\n    }\n  },\n");
         for (const Event& ev : e.events) {
             if (ev.stage != stage && ev.stage >= 0)
                 continue;

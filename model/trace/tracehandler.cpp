@@ -55,20 +55,24 @@ int32_t RawTrace::groupOf(const std::string& name, const std::string& descriptio
     return int32_t(groups.size() - 1);
 }
 
-int32_t RawTrace::nameIndex(std::string&& name)
+int32_t RawTrace::nameIndex(std::string&& name, KernelKind& kind)
 {
     const auto found = m_names.find(name);
-    if (found != m_names.end())
+    if (found != m_names.end()) {
+        kind = m_nameKinds[size_t(found->second)];
         return found->second;
+    }
+    kind = kindOfKernelName(name);
     if (kernelNames.size() >= kMaxKernelNames) {
         // The rest share one name; their figures are the same.
         if (kernelNames.size() == kMaxKernelNames)
-            kernelNames.push_back("(one of more than " + withThousands(int64_t(kMaxKernelNames)) +
-                                  " kernel names)");
+            kernelNames.push_back("(one of more than " +
+                                  withThousands(int64_t(kMaxKernelNames)) + " kernel names)");
         return int32_t(kMaxKernelNames);
     }
     const int32_t index = int32_t(kernelNames.size());
     kernelNames.push_back(name);
+    m_nameKinds.push_back(kind);
     m_names.emplace(std::move(name), index);
     return index;
 }
@@ -460,14 +464,14 @@ void Handler::finishEvent()
         k.externalId = e.externalId;
         k.correlation = e.correlation;
         k.stream = int32_t(e.stream);
-        k.kind = e.collective.empty() ? kindOfKernelName(e.name) : commKindOf(e.name, e.collective);
+        KernelKind byName = KernelKind::Compute;
+        k.name = t.nameIndex(std::move(e.name), byName);
+        k.kind = commKindOf(byName, e.collective);
         if (isComm(k.kind)) {
-            k.kindSettled = !e.collective.empty() ||
-                            (k.kind != KernelKind::SendRecv && k.kind != KernelKind::OtherComm);
+            k.kindSettled = nameSaysKind(byName) || !e.collective.empty();
             if (hasGroup)
                 k.group = t.groupOf(e.groupName, e.groupDesc, ranksOfText(e.groupRanks));
         }
-        k.name = t.nameIndex(std::move(e.name));
         t.kernels.push_back(k);
         return;
     }

@@ -70,10 +70,12 @@ struct RawTrace {
     // -1 past kMaxRankGroups.
     int32_t groupOf(const std::string& name, const std::string& description,
                     std::vector<int> ranks);
-    int32_t nameIndex(std::string&& name);
+    // The index of a kernel name in kernelNames (added when new), and the kind it says.
+    int32_t nameIndex(std::string&& name, KernelKind& kind);
 
 private:
     std::unordered_map<std::string, int32_t> m_names;
+    std::vector<KernelKind> m_nameKinds; // per kernelNames entry
 };
 
 // Reads the whole source into `trace`. False, with a sentence in `problem`, when the text is

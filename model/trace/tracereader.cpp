@@ -139,7 +139,7 @@ void settleCommKernels(RawTrace& raw)
         if (!op)
             continue;
         if (!k.kindSettled && op->kind)
-            k.kind = *op->kind;
+            k.kind = *op->kind; // as commKindOf, with the operator's collective
         if (k.group < 0)
             k.group = op->group;
     }
