@@ -1,6 +1,7 @@
 #include "tracehandler.h"
 
 #include <charconv>
+#include <cmath>
 
 #include "loader.h"
 #include "text.h"
@@ -66,8 +67,8 @@ int32_t RawTrace::nameIndex(std::string&& name, KernelKind& kind)
     if (kernelNames.size() >= kMaxKernelNames) {
         // The rest share one name; their figures are the same.
         if (kernelNames.size() == kMaxKernelNames)
-            kernelNames.push_back("(one of more than " +
-                                  withThousands(int64_t(kMaxKernelNames)) + " kernel names)");
+            kernelNames.push_back("(one of more than " + withThousands(int64_t(kMaxKernelNames)) +
+                                  " kernel names)");
         return int32_t(kMaxKernelNames);
     }
     const int32_t index = int32_t(kernelNames.size());
@@ -188,6 +189,8 @@ Field argFieldOf(const std::string& k)
 }
 
 constexpr std::string_view kStepPrefix = "ProfilerStep#";
+// Times beyond any clock (microseconds): refused, so that every sum of them stays finite.
+constexpr double kMaxTraceMicros = 1e17;
 
 class Handler {
 public:
@@ -445,6 +448,12 @@ void Handler::finishEvent()
     if (e.ph != 'X' || !e.hasTs)
         return;
     RawTrace& t = m_trace;
+    if (!(std::abs(e.ts) <= kMaxTraceMicros) || !(e.dur <= kMaxTraceMicros)) {
+        if (t.overLimit.empty())
+            t.overLimit = "an event at ts " + numberText(e.ts) + " lasting " + numberText(e.dur) +
+                          " us: a time no profiler writes (at most 1e17 us, 3,000 years)";
+        return;
+    }
     auto full = [&](size_t count, const char* what) {
         if (count < kMaxRankKernels)
             return false;

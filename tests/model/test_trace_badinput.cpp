@@ -94,6 +94,10 @@ TEST_CASE("files that are no trace are refused with their name and what is wrong
         Case{"deep.json",
              "{\"traceEvents\": [" + std::string(100, '[') + std::string(100, ']') + "]}",
              "nested deeper than 64 levels"},
+        Case{"farfuture.json",
+             "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"ts\": 1e300, "
+             "\"dur\": 1}]}",
+             "a time no profiler writes"},
         Case{"badrank.json", "{\"distributedInfo\": {\"rank\": -3}, \"traceEvents\": [{}]}",
              "not a rank: a whole number from 0 up"},
         Case{"badworld.json",
