@@ -3,27 +3,12 @@
 #include <algorithm>
 #include <vector>
 
+#include "fabricshape.h"
 #include "topology.h"
 
 namespace cs {
 
 namespace {
-
-// The switches of `tier` linked to a marked switch of the tier below; `below` and the result
-// are indexed by switch.
-std::vector<bool> linkedAbove(const Topology& topology, const std::vector<bool>& below, int tier)
-{
-    const std::vector<Switch>& switches = topology.switches();
-    std::vector<bool> above(switches.size(), false);
-    for (const Link& link : topology.links()) {
-        if (link.a.kind != EndpointKind::Switch || link.b.kind != EndpointKind::Switch)
-            continue;
-        for (const auto& [lower, upper] : {std::pair(link.a, link.b), std::pair(link.b, link.a)})
-            if (below[size_t(lower.index)] && switches[size_t(upper.index)].tier == tier)
-                above[size_t(upper.index)] = true;
-    }
-    return above;
-}
 
 int marked(const std::vector<bool>& v)
 {
@@ -36,34 +21,45 @@ int marked(const std::vector<bool>& v)
 // the spines above those leaves once there is more than one leaf to connect; the cores above
 // those spines once there is more than one spine. With adaptive routing any of them can carry
 // a collective's packets, so each one's failure interrupts the job.
-ComponentsInUse componentsInUse(const Topology& topology, int64_t gpusUsed)
+//
+// Counted on the fabric's shape, as Topology wires it (topology.h): a GPU's NIC goes to the
+// leaf of its node group (and rail); every leaf of a pod has uplinks to each spine of the pod;
+// spine j of every pod to each core of plane j. The graph itself, tens of bytes a GPU, is not
+// built: at 131,072 GPUs it would double the memory of an evaluation.
+ComponentsInUse componentsInUse(const ClusterDesc& cluster, int64_t gpusUsed)
 {
-    const ClusterDesc& cluster = topology.cluster();
+    const FabricShape s = fabricShape(cluster);
     const std::vector<bool> healthy = cluster.healthyGpus();
-    const size_t switchCount = topology.switches().size();
-    std::vector<bool> nodes(topology.nodes().size(), false);
-    std::vector<bool> domains(size_t(topology.domainCount()), false);
-    std::vector<bool> leaves(switchCount, false);
+    const int64_t gpusPerNode = cluster.gpusPerNode;
+    const int64_t domainSize = cluster.domainSize();
+    std::vector<bool> nodes(size_t(cluster.nodeCount()), false);
+    std::vector<bool> domains(size_t(cluster.domainCount()), false);
+    std::vector<bool> leaves(size_t(s.leaves), false);
+    std::vector<bool> pods(size_t(s.pods), false);
     ComponentsInUse used;
     for (size_t g = 0; g < healthy.size() && used.gpus < gpusUsed; ++g) {
         if (!healthy[g])
             continue;
-        const Gpu& gpu = topology.gpus()[g];
         ++used.gpus;
-        nodes[size_t(gpu.node)] = true;
-        domains[size_t(gpu.domain)] = true;
-        leaves[size_t(gpu.leaf)] = true;
+        const int64_t node = int64_t(g) / gpusPerNode;
+        const int local = int(int64_t(g) % gpusPerNode);
+        nodes[size_t(node)] = true;
+        domains[size_t(int64_t(g) / domainSize)] = true;
+        const int leaf = int(node / s.nodesPerLeaf) * s.leavesPerGroup() +
+                         (s.railLeaves ? s.nicOfLocal(local) : 0);
+        leaves[size_t(leaf)] = true;
+        pods[size_t(leaf / s.leavesPerPod)] = true;
     }
     used.nodes = marked(nodes);
     // An HGX board's NVSwitches are part of its node; an NVL72 rack's switch trays are not.
     if (cluster.scaleUp.domain == DomainKind::Rack)
-        used.nvlinkSwitches = marked(domains) * topology.nvSwitchesPerDomain();
+        used.nvlinkSwitches = marked(domains) * nvSwitchesPerDomain(cluster);
     used.leaves = marked(leaves);
-    if (used.leaves > 1) {
-        const std::vector<bool> spines = linkedAbove(topology, leaves, 2);
-        used.spines = marked(spines);
-        if (used.spines > 1)
-            used.cores = marked(linkedAbove(topology, spines, 3));
+    if (used.leaves > 1 && s.tiers >= 2) {
+        used.spines = marked(pods) * s.spinesPerPod;
+        // Each pod in use brings every plane: each plane's cores are linked to one of them.
+        if (used.spines > 1 && s.tiers == 3)
+            used.cores = s.cores();
     }
     return used;
 }

@@ -9,8 +9,6 @@
 
 namespace cs {
 
-class Topology;
-
 // What a job on the first `gpus` healthy GPUs (ranks go to healthy GPUs in order) depends on.
 struct ComponentsInUse {
     int64_t gpus = 0;
@@ -24,7 +22,7 @@ struct ComponentsInUse {
     bool operator==(const ComponentsInUse&) const = default;
 };
 
-ComponentsInUse componentsInUse(const Topology& topology, int64_t gpusUsed);
+ComponentsInUse componentsInUse(const ClusterDesc& cluster, int64_t gpusUsed);
 
 // Failures per hour of the job, by kind of component.
 struct FailureRate {

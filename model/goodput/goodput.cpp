@@ -4,8 +4,6 @@
 #include <cmath>
 #include <limits>
 
-#include "topology.h"
-
 namespace cs {
 
 namespace {
@@ -30,9 +28,8 @@ Segment segmentOf(const GoodputInputs& in, double workS)
     return s;
 }
 
-// Building the topology costs more than evaluating a step (about a millisecond at 8,192 GPUs)
-// and a search evaluates hundreds of layouts on one cluster, mostly with the same GPU count:
-// each thread keeps the last answer.
+// A search evaluates hundreds of layouts on one cluster, mostly with the same GPU count: each
+// thread keeps the last answer rather than walk the GPUs again.
 ComponentsInUse componentsOf(const ClusterDesc& cluster, int64_t gpusUsed)
 {
     struct Last {
@@ -42,7 +39,7 @@ ComponentsInUse componentsOf(const ClusterDesc& cluster, int64_t gpusUsed)
     };
     thread_local Last last;
     if (last.gpus != gpusUsed || !(last.cluster == cluster)) {
-        last.used = componentsInUse(Topology(cluster), gpusUsed);
+        last.used = componentsInUse(cluster, gpusUsed);
         last.cluster = cluster;
         last.gpus = gpusUsed;
     }

@@ -11,6 +11,13 @@ constexpr int kNvSwitchTraysPerRack = 9;
 
 } // namespace
 
+int nvSwitchesPerDomain(const ClusterDesc& c)
+{
+    if (c.scaleUp.domain == DomainKind::Rack)
+        return kNvSwitchTraysPerRack;
+    return c.gpusPerNode > 1 ? 1 : 0; // the baseboard's NVSwitch complex
+}
+
 Topology::Topology(const ClusterDesc& cluster)
     : m_cluster(cluster)
     , m_shape(fabricShape(cluster))
@@ -27,10 +34,7 @@ void Topology::buildCompute()
     const int columns = c.columns();
     const int domainSize = c.domainSize();
     m_domainCount = c.domainCount();
-    if (c.scaleUp.domain == DomainKind::Rack)
-        m_nvSwitchesPerDomain = kNvSwitchTraysPerRack;
-    else
-        m_nvSwitchesPerDomain = c.gpusPerNode > 1 ? 1 : 0; // the baseboard's NVSwitch complex
+    m_nvSwitchesPerDomain = cs::nvSwitchesPerDomain(c);
 
     m_racks.resize(size_t(c.racks));
     m_nodes.resize(size_t(c.nodeCount()));
@@ -63,7 +67,13 @@ void Topology::buildCompute()
             m_nvSwitches.push_back({d, rack, s});
     }
     const double nvlinkGBps = c.nvlinkGBpsPerDirection() / std::max(1, m_nvSwitchesPerDomain);
-    m_links.reserve(m_gpus.size() * size_t(m_nvSwitchesPerDomain + 1));
+    // Every link at once: an array grown past its reservation holds the old copy beside the
+    // new one, the peak memory of a large cluster.
+    const FabricShape& s = m_shape;
+    const size_t fabricLinks = (s.tiers >= 2 ? size_t(s.leaves) * size_t(s.spinesPerPod) : 0) +
+                               (s.tiers == 3 ? size_t(s.spines()) * size_t(s.coresPerPlane) : 0);
+    m_links.reserve(m_gpus.size() * size_t(m_nvSwitchesPerDomain) +
+                    size_t(c.nodeCount()) * size_t(s.nicsPerNode) + fabricLinks);
     for (size_t g = 0; g < m_gpus.size(); ++g) {
         for (int s = 0; s < m_nvSwitchesPerDomain; ++s)
             m_links.push_back(

@@ -111,6 +111,10 @@ struct Link {
     double latencyUs = 0;
 };
 
+// NVSwitches per NVLink domain: an NVL72 rack's switch trays, or a node's NVSwitch complex
+// (none with one GPU a node).
+int nvSwitchesPerDomain(const ClusterDesc& cluster);
+
 class Topology {
 public:
     // The cluster must be valid (see loader.h); the caller checks kMaxGpus first. Switches

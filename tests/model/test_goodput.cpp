@@ -92,7 +92,7 @@ TEST_CASE("the components in use: the used GPUs' nodes, NVLink trays and fabric 
 {
     ClusterDesc c = fairwater().cluster;
     const Topology topology(c);
-    const ComponentsInUse all = componentsInUse(topology, c.gpuCount());
+    const ComponentsInUse all = componentsInUse(c, c.gpuCount());
     CHECK(all.gpus == 8192);
     CHECK(all.nodes == 2048);
     CHECK(all.nvlinkSwitches == 128 * 9);
@@ -101,7 +101,7 @@ TEST_CASE("the components in use: the used GPUs' nodes, NVLink trays and fabric 
     CHECK(all.cores == 0);
 
     // One rack's 64 GPUs: its 16 trays and 9 switch trays, one leaf per rail.
-    const ComponentsInUse rack = componentsInUse(topology, 64);
+    const ComponentsInUse rack = componentsInUse(c, 64);
     CHECK(rack.nodes == 16);
     CHECK(rack.nvlinkSwitches == 9);
     CHECK(rack.leaves == 4);
@@ -109,13 +109,100 @@ TEST_CASE("the components in use: the used GPUs' nodes, NVLink trays and fabric 
     CHECK(rack.spines <= all.spines);
 
     // Four GPUs of one tray use one leaf per rail too, and nothing of another rack.
-    const ComponentsInUse tray = componentsInUse(topology, 4);
+    const ComponentsInUse tray = componentsInUse(c, 4);
     CHECK(tray.nodes == 1);
     CHECK(tray.nvlinkSwitches == 9);
 
     // With the first rack out, the job's GPUs move to the racks after it: the same counts.
     c.failures.racks = {0};
-    CHECK(componentsInUse(Topology(c), 64) == rack);
+    CHECK(componentsInUse(c, 64) == rack);
+}
+
+namespace {
+
+// The switches of `tier` with a link from a marked switch of the tier below, on the graph.
+std::vector<bool> linkedAbove(const Topology& topology, const std::vector<bool>& below, int tier)
+{
+    std::vector<bool> above(topology.switches().size(), false);
+    for (const Link& link : topology.links())
+        if (link.a.kind == EndpointKind::Switch && link.b.kind == EndpointKind::Switch &&
+            below[size_t(link.a.index)] && topology.switches()[size_t(link.b.index)].tier == tier)
+            above[size_t(link.b.index)] = true;
+    return above;
+}
+
+// The components in use as the built graph has them: each used GPU's node, NVLink domain and
+// leaf, then what the links lead to above them.
+ComponentsInUse countedOnGraph(const Topology& topology, int64_t gpusUsed)
+{
+    const auto marked = [](const std::vector<bool>& v) {
+        return int(std::count(v.begin(), v.end(), true));
+    };
+    std::vector<bool> nodes(topology.nodes().size()), domains(size_t(topology.domainCount()));
+    std::vector<bool> leaves(topology.switches().size());
+    ComponentsInUse used;
+    for (size_t g = 0; g < topology.gpus().size() && used.gpus < gpusUsed; ++g) {
+        if (!topology.gpuInService(int(g)))
+            continue;
+        ++used.gpus;
+        nodes[size_t(topology.gpus()[g].node)] = true;
+        domains[size_t(topology.gpus()[g].domain)] = true;
+        leaves[size_t(topology.gpus()[g].leaf)] = true;
+    }
+    used.nodes = marked(nodes);
+    if (topology.cluster().scaleUp.domain == DomainKind::Rack)
+        used.nvlinkSwitches = marked(domains) * topology.nvSwitchesPerDomain();
+    used.leaves = marked(leaves);
+    if (used.leaves > 1) {
+        const std::vector<bool> spines = linkedAbove(topology, leaves, 2);
+        used.spines = marked(spines);
+        if (used.spines > 1)
+            used.cores = marked(linkedAbove(topology, spines, 3));
+    }
+    return used;
+}
+
+} // namespace
+
+TEST_CASE("the components in use are counted on the fabric's shape as the graph wires them")
+{
+    // {cluster, tiers, fabric, rails, GPU count to use}: rail-optimized and fat trees of one to
+    // three tiers, fewer rails than GPUs, small jobs and whole clusters, racks out of service.
+    struct Case {
+        const char* sample;
+        int tiers;
+        FabricKind kind;
+        int rails;
+        int64_t gpus; // 0: all
+        bool firstRackOut;
+    };
+    const Case cases[] = {
+        {"fairwater-gb200-128-llama405b.run.json", 2, FabricKind::RailOptimized, 0, 0, false},
+        {"fairwater-gb200-128-llama405b.run.json", 2, FabricKind::RailOptimized, 0, 64, true},
+        {"fairwater-gb200-128-llama405b.run.json", 3, FabricKind::RailOptimized, 0, 0, false},
+        {"fairwater-gb200-128-llama405b.run.json", 3, FabricKind::RailOptimized, 0, 700, true},
+        {"fairwater-gb200-128-llama405b.run.json", 3, FabricKind::FatTree, 0, 3000, false},
+        {"fairwater-gb200-128-llama405b.run.json", 1, FabricKind::RailOptimized, 0, 0, false},
+        {"ndv5-h100-1344-gpt3-175b.run.json", 2, FabricKind::RailOptimized, 0, 0, false},
+        {"ndv5-h100-1344-gpt3-175b.run.json", 3, FabricKind::RailOptimized, 2, 5000, true},
+        {"ndv5-h100-1344-gpt3-175b.run.json", 3, FabricKind::FatTree, 0, 8, false},
+        {"ndv5-h100-1344-gpt3-175b.run.json", 2, FabricKind::FatTree, 4, 1000, false},
+    };
+    for (const Case& k : cases) {
+        ClusterDesc c = loadSampleRun(k.sample).cluster;
+        c.scaleOut.topology.tiers = k.tiers;
+        c.scaleOut.topology.kind = k.kind;
+        c.scaleOut.topology.rails = k.rails;
+        c.scaleOut.topology.nodesPerLeaf = 0;
+        c.scaleOut.topology.switchRadix = 64;
+        if (k.firstRackOut)
+            c.failures.racks = {0};
+        const int64_t gpus = k.gpus > 0 ? k.gpus : c.healthyGpuCount();
+        INFO(k.sample << ", " << k.tiers << " tiers, rails " << k.rails << ", " << gpus << " GPUs");
+        const ComponentsInUse graph = countedOnGraph(Topology(c), gpus);
+        CHECK(graph.leaves > 0);
+        CHECK(componentsInUse(c, gpus) == graph);
+    }
 }
 
 TEST_CASE("the failure rate adds every component in use over its MTBF")
