@@ -29,7 +29,7 @@ namespace cs {
 // Limits of what a profile holds; each refused (or, for kept kernels, left out) by name with
 // the file (docs/robustness.md lists them).
 inline constexpr size_t kMaxProfileFiles = 131072;         // trace files of one profile (ranks)
-inline constexpr size_t kMaxRankKernels = size_t(1) << 22; // GPU kernels in one rank's file
+inline constexpr size_t kMaxRankKernels = size_t(1) << 21; // GPU kernels in one rank's file
 inline constexpr size_t kMaxRankSteps = 100000;            // ProfilerStep#N annotations of a file
 inline constexpr size_t kMaxRankGroups = 4096;             // process groups of a file
 inline constexpr size_t kMaxKernelNames = 65536;           // distinct kernel names kept per file
