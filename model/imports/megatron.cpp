@@ -50,6 +50,7 @@ struct Launch {
     std::vector<ShellWord> launcher; // before the script: torchrun, srun ... and their options
     std::vector<ShellWord> flags;    // after the script
     SourcePlace start;
+    std::string script; // "pretrain_gpt.py"; empty for the flags alone
 };
 
 size_t scriptIndex(const ShellCommand& c)
@@ -89,7 +90,8 @@ std::optional<Launch> findLaunch(const ShellScript& script, const SourcePlace& f
         const size_t at = scriptIndex(*chosen);
         return Launch{{chosen->words.begin(), chosen->words.begin() + long(at)},
                       {chosen->words.begin() + long(at) + 1, chosen->words.end()},
-                      chosen->place};
+                      chosen->place,
+                      chosen->words[at].text};
     }
     Launch flagsOnly;
     for (const ShellCommand& c : script.commands) {
@@ -440,7 +442,7 @@ std::optional<json> importMegatron(const std::vector<SourceText>& scripts, const
         settings["world_size"] = {{std::to_string(world->value)}, world->place};
     const std::string file = baseName(scripts.back().file);
     SettingsOrigin origin{"Megatron-LM launch " + file, "the Megatron-LM launch command",
-                          launch->start, flagSpelling};
+                          launch->start, flagSpelling, launch->script};
     std::optional<json> run = runFromSettings(settings, origin, report);
     std::optional<MegatronLogTimes> times;
     if (log)

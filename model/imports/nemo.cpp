@@ -368,7 +368,7 @@ std::optional<json> importNemo(const SourceText& config, ImportReport& report)
     const std::string file = config.file.substr(config.file.find_last_of('/') + 1);
     const SourcePlace model = sectionPlace(*root, "model");
     const SettingsOrigin origin{"NeMo config " + file, "the NeMo config's model section", model,
-                                nemoSpelling};
+                                nemoSpelling, ""};
     std::optional<json> run = runFromSettings(settings, origin, report);
     nemo.noteUnused();
     if (const std::string target = targetOf(*root, "model"); !run && !target.empty())

@@ -61,6 +61,8 @@ public:
         return s ? s->place : m_origin.start;
     }
 
+    const SettingsOrigin& origin() const { return m_origin; }
+
     bool failed() const { return m_failed; }
 
     void error(const SourcePlace& at, const std::string& message)

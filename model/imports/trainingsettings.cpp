@@ -1,6 +1,6 @@
 // Megatron-Core settings to a run description, with Megatron's defaults and rules
-// (megatron/training/arguments.py: validate_args; megatron/training/tokenizer: vocabulary
-// padding; megatron/core/parallel_state.py: the rank order).
+// (megatron/training/arguments.py: validate_args; megatron/core/tokenizers/utils/
+// build_tokenizer.py: vocabulary padding; megatron/core/parallel_state.py: the rank order).
 
 #include "trainingsettings.h"
 
@@ -15,6 +15,7 @@
 #include "loader.h"
 #include "settingsreader.h"
 #include "text.h"
+#include "tokenizers.h"
 
 namespace cs {
 
@@ -35,59 +36,82 @@ std::string count(int64_t n)
 
 // --- vocabulary ------------------------------------------------------------------------------
 
-// The tokenizer's own size, before Megatron pads it; nothing when unknown.
-std::optional<int64_t> tokenizerVocabulary(SettingsReader& r, std::string& described)
+// The tokenizer's own size, before Megatron pads it, and what told it; nothing when unknown.
+std::optional<KnownVocabulary> tokenizerVocabulary(SettingsReader& r)
 {
     const std::string type = r.word("tokenizer_type").value_or("");
-    const std::string model = r.word("tokenizer_model").value_or("");
     if (const auto size = r.integer("vocab_size", "the tokenizer's vocabulary")) {
-        // The null tokenizer adds its end-of-document token after the given size.
+        // Megatron-Core 0.18 made the NullTokenizer's end-of-document token the last of the
+        // given size (null_tokenizer.py); earlier versions added it after.
         const bool null = lowerCase(type) == "nulltokenizer";
-        described = "--vocab-size " + count(*size) + (null ? " + 1 (NullTokenizer's EOD)" : "");
-        return *size + (null ? 1 : 0);
+        return KnownVocabulary{*size, r.spell("vocab_size") +
+                                          (null ? " (the NullTokenizer's end-of-document token "
+                                                  "included, as Megatron-Core 0.18 counts it)"
+                                                : "")};
     }
-    const std::string haystack = lowerCase(type + " " + model);
-    for (const auto& [fragment, size] : knownTokenizers()) {
-        if (haystack.find(lowerCase(fragment)) != std::string::npos) {
-            described = (type.empty() ? model : type) + " (" + count(size) + " tokens, assumed)";
-            return size;
-        }
+    return knownVocabulary({type, r.word("tokenizer_model").value_or(""),
+                            r.word("vocab_file").value_or(""), r.word("merge_file").value_or(""),
+                            r.origin().script});
+}
+
+// Where the vocabulary was told: the first of the tokenizer's settings given.
+const SourcePlace& tokenizerPlace(SettingsReader& r)
+{
+    for (const char* name :
+         {"vocab_size", "tokenizer_type", "tokenizer_model", "vocab_file", "merge_file"}) {
+        if (r.find(name))
+            return r.placeOf(name);
     }
-    return std::nullopt;
+    return r.placeOf("vocab_size");
+}
+
+void refuseUnknownVocabulary(SettingsReader& r)
+{
+    const std::string give = "give " + r.spell("vocab_size") + " (the tokenizer's size) or " +
+                             r.spell("padded_vocab_size");
+    std::string named;
+    for (const char* name : {"tokenizer_type", "tokenizer_model", "vocab_file"}) {
+        if (const auto value = r.word(name))
+            named += (named.empty() ? "" : " with ") + r.spell(name) + " " + cs::inQuotes(*value);
+    }
+    if (named.empty())
+        r.error(r.placeOf("vocab_size"), "the vocabulary size is unknown: no tokenizer is named (" +
+                                             r.spell("tokenizer_type") + ", " +
+                                             r.spell("tokenizer_model") + ", " +
+                                             r.spell("vocab_file") + "); " + give);
+    else
+        r.error(tokenizerPlace(r), named +
+                                       ": the vocabulary size of this tokenizer is unknown "
+                                       "without reading its files; " +
+                                       give);
 }
 
 std::optional<int64_t> vocabulary(SettingsReader& r, int64_t tp)
 {
     if (const auto padded = r.integer("padded_vocab_size", "the padded vocabulary"))
         return *padded;
-    std::string described;
-    const auto base = tokenizerVocabulary(r, described);
+    const auto base = tokenizerVocabulary(r);
     if (!base) {
-        const std::string type = r.word("tokenizer_type").value_or("");
-        const std::string give =
-            "give " + r.spell("vocab_size") + " or " + r.spell("padded_vocab_size");
-        if (type.empty())
-            r.error(r.placeOf("vocab_size"), "the vocabulary size is unknown: " + give);
-        else
-            r.error(r.placeOf("tokenizer_type"),
-                    r.spell("tokenizer_type") + " " + cs::inQuotes(type) +
-                        ": the vocabulary size of this tokenizer is unknown here; " + give);
+        if (!r.failed())
+            refuseUnknownVocabulary(r);
         return std::nullopt;
     }
+    const std::string told = "vocabulary " + count(base->tokens) + " from " + base->source;
     if (r.flag("no_pad_vocab_size")) {
         r.assume(r.placeOf("no_pad_vocab_size"),
-                 "vocabulary " + count(*base) + ": " + described + ", not padded");
-        return *base;
+                 told + ", not padded (" + r.spell("no_pad_vocab_size") + ")");
+        return base->tokens;
     }
     const int64_t divisor = r.integer("make_vocab_size_divisible_by", "vocabulary padding")
                                 .value_or(kDefaultVocabDivisor);
     const int64_t multiple = divisor * tp;
-    const int64_t padded = (*base + multiple - 1) / multiple * multiple;
-    const std::string placeName = r.find("vocab_size") ? "vocab_size" : "tokenizer_type";
-    r.assume(r.placeOf(placeName), "vocabulary " + count(padded) + ": " + described +
-                                       " padded to a multiple of " + count(divisor) + " x tp " +
-                                       std::to_string(tp) + " = " + count(multiple) +
-                                       ", as Megatron pads it");
+    const int64_t padded = (base->tokens + multiple - 1) / multiple * multiple;
+    const std::string multipleOf =
+        "a multiple of " + count(divisor) + " x tp " + std::to_string(tp) + " = " + count(multiple);
+    r.assume(tokenizerPlace(r), padded == base->tokens
+                                    ? told + ", already " + multipleOf + " (Megatron pads to one)"
+                                    : told + ", padded to " + count(padded) + " (" + multipleOf +
+                                          ", as Megatron pads it)");
     return padded;
 }
 
@@ -243,22 +267,6 @@ void appendNote(json& run, const std::string& sentence)
     run["notes"] = notes.empty() ? sentence : notes + " " + sentence;
 }
 
-const std::vector<std::pair<std::string, int>>& knownTokenizers()
-{
-    // Longer, more specific fragments first: the first that matches is taken.
-    static const std::vector<std::pair<std::string, int>> table{
-        {"GPT2BPETokenizer", 50257},  {"gpt2", 50257},
-        {"Llama-3", 128256},          {"Llama3", 128256},
-        {"Llama31", 128256},          {"Llama2Tokenizer", 32000},
-        {"Llama-2", 32000},           {"Llama2", 32000},
-        {"Mixtral-8x22B", 32768},     {"Mixtral", 32000},
-        {"Mistral-7B", 32000},        {"DeepSeek-V3", 129280},
-        {"DeepSeek-V2", 102400},      {"BertWordPieceLowerCase", 30522},
-        {"BertWordPieceCase", 28996},
-    };
-    return table;
-}
-
 const std::set<std::string>& knownSettingNames()
 {
     static const std::set<std::string> names{
@@ -318,6 +326,8 @@ const std::set<std::string>& knownSettingNames()
         "no_pad_vocab_size",
         "tokenizer_type",
         "tokenizer_model",
+        "vocab_file",
+        "merge_file",
         "multi_latent_attention",
         "q_lora_rank",
         "kv_lora_rank",

@@ -31,6 +31,8 @@ struct SettingsOrigin {
     SourcePlace start;       // where a missing setting is reported
     // How the source spells a setting: "--num-layers" or "num_layers".
     std::string (*spell)(const std::string& name) = nullptr;
+    // The training script a launch runs ("pretrain_gpt.py"): its defaults apply.
+    std::string script;
 };
 
 // The run description, or nothing with every missing or wrong setting in report.errors. What
@@ -44,9 +46,5 @@ const std::set<std::string>& knownSettingNames();
 
 // Adds a sentence to the run's "notes".
 void appendNote(nlohmann::json& run, const std::string& sentence);
-
-// Tokenizers whose vocabulary is known without reading their files: (name or model-name
-// fragment, tokens before padding).
-const std::vector<std::pair<std::string, int>>& knownTokenizers();
 
 } // namespace cs

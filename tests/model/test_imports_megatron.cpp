@@ -136,7 +136,7 @@ TEST_CASE("the tokenizer's vocabulary, padded as Megatron pads it", "[imports][m
     CHECK(vocab("--tokenizer-type GPT2BPETokenizer --tensor-model-parallel-size 8") == 51200);
     CHECK(vocab("--tokenizer-type HuggingFaceTokenizer --tokenizer-model "
                 "meta-llama/Meta-Llama-3.1-8B") == 128256);
-    CHECK(vocab("--tokenizer-type NullTokenizer --vocab-size 128256") == 128384); // + EOD, padded
+    CHECK(vocab("--tokenizer-type NullTokenizer --vocab-size 128256") == 128256); // EOD within
     CHECK(vocab("--padded-vocab-size 32000 --tensor-model-parallel-size 8") == 32000);
     CHECK(vocab("--vocab-size 1000 --no-pad-vocab-size") == 1000);
     const Imported unknown =
