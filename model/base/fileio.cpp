@@ -68,8 +68,14 @@ private:
     int m_fd;
 };
 
-// JSON text starts with ASCII, so a NUL in the first code unit gives a wide encoding away even
-// without a byte order mark.
+// A character text starts with: printable ASCII or a blank.
+bool isTextAscii(char c)
+{
+    return (c >= 0x20 && c < 0x7F) || c == '\t' || c == '\n' || c == '\r';
+}
+
+// JSON text starts with ASCII, so a NUL beside an ASCII character in the first code unit gives a
+// wide encoding away even without a byte order mark; NULs beside anything else are binary.
 std::optional<std::string_view> wideEncoding(std::string_view text)
 {
     const auto startsWith = [&](std::string_view prefix) {
@@ -80,11 +86,67 @@ std::optional<std::string_view> wideEncoding(std::string_view text)
         return "UTF-32";
     if (startsWith("\xFF\xFE"sv) || startsWith("\xFE\xFF"sv))
         return "UTF-16";
-    if (text.size() >= 4 && (text[0] == 0) != (text[3] == 0) && text[1] == 0 && text[2] == 0)
+    if (text.size() >= 4 && text[1] == 0 && text[2] == 0 &&
+        ((isTextAscii(text[0]) && text[3] == 0) || (text[0] == 0 && isTextAscii(text[3]))))
         return "UTF-32";
-    if (text.size() >= 2 && (text[0] == 0) != (text[1] == 0))
+    if (text.size() >= 2 &&
+        ((isTextAscii(text[0]) && text[1] == 0) || (text[0] == 0 && isTextAscii(text[1]))))
         return "UTF-16";
     return std::nullopt;
+}
+
+// The length of the well-formed UTF-8 character at text[at]; 0 when there is none.
+size_t utf8Length(std::string_view text, size_t at)
+{
+    const auto byte = [&](size_t i) { return static_cast<unsigned char>(text[i]); };
+    const unsigned char lead = byte(at);
+    if (lead < 0x80)
+        return 1;
+    size_t length = 0;
+    unsigned char low = 0x80, high = 0xBF; // the second byte's range (RFC 3629)
+    if (lead >= 0xC2 && lead <= 0xDF) {
+        length = 2;
+    } else if (lead >= 0xE0 && lead <= 0xEF) {
+        length = 3;
+        low = lead == 0xE0 ? 0xA0 : 0x80;
+        high = lead == 0xED ? 0x9F : 0xBF;
+    } else if (lead >= 0xF0 && lead <= 0xF4) {
+        length = 4;
+        low = lead == 0xF0 ? 0x90 : 0x80;
+        high = lead == 0xF4 ? 0x8F : 0xBF;
+    }
+    if (length == 0 || at + length > text.size() || byte(at + 1) < low || byte(at + 1) > high)
+        return 0;
+    for (size_t i = at + 2; i < at + length; ++i) {
+        if ((byte(i) & 0xC0) != 0x80)
+            return 0;
+    }
+    return length;
+}
+
+// The offset of the first byte JSON text cannot hold (a control character other than a blank,
+// or a byte outside well-formed UTF-8), when it comes before a NUL within the first
+// kBinaryWindow bytes: git's test for a binary file. A NUL further on (the zeroed tail a crash
+// leaves in a log) does not make a text file binary.
+constexpr size_t kBinaryWindow = 8000;
+
+std::optional<size_t> binaryOffset(std::string_view text)
+{
+    if (text.substr(0, kBinaryWindow).find('\0') == std::string_view::npos)
+        return std::nullopt;
+    for (size_t at = 0; at < text.size();) {
+        const size_t length = utf8Length(text, at);
+        if (length == 0 || (length == 1 && !isTextAscii(text[at]) && text[at] != 0x7F))
+            return at;
+        at += length;
+    }
+    return std::nullopt; // not reached: the NUL is such a byte
+}
+
+std::string hexByte(unsigned char b)
+{
+    static constexpr char kDigits[] = "0123456789ABCDEF";
+    return std::string("0x") + kDigits[b >> 4] + kDigits[b & 0xF];
 }
 
 // Reads at most limit + 1 bytes, so that a file that grew past the limit is noticed.
@@ -146,6 +208,10 @@ std::optional<std::string> readFileText(const std::string& path, Diagnostics& di
     if (const auto encoding = wideEncoding(text))
         return refuse("is " + std::string(*encoding) +
                       " text; ClusterScope reads UTF-8 JSON (save it as UTF-8)");
+    if (const auto at = binaryOffset(text))
+        return refuse("is not a text file: byte " + hexByte(static_cast<unsigned char>(text[*at])) +
+                      " at offset " + withThousands(int64_t(*at)) +
+                      " cannot be in JSON text; ClusterScope reads UTF-8 JSON");
     return text;
 }
 

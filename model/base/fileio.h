@@ -18,7 +18,8 @@ inline constexpr size_t kMaxFileBytes = 64u << 20;
 
 // Reads a whole regular file. Refused at once, with the reason, before reading a byte:
 // directories, FIFOs, devices and sockets, symbolic link loops, unreadable files and files over
-// `limit` bytes. UTF-16 and UTF-32 text is refused by name.
+// `limit` bytes. UTF-16 and UTF-32 text is refused by name; a binary file (a NUL within its
+// first 8,000 bytes) with the offset of the first byte JSON text cannot hold.
 std::optional<std::string> readFileText(const std::string& path, Diagnostics& diags,
                                         size_t limit = kMaxFileBytes);
 // Why a file of `bytes` bytes is refused when `limit` is the most that is read: "larger than

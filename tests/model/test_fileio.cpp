@@ -127,6 +127,50 @@ TEST_CASE("readFileText names UTF-16 and UTF-32 text", "[fileio][read]")
     CHECK(diags.empty());
 }
 
+TEST_CASE("readFileText says a binary file is not text, at the first byte JSON cannot hold",
+          "[fileio][read]")
+{
+    using namespace std::string_literals;
+    std::string everyByte;
+    for (int b = 0; b < 256; ++b)
+        everyByte += char(b);
+    const std::string elf = "\x7F"
+                            "ELF\x02\x01\x01\0\0\0"s;
+    const std::string png = "\x89PNG\r\n\x1A\n\0\0\0\rIHDR"s;
+    const std::string textThenBinary = "{\"name\": \"caf\xC3\xA9\"}\n\x01\x02\0"s;
+    const std::string brokenUtf8 = "{\"a\": \"\xE2\x82\"}\0"s; // a cut-off three-byte character
+    struct Case {
+        std::string bytes;
+        std::string reason;
+    };
+    const Case c = GENERATE_COPY(values<Case>({
+        {everyByte, "byte 0x00 at offset 0"},
+        {"\x01\x02\0"s, "byte 0x01 at offset 0"},
+        {elf, "byte 0x02 at offset 4"},
+        {png, "byte 0x89 at offset 0"},
+        {textThenBinary, "byte 0x01 at offset 18"},
+        {brokenUtf8, "byte 0xE2 at offset 7"},
+    }));
+    ScratchDir dir;
+    const std::string path = dir.path("data.json");
+    writeContent(path, c.bytes);
+    CHECK(readError(path) == path + ": is not a text file: " + c.reason +
+                                 " cannot be in JSON text; ClusterScope reads UTF-8 JSON");
+}
+
+TEST_CASE("readFileText reads a text file whose NULs start past the first 8,000 bytes",
+          "[fileio][read]")
+{
+    // A log a crash left with a zeroed tail.
+    ScratchDir dir;
+    const std::string path = dir.path("train.log");
+    const std::string text = std::string(9000, 'x') + "\n" + std::string(64, '\0');
+    writeContent(path, text);
+    cs::Diagnostics diags;
+    CHECK(cs::readFileText(path, diags) == text);
+    CHECK(diags.empty());
+}
+
 TEST_CASE("check and a run whose cluster is a FIFO fail at once, naming the FIFO",
           "[fileio][read][cli]")
 {
