@@ -71,20 +71,6 @@ void classify(GroupMatch& g, const Placement& p)
     }
 }
 
-// The index in `groups` of each of the rank's own groups.
-std::vector<int> matchesOfRank(const RankProfile& rank, const std::vector<GroupMatch>& groups)
-{
-    std::map<std::string, int> byKey;
-    for (size_t i = 0; i < groups.size(); ++i)
-        byKey[keyOf(groups[i].name, groups[i].ranks)] = int(i);
-    std::vector<int> out;
-    for (const ProcessGroup& g : rank.groups) {
-        const auto it = byKey.find(keyOf(g.name, sorted(g.ranks)));
-        out.push_back(it == byKey.end() ? -1 : it->second);
-    }
-    return out;
-}
-
 // The step closest to the rank's median step.
 int medianStepIndex(const RankProfile& rank)
 {
@@ -182,6 +168,38 @@ std::vector<GroupMatch> matchGroups(const MeasuredProfile& profile, const Cluste
     return groups;
 }
 
+std::vector<int> groupMatchesOf(const RankProfile& rank, const std::vector<GroupMatch>& groups)
+{
+    std::map<std::string, int> byKey;
+    for (size_t i = 0; i < groups.size(); ++i)
+        byKey[keyOf(groups[i].name, groups[i].ranks)] = int(i);
+    std::vector<int> out;
+    for (const ProcessGroup& g : rank.groups) {
+        const auto it = byKey.find(keyOf(g.name, sorted(g.ranks)));
+        out.push_back(it == byKey.end() ? -1 : it->second);
+    }
+    return out;
+}
+
+std::vector<int> slowestRankPerStage(const MeasuredProfile& profile, const ClusterDesc& cluster,
+                                     const RunDesc& run)
+{
+    const Placement placement = placeRun(run, cluster);
+    std::vector<int> slowest(size_t(std::max(1, placement.size(Dim::PP))), -1);
+    std::vector<double> longest(slowest.size(), -1.0);
+    for (const RankProfile& r : profile.ranks) {
+        if (r.rank >= placement.worldSize())
+            continue;
+        const size_t stage = size_t(placement.coord(r.rank)[Dim::PP]);
+        const double t = r.medianStepS();
+        if (t > longest[stage]) {
+            longest[stage] = t;
+            slowest[stage] = r.rank;
+        }
+    }
+    return slowest;
+}
+
 Breakdown measuredRankBreakdown(const RankProfile& rank, const std::vector<GroupMatch>& groups,
                                 int step, double* unmatchedS)
 {
@@ -193,7 +211,7 @@ Breakdown measuredRankBreakdown(const RankProfile& rank, const std::vector<Group
     if (step < 0 || size_t(step) >= rank.steps.size())
         return b;
     const StepFigures& s = rank.steps[size_t(step)];
-    const std::vector<int> match = matchesOfRank(rank, groups);
+    const std::vector<int> match = groupMatchesOf(rank, groups);
     b.compute = s.computeBusyS;
     b.bubble = s.idleS;
     for (const GroupSeconds& g : s.exposedByGroup) {

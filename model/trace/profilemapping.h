@@ -79,6 +79,15 @@ struct ProfileComparison {
 std::vector<GroupMatch> matchGroups(const MeasuredProfile& profile, const ClusterDesc& cluster,
                                     const RunDesc& run);
 
+// For each of the rank's own process groups (RankProfile::groups), its index in `groups`
+// (matchGroups' answer), or -1: what colours a measured kernel by its dimension.
+std::vector<int> groupMatchesOf(const RankProfile& rank, const std::vector<GroupMatch>& groups);
+
+// The rank with the longest median step of each pipeline stage (index: stage), -1 where the
+// profile has no rank of that stage: the ranks the timeline shows.
+std::vector<int> slowestRankPerStage(const MeasuredProfile& profile, const ClusterDesc& cluster,
+                                     const RunDesc& run);
+
 // A rank's step (`step`: index in its steps; -1: the step closest to its median) as a
 // Breakdown: compute busy as compute, the exposed communication of each group under the
 // dimension it matched (unmatched groups' under none, said in `unmatchedS`), idle as bubble.

@@ -5,8 +5,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 
+#include "profilejson.h"
 #include "profilemapping.h"
 #include "samplefiles.h"
 #include "syntheticprofile.h"
@@ -129,5 +131,50 @@ TEST_CASE("a known clock offset of each rank is recovered by aligning on collect
               Approx(options.clockOffsetS[size_t(r.rank)] - options.clockOffsetS[0]).margin(1e-6));
         // on the aligned clock every rank's first step starts together
         CHECK(r.steps.front().startS == Approx(0).margin(1e-6));
+    }
+}
+
+TEST_CASE("a profile kept as JSON (a session's) gives back the same figures and comparison",
+          "[trace]")
+{
+    const ClusterRun cr = smallRun({"tp2 pp2 dp4", 2, 1, 2, 4, 1});
+    const Evaluation e = evaluate(cr.cluster, cr.run);
+    const std::string dir = tempFolder("json");
+    Diagnostics diags;
+    REQUIRE(writeSyntheticProfile(dir, cr.cluster, cr.run, {}, diags));
+    const MeasuredProfile p = readProfile({dir});
+    std::filesystem::remove_all(dir);
+    const nlohmann::json written = profileJson(p);
+    const std::optional<MeasuredProfile> back = profileFromJson(written, "s.csession", "/x", diags);
+    INFO(diags.formatAll());
+    REQUIRE(back);
+    CHECK(profileJson(*back) == written);
+    const ProfileComparison before = compareWithPrediction(p, cr.cluster, cr.run, e);
+    const ProfileComparison after = compareWithPrediction(*back, cr.cluster, cr.run, e);
+    CHECK(after.summary == before.summary);
+    REQUIRE(after.parts.size() == before.parts.size());
+    for (size_t i = 0; i < after.parts.size(); ++i)
+        CHECK(after.parts[i].measuredS == before.parts[i].measuredS);
+    // the views' helpers: the slowest rank of each stage, each kernel's dimension
+    const std::vector<int> slowest = slowestRankPerStage(p, cr.cluster, cr.run);
+    REQUIRE(slowest.size() == 2);
+    CHECK(slowest[0] >= 0);
+    CHECK(slowest[1] >= 0);
+    const std::vector<int> match = groupMatchesOf(p.ranks.front(), before.groups);
+    REQUIRE(match.size() == p.ranks.front().groups.size());
+    for (size_t g = 0; g < match.size(); ++g) {
+        REQUIRE(match[g] >= 0);
+        std::vector<int> ranks = p.ranks.front().groups[g].ranks;
+        std::sort(ranks.begin(), ranks.end());
+        CHECK(before.groups[size_t(match[g])].ranks == ranks); // groups are the same by ranks
+    }
+    SECTION("what is not such an object is refused at its place")
+    {
+        nlohmann::json bad = written;
+        bad["ranks"][0]["steps"][0]["duration_s"] = "long";
+        Diagnostics problems;
+        CHECK(!profileFromJson(bad, "s.csession", "/x-profile", problems));
+        CHECK(problems.formatAll().find("s.csession: /x-profile: not a measured profile") !=
+              std::string::npos);
     }
 }
