@@ -7,7 +7,8 @@ Only the standard library (json, gzip); the definitions are those of docs/measur
 a kernel is communication when its name holds "nccl" or "rccl" (its kind the collective its name
 says; where it says none, or says SendRecv, the "Collective name" of its own args or of the
 record_param_comms operator that launched it), and belongs to the ProfilerStep#N during which it
-was launched (by correlation with its launch; without one, by its start).
+was launched (by correlation with its launch; without one, by its start). Times count from the
+first step's start.
 
     tools/trace-reference.py FILE...      # prints a C++ table row per file
 """
@@ -68,6 +69,14 @@ def read(path):
     with opener(path, "rt") as f:
         trace = json.load(f)
     events = [e for e in trace.get("traceEvents", []) if e.get("ph") == "X" and "ts" in e]
+    # Times from the first step's start (else the first kernel's): epoch microseconds (1.7e15)
+    # have a grain of 0.25 us in a double, which a start plus a duration would lose.
+    step_starts = [e["ts"] for e in events if e.get("cat") in ("user_annotation", "cpu_op")
+                   and e.get("name", "").startswith("ProfilerStep#")]
+    kernel_starts = [e["ts"] for e in events if e.get("cat") == "kernel"]
+    origin = min(step_starts) if step_starts else min(kernel_starts, default=0)
+    for e in events:
+        e["ts"] -= origin
     info = trace.get("distributedInfo") or {}
     rank, world = info.get("rank", 0), info.get("world_size", info.get("rank", 0) + 1)
     steps = {}

@@ -176,13 +176,13 @@ void orderSteps(const std::string& file, RawTrace& raw, Diagnostics& notes)
     raw.steps = std::move(kept);
 }
 
-StepFigures figuresOf(const RawStep& step, double originUs, const std::vector<RawKernel>& kernels,
+StepFigures figuresOf(const RawStep& step, const std::vector<RawKernel>& kernels,
                       const std::vector<size_t>& members, int groups)
 {
     StepFigures f;
     f.number = step.number;
     f.name = "ProfilerStep#" + std::to_string(step.number);
-    f.startS = (step.ts - originUs) * 1e-6;
+    f.startS = step.ts * 1e-6;
     f.durationS = step.dur * 1e-6;
     std::vector<BusySpan> compute;
     std::vector<BusySpan> comm;
@@ -203,13 +203,35 @@ StepFigures figuresOf(const RawStep& step, double originUs, const std::vector<Ra
     return f;
 }
 
+// Every time from the rank's own origin (its first step's start, or its first kernel's), so that
+// sums and unions keep the file's nanosecond digits: a clock of 1.7e15 us (epoch microseconds,
+// as older PyTorch writes) has a grain of 0.25 us in a double, a start and a duration added
+// there lose it kernel by kernel. Steps must be ordered.
+void rebase(RawTrace& raw, RankProfile& rank)
+{
+    double originUs = 0;
+    if (!raw.steps.empty())
+        originUs = raw.steps.front().ts;
+    else if (!raw.kernels.empty())
+        originUs =
+            std::min_element(raw.kernels.begin(), raw.kernels.end(),
+                             [](const RawKernel& a, const RawKernel& b) { return a.ts < b.ts; })
+                ->ts;
+    rank.originNs = raw.baseTimeNanoseconds.value_or(0) + int64_t(std::llround(originUs * 1000.0));
+    for (RawKernel& k : raw.kernels)
+        k.ts -= originUs;
+    for (auto& [correlation, launch] : raw.launches)
+        launch.ts -= originUs;
+    for (RawCommOp& op : raw.commOps)
+        op.ts -= originUs;
+    for (RawStep& s : raw.steps)
+        s.ts -= originUs;
+}
+
 void assemble(RawTrace& raw, RankProfile& rank, bool keepKernels)
 {
     std::sort(raw.kernels.begin(), raw.kernels.end(),
               [](const RawKernel& a, const RawKernel& b) { return a.ts < b.ts; });
-    double originUs = raw.steps.empty() ? (raw.kernels.empty() ? 0 : raw.kernels.front().ts)
-                                        : raw.steps.front().ts;
-    rank.originNs = raw.baseTimeNanoseconds.value_or(0) + int64_t(std::llround(originUs * 1000.0));
     const int groups = int(raw.groups.size());
     std::vector<std::vector<size_t>> byStep(raw.steps.size());
     std::vector<int32_t> stepOf(raw.kernels.size(), -1);
@@ -225,7 +247,7 @@ void assemble(RawTrace& raw, RankProfile& rank, bool keepKernels)
         if (!isComm(k.kind))
             compute.push_back({k.ts, k.ts + k.dur, -1});
         else if (k.kind != KernelKind::SendRecv && k.kind != KernelKind::OtherComm)
-            rank.collectiveEnds.push_back({k.group, (k.ts + k.dur - originUs) * 1e-6});
+            rank.collectiveEnds.push_back({k.group, (k.ts + k.dur) * 1e-6});
         rank.streams.push_back(k.stream);
     }
     rank.totalComputeBusyS = unionLength(compute) * 1e-6;
@@ -233,15 +255,15 @@ void assemble(RawTrace& raw, RankProfile& rank, bool keepKernels)
     rank.streams.erase(std::unique(rank.streams.begin(), rank.streams.end()), rank.streams.end());
     rank.kernelCount = raw.kernels.size();
     for (size_t s = 0; s < raw.steps.size(); ++s)
-        rank.steps.push_back(figuresOf(raw.steps[s], originUs, raw.kernels, byStep[s], groups));
+        rank.steps.push_back(figuresOf(raw.steps[s], raw.kernels, byStep[s], groups));
     rank.groups = std::move(raw.groups);
     if (!keepKernels)
         return;
     rank.kernels.reserve(raw.kernels.size());
     for (size_t i = 0; i < raw.kernels.size(); ++i) {
         const RawKernel& k = raw.kernels[i];
-        rank.kernels.push_back({(k.ts - originUs) * 1e-6, (k.ts + k.dur - originUs) * 1e-6,
-                                k.stream, k.name, k.group, stepOf[i], k.kind});
+        rank.kernels.push_back(
+            {k.ts * 1e-6, (k.ts + k.dur) * 1e-6, k.stream, k.name, k.group, stepOf[i], k.kind});
     }
     rank.kernelNames = std::move(raw.kernelNames);
 }
@@ -312,8 +334,9 @@ std::optional<RankProfile> readRankTrace(const std::string& path, const RankRead
     if (raw.steps.empty())
         notes.atPointer(path, "/traceEvents",
                         "no ProfilerStep#N annotations: its kernels count in its totals only");
-    settleCommKernels(raw);
     orderSteps(path, raw, notes);
+    rebase(raw, rank);
+    settleCommKernels(raw);
     assemble(raw, rank, options ? options->keepKernels : true);
     return rank;
 }
