@@ -1,0 +1,22 @@
+#pragma once
+// A measured profile as a session keeps it, under the extension key kMeasuredProfileKey: the
+// figures `import trace --json` prints (cs::profileJson) and, in each step, what the window's
+// comparison needs besides (the exposed communication by process group, the communication busy
+// time). The kernels stay in the traces: a session opens, and a presentation shows the
+// profile, without them.
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "profile.h"
+
+inline constexpr const char* kMeasuredProfileKey = "x-measured_profile";
+
+// What a session stores of a profile (no kernels).
+nlohmann::json storedProfileJson(const cs::MeasuredProfile& profile);
+
+// The profile back from storedProfileJson's object, with its figures and without kernels;
+// nothing, with *error saying where and what is wrong, when the object is not one.
+std::optional<cs::MeasuredProfile> storedProfileFrom(const nlohmann::json& stored,
+                                                     std::string* error);
