@@ -176,11 +176,21 @@ InspectorPanel::InspectorPanel(QWidget* parent)
 void InspectorPanel::showRank(const cs::Topology& topology, const cs::Placement& placement,
                               const cs::Evaluation& evaluation, const cs::RunDesc& run, int rank)
 {
-    m_text->setHtml(inspectorHtml(topology, placement, evaluation, run, rank));
+    m_html = inspectorHtml(topology, placement, evaluation, run, rank);
+    m_text->setHtml(m_html + m_appendix);
+}
+
+void InspectorPanel::setAppendix(const QString& html)
+{
+    if (html == m_appendix)
+        return;
+    m_appendix = html;
+    m_text->setHtml(m_html + m_appendix);
 }
 
 void InspectorPanel::clear()
 {
+    m_html.clear();
     m_text->clear();
 }
 

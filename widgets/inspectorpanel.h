@@ -4,6 +4,7 @@
 // NVLink domain or crosses the fabric, its memory and the bandwidth of each link class its
 // traffic uses.
 
+#include <QString>
 #include <QWidget>
 
 class QTextBrowser;
@@ -24,9 +25,13 @@ public:
     explicit InspectorPanel(QWidget* parent = nullptr);
     void showRank(const cs::Topology& topology, const cs::Placement& placement,
                   const cs::Evaluation& evaluation, const cs::RunDesc& run, int rank);
+    // HTML shown under the rank's (a measured profile's figures for it), until set again.
+    void setAppendix(const QString& html);
     void clear();
     QString text() const;
 
 private:
     QTextBrowser* m_text = nullptr;
+    QString m_html;
+    QString m_appendix;
 };
