@@ -12,6 +12,7 @@
 #include "activityoverlay.h"
 #include "description.h"
 #include "gpucolors.h"
+#include "measuredcolors.h"
 #include "topologylayout.h"
 #include "topologyrenderer.h"
 
@@ -55,6 +56,12 @@ public:
     // the link-load mode colours and explains links with it. Set before applyView.
     using TrafficSource = std::function<const cs::StepTraffic&()>;
     void setTrafficSource(TrafficSource source) { m_traffic = std::move(source); }
+    // Colours and legend of a mode whose figures are not the evaluation's (a measured profile,
+    // measuredcolors.h): nothing for the modes gpucolors.h colours. recolor() after the
+    // figures change.
+    using ColorSource = std::function<std::optional<GpuColoring>(const cs::ColorMode&)>;
+    void setColorSource(ColorSource source) { m_colorSource = std::move(source); }
+    void recolor() { m_colorsApplied = false; }
 
 private:
     QString describeGpu(int gpu) const;
@@ -62,6 +69,7 @@ private:
     const cs::Placement& m_placement;
     LoadDescriber m_load;
     TrafficSource m_traffic;
+    ColorSource m_colorSource;
     const cs::Evaluation& m_evaluation;
     TopologyLayout m_layout;
     TopologyRenderer m_renderer;
