@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <utility>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -143,6 +144,21 @@ std::optional<size_t> binaryOffset(std::string_view text)
     return std::nullopt; // not reached: the NUL is such a byte
 }
 
+// The line and column (in characters) of a byte that well-formed UTF-8 text leads up to.
+std::pair<int, int> lineAndColumn(std::string_view text, size_t at)
+{
+    int line = 1, column = 1;
+    for (size_t i = 0; i < at; ++i) {
+        if (text[i] == '\n') {
+            ++line;
+            column = 1;
+        } else if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) {
+            ++column;
+        }
+    }
+    return {line, column};
+}
+
 std::string hexByte(unsigned char b)
 {
     static constexpr char kDigits[] = "0123456789ABCDEF";
@@ -208,10 +224,15 @@ std::optional<std::string> readFileText(const std::string& path, Diagnostics& di
     if (const auto encoding = wideEncoding(text))
         return refuse("is " + std::string(*encoding) +
                       " text; ClusterScope reads UTF-8 JSON (save it as UTF-8)");
-    if (const auto at = binaryOffset(text))
-        return refuse("is not a text file: byte " + hexByte(static_cast<unsigned char>(text[*at])) +
-                      " at offset " + withThousands(int64_t(*at)) +
-                      " cannot be in JSON text; ClusterScope reads UTF-8 JSON");
+    if (const auto at = binaryOffset(text)) {
+        const auto [line, column] = lineAndColumn(text, *at);
+        diags.atPosition(path, line, column,
+                         "is not a text file: byte " +
+                             hexByte(static_cast<unsigned char>(text[*at])) + " at offset " +
+                             withThousands(int64_t(*at)) +
+                             " cannot be in JSON text; ClusterScope reads UTF-8 JSON");
+        return std::nullopt;
+    }
     return text;
 }
 

@@ -141,20 +141,21 @@ TEST_CASE("readFileText says a binary file is not text, at the first byte JSON c
     const std::string brokenUtf8 = "{\"a\": \"\xE2\x82\"}\0"s; // a cut-off three-byte character
     struct Case {
         std::string bytes;
+        std::string place; // line:column
         std::string reason;
     };
     const Case c = GENERATE_COPY(values<Case>({
-        {everyByte, "byte 0x00 at offset 0"},
-        {"\x01\x02\0"s, "byte 0x01 at offset 0"},
-        {elf, "byte 0x02 at offset 4"},
-        {png, "byte 0x89 at offset 0"},
-        {textThenBinary, "byte 0x01 at offset 18"},
-        {brokenUtf8, "byte 0xE2 at offset 7"},
+        {everyByte, "1:1", "byte 0x00 at offset 0"},
+        {"\x01\x02\0"s, "1:1", "byte 0x01 at offset 0"},
+        {elf, "1:5", "byte 0x02 at offset 4"},
+        {png, "1:1", "byte 0x89 at offset 0"},
+        {textThenBinary, "2:1", "byte 0x01 at offset 18"},
+        {brokenUtf8, "1:8", "byte 0xE2 at offset 7"},
     }));
     ScratchDir dir;
     const std::string path = dir.path("data.json");
     writeContent(path, c.bytes);
-    CHECK(readError(path) == path + ": is not a text file: " + c.reason +
+    CHECK(readError(path) == path + ":" + c.place + ": is not a text file: " + c.reason +
                                  " cannot be in JSON text; ClusterScope reads UTF-8 JSON");
 }
 
