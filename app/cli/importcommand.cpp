@@ -46,7 +46,7 @@ const CommandSpec kImportSpec{
      {"--cluster", "CLUSTER", "(trace) the cluster the run ran on", {}, FileRole::Input},
      {"--run",
       "RUN",
-      "(trace) the run the profile measures: its breakdown beside",
+      "(trace) the run the profile measures: compared with its prediction",
       {},
       FileRole::Input},
      {"--json", "", "(mllog, trace) print the figures as JSON"}},

@@ -120,10 +120,11 @@ std::string summaryOf(const ProfileComparison& run, double unmatchedS)
     if (largest && std::abs(largest->difference()) > 0.01 * step)
         s = "measured " + largest->label + " " + inStepTimeText(largest->measuredS) + " vs " +
             inStepTimeText(largest->predictedS) + " predicted";
+    else
+        s = "no part differs from the prediction by more than 1 % of the step";
     if (compute && compute->relative()) {
         const double rel = *compute->relative();
-        if (!s.empty())
-            s += "; ";
+        s += "; ";
         s += std::abs(rel) < 0.05
                  ? "compute within " + numberText(std::max(1.0, std::ceil(std::abs(rel) * 100))) +
                        " %"
@@ -133,7 +134,7 @@ std::string summaryOf(const ProfileComparison& run, double unmatchedS)
     if (unmatchedS > 0.01 * step)
         s += "; " + inStepTimeText(unmatchedS) +
              " of exposed communication in groups that match no dimension";
-    return s.empty() ? "measured as predicted" : s;
+    return s;
 }
 
 } // namespace

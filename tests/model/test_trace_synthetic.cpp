@@ -12,6 +12,7 @@
 #include "profilemapping.h"
 #include "samplefiles.h"
 #include "syntheticprofile.h"
+#include "text.h"
 
 using namespace cs;
 
@@ -177,4 +178,29 @@ TEST_CASE("a profile kept as JSON (a session's) gives back the same figures and 
         CHECK(problems.formatAll().find("s.csession: /x-profile: not a measured profile") !=
               std::string::npos);
     }
+}
+
+TEST_CASE("where the run and the prediction part, the comparison says which part and by how much",
+          "[trace]")
+{
+    // the profile of the run on its fabric, compared with the prediction on a fabric of a
+    // tenth of the bandwidth: the data-parallel traffic is predicted to wait much longer
+    const ClusterRun cr = smallRun({"tp2 pp2 dp4", 2, 1, 2, 4, 1});
+    const std::string dir = tempFolder("differs");
+    Diagnostics diags;
+    REQUIRE(writeSyntheticProfile(dir, cr.cluster, cr.run, {}, diags));
+    const MeasuredProfile p = readProfile({dir});
+    std::filesystem::remove_all(dir);
+    ClusterDesc slow = cr.cluster;
+    slow.scaleOut.GbpsPerGpu /= 10;
+    const Evaluation predicted = evaluate(slow, cr.run);
+    const ProfileComparison m = compareWithPrediction(p, slow, cr.run, predicted);
+    INFO(m.summary);
+    const auto dp = std::find_if(m.parts.begin(), m.parts.end(),
+                                 [](const PartComparison& x) { return x.key == "dp_exposed"; });
+    REQUIRE(dp != m.parts.end());
+    CHECK(dp->measuredS < dp->predictedS);
+    CHECK(m.summary.rfind("measured DP exposed " + inStepTimeText(dp->measuredS) + " vs " +
+                              inStepTimeText(dp->predictedS) + " predicted; compute ",
+                          0) == 0);
 }
