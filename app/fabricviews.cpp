@@ -9,7 +9,6 @@
 #include <QStatusBar>
 #include <QUndoStack>
 #include <algorithm>
-#include <chrono>
 #include <memory>
 
 #include "backgroundwork.h"
@@ -19,14 +18,14 @@
 #include "goodputpanel.h"
 #include "linkloadink.h"
 #include "linkspanel.h"
-#include "search.h"
+#include "messagetext.h"
+#include "onscreen.h"
+#include "replan.h"
 #include "topologyscene.h"
 #include "topologyview.h"
 #include "traffic.h"
 
 namespace {
-
-constexpr auto kReplanTimeLimit = std::chrono::seconds(300);
 
 QString qtext(const std::string& s)
 {
@@ -241,7 +240,7 @@ public:
             m_links->showDetail(groupsOnLinkText(*m_doc, hit.index));
         });
         QAction* replan = tools->addAction(tr("&Re-plan on Healthy GPUs"), this,
-                                           [this] { replanDocument(m_window, m_doc); });
+                                           [this] { showReplan(replanDocument(m_window, m_doc)); });
         replan->setObjectName(QStringLiteral("replanHealthy"));
         replan->setStatusTip(tr("Search the fastest layout of this run on the GPUs in service, the "
                                 "global batch kept, and apply it as one undo step"));
@@ -262,9 +261,9 @@ private:
     {
         m_linksStale = m_goodputStale = true;
         m_view->markHit({});
-        if (m_linksDock->isVisible())
+        if (onScreen(m_linksDock))
             refreshLinks();
-        if (m_goodputDock->isVisible())
+        if (onScreen(m_goodputDock))
             refreshGoodput();
     }
     void refreshLinks()
@@ -299,8 +298,28 @@ private:
                 tr("%1\n\nRe-plan the run on the healthy GPUs (the search, kept as one undo step "
                    "with this change)?")
                     .arg(problem)) == QMessageBox::Yes;
-        if (problem.isEmpty() || replan)
-            applyFailureEdit(m_window, m_doc, edit);
+        if (!problem.isEmpty() && !replan)
+            return;
+        std::optional<Replan> replanned;
+        const QString refused = applyFailureEdit(m_window, m_doc, edit, &replanned);
+        if (!refused.isEmpty())
+            QMessageBox::warning(m_window, tr("Not applied"), refused + QLatin1Char('.'));
+        else
+            showReplan(replanned);
+    }
+
+    // What the re-plan changed and the three step times, in a box and, short, in the status
+    // bar.
+    void showReplan(const std::optional<Replan>& replan)
+    {
+        if (!replan)
+            return;
+        m_window->statusBar()->showMessage(
+            tr("Re-planned: %1")
+                .arg(replan->changes.isEmpty() ? tr("the layout is kept")
+                                               : replan->changes.join(QStringLiteral(", "))),
+            15'000);
+        QMessageBox::information(m_window, tr("Re-planned"), replanSummary(*replan));
     }
 
     QMainWindow* m_window;
@@ -365,74 +384,28 @@ QString problemsOf(const cs::ClusterDesc& cluster, const cs::RunDesc& run)
 {
     cs::Diagnostics diags;
     cs::checkEdit(cluster, run, diags);
-    return qtext(diags.formatAll()).trimmed();
+    return problemsForPeople(diags);
 }
 
-std::optional<cs::RunDesc> replanOnHealthy(const cs::ClusterDesc& cluster, const cs::RunDesc& run,
-                                           const std::atomic<bool>* cancel,
-                                           std::function<void(int64_t, int64_t)> progress)
-{
-    cs::RunDesc free = run;
-    free.parallelism.dp = 0; // what the healthy GPUs hold
-    cs::SearchOptions options;
-    options.keep = 1;
-    options.cancel = cancel;
-    options.progress = std::move(progress);
-    options.deadline = std::chrono::steady_clock::now() + kReplanTimeLimit;
-    const cs::SearchOutcome outcome = cs::searchParallelism(cluster, free, options);
-    if (outcome.results.empty() || outcome.cancelled)
-        return std::nullopt;
-    return cs::withLayout(run, outcome.results.front().layout);
-}
-
-QString applyFailureEdit(QWidget* parent, Document* doc, const FailureEdit& edit)
+QString applyFailureEdit(QWidget* parent, Document* doc, const FailureEdit& edit,
+                         std::optional<Replan>* replanned)
 {
     cs::RunDesc run = doc->run();
     QString text = edit.text;
     if (!problemsOf(edit.cluster, run).isEmpty()) {
-        const auto replanned = replanWithProgress(parent, edit.cluster, run);
-        if (!replanned)
+        const auto replan = replanWithProgress(parent, edit.cluster, run);
+        if (!replan)
             return QObject::tr("No layout of the run fits the healthy GPUs");
-        run = *replanned;
-        text += QObject::tr(" and re-plan");
+        run = replan->run;
+        text +=
+            replan->changes.isEmpty()
+                ? QObject::tr(" and re-plan")
+                : QObject::tr(" and re-plan (%1)").arg(replan->changes.join(QStringLiteral(", ")));
+        if (replanned)
+            *replanned = replan;
     }
     doc->undoStack()->push(new EditModelCommand(doc, edit.cluster, run, text));
     return {};
-}
-
-std::optional<cs::RunDesc> replanWithProgress(QWidget* parent, const cs::ClusterDesc& cluster,
-                                              const cs::RunDesc& run)
-{
-    std::optional<cs::RunDesc> best;
-    const bool finished = runWithProgress(
-        parent,
-        QObject::tr("Searching layouts on %1 healthy GPUs...").arg(cluster.healthyGpuCount()),
-        [&](TaskProgress& progress) {
-            best = replanOnHealthy(cluster, run, &progress.cancelled, progress.report);
-        });
-    if (!finished)
-        return std::nullopt;
-    return best;
-}
-
-bool replanDocument(QWidget* parent, Document* doc)
-{
-    const auto best = replanWithProgress(parent, doc->cluster(), doc->run());
-    if (!best)
-        return false;
-    if (*best == doc->run())
-        return true;
-    const cs::Parallelism& p = best->parallelism;
-    doc->undoStack()->push(new EditModelCommand(
-        doc, doc->cluster(), *best,
-        QObject::tr("Re-plan on %1 healthy GPUs: TP %2 CP %3 PP %4 VP %5 DP %6")
-            .arg(doc->cluster().healthyGpuCount())
-            .arg(p.tp)
-            .arg(p.cp)
-            .arg(p.pp)
-            .arg(p.vp)
-            .arg(p.dp)));
-    return true;
 }
 
 void addFabricViews(QMainWindow* window, Document* document, TopologyView* view, QMenu* toolsMenu)

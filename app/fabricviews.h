@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "description.h"
+#include "replan.h"
 
 class Document;
 class QMainWindow;
@@ -35,25 +36,12 @@ struct FailureEdit {
 std::vector<FailureEdit> failureEdits(const cs::ClusterDesc& cluster, const cs::Topology& topology,
                                       const Hit& hit);
 
-// Problems of a cluster and run as a file with them would have (fabric paths included); empty
-// when the pair is valid.
+// Problems of a cluster and run as a file with them would have (fabric paths included), in
+// sentences for people (problemsForPeople); empty when the pair is valid.
 QString problemsOf(const cs::ClusterDesc& cluster, const cs::RunDesc& run);
 
-// The fastest layout of the run on the cluster's healthy GPUs (the global batch kept), by the
-// search; nothing when none fits or it was cancelled.
-std::optional<cs::RunDesc> replanOnHealthy(const cs::ClusterDesc& cluster, const cs::RunDesc& run,
-                                           const std::atomic<bool>* cancel = nullptr,
-                                           std::function<void(int64_t, int64_t)> progress = {});
-
-// The search behind a progress dialog with Cancel; nothing when cancelled or nothing fits.
-std::optional<cs::RunDesc> replanWithProgress(QWidget* parent, const cs::ClusterDesc& cluster,
-                                              const cs::RunDesc& run);
-
 // Applies a failure edit as one undo step; when the run no longer fits the cluster it makes,
-// the run is re-planned on the healthy GPUs in the same step. Returns why nothing was applied
-// (empty when it was).
-QString applyFailureEdit(QWidget* parent, Document* doc, const FailureEdit& edit);
-
-// "Re-plan on Healthy GPUs": the best layout of the document's run on its cluster, applied as
-// one undo step (none when it is the run's own). False when cancelled or nothing fits.
-bool replanDocument(QWidget* parent, Document* doc);
+// the run is re-planned on the healthy GPUs in the same step (and `replanned`, when given,
+// says how). Returns why nothing was applied (empty when it was).
+QString applyFailureEdit(QWidget* parent, Document* doc, const FailureEdit& edit,
+                         std::optional<Replan>* replanned = nullptr);

@@ -3,6 +3,9 @@
 #include <QCoreApplication>
 #include <QStringList>
 
+#include "comparison.h"
+#include "diagnostics.h"
+
 QString boundedMessage(const QString& text, int maxLines, int maxChars)
 {
     QStringList shown;
@@ -26,4 +29,29 @@ QString boundedMessage(const QString& text, int maxLines, int maxChars)
     else if (more > 1)
         shown << QCoreApplication::translate("boundedMessage", "and %1 more lines").arg(more);
     return shown.join(QLatin1Char('\n'));
+}
+
+namespace {
+QString capitalized(QString text)
+{
+    if (!text.isEmpty())
+        text[0] = text[0].toUpper();
+    return text;
+}
+} // namespace
+
+QString problemsForPeople(const cs::Diagnostics& diags)
+{
+    QStringList lines;
+    for (const cs::Diagnostic& d : diags.items()) {
+        QString message = QString::fromStdString(d.message);
+        if (!message.endsWith(QLatin1Char('.')))
+            message += QLatin1Char('.');
+        const bool namesItself = d.pointer.empty() || d.pointer.ends_with("/failures");
+        lines << (namesItself ? capitalized(message)
+                              : QStringLiteral("%1: %2").arg(
+                                    capitalized(QString::fromStdString(cs::inputLabel(d.pointer))),
+                                    message));
+    }
+    return lines.join(QLatin1Char('\n'));
 }
