@@ -35,6 +35,7 @@ void Document::setSession(cs::Session session, const QString& filePath)
     emit viewChanged();
     emit bookmarksChanged();
     emit extensionsChanged();
+    emit sessionReplaced();
 }
 
 void Document::setClusterRun(const cs::ClusterDesc& cluster, const cs::RunDesc& run)

@@ -78,6 +78,9 @@ signals:
     void bookmarksChanged();
     void extensionsChanged(); // setExtensions, or a new session
     void modifiedChanged(bool modified);
+    // Another session took this one's place (setSession), after the signals above: what a
+    // view keeps of the last document (the timeline's zoom) starts over.
+    void sessionReplaced();
 
 private:
     void rebuild();

@@ -26,15 +26,17 @@ QString table(const QString& title, const QString& rows)
 
 QString shortcutsHtml(const QWidget* window)
 {
-    // By text, so that an action added to a menu and to the window is listed once.
+    // By name, so that an action added to a menu and to the window is listed once. The name
+    // is the icon text: the text of Undo and Redo says the next step ("Redo Set TP to 8"), their
+    // icon text stays "Undo" and "Redo" (documentundo.h).
     QMap<QString, QString> actions;
     for (const QAction* a : window->findChildren<QAction*>()) {
-        if (a->shortcuts().isEmpty() || a->text().isEmpty())
+        if (a->shortcuts().isEmpty() || a->iconText().isEmpty())
             continue;
         QStringList keys;
         for (const QKeySequence& k : a->shortcuts())
             keys << k.toString(QKeySequence::NativeText);
-        QString text = a->text();
+        QString text = a->iconText();
         text.remove(QLatin1Char('&'));
         text.remove(QStringLiteral("..."));
         actions.insert(text, keys.join(QStringLiteral(", ")));

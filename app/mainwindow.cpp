@@ -34,6 +34,7 @@
 #include "stepviews.h"
 #include "text.h"
 #include "theme.h"
+#include "timelineview.h"
 #include "topologyscene.h"
 #include "topologyview.h"
 #include "windowlayout.h"
@@ -66,6 +67,10 @@ MainWindow::MainWindow(const QString& recoveryDir, QWidget* parent)
             [this] { m_properties->setValues(m_document->cluster(), m_document->run()); });
     connect(m_document, &Document::bookmarksChanged, this,
             [this] { m_bookmarks->setBookmarks(m_document->bookmarks()); });
+    connect(m_document, &Document::sessionReplaced, this, [this] {
+        if (auto* timeline = findChild<TimelineView*>())
+            timeline->showWholeStep(); // a new document's step, not the last one's zoom
+    });
     if (const QScreen* screen = QGuiApplication::primaryScreen()) {
         const QSize size = defaultWindowSize(screen->availableGeometry().size());
         placeDocks(this, size);
@@ -284,6 +289,10 @@ void MainWindow::setDarkTheme(bool dark)
 void MainWindow::showEvent(QShowEvent* event)
 {
     QMainWindow::showEvent(event);
+    // No saved geometry: maximised, unless the window was given a size of its own before.
+    if (m_maximiseAtFirstShow && *m_maximiseAtFirstShow == size())
+        setWindowState(windowState() | Qt::WindowMaximized);
+    m_maximiseAtFirstShow.reset();
     // Once the window has its size and the docks their content: sizes asked for earlier are
     // redistributed as the docks fill.
     // After the events queued with the show: the first document is loaded by then, and the
@@ -352,7 +361,10 @@ void MainWindow::showHelp(HelpPage page)
 void MainWindow::readSettings()
 {
     QSettings settings;
-    restoreGeometry(settings.value(QStringLiteral("geometry")).toByteArray());
+    // The last geometry when there is one; else, at the first show, the screen's whole,
+    // maximised (the size meant for the screen stays the one it returns to).
+    if (!restoreGeometry(settings.value(QStringLiteral("geometry")).toByteArray()))
+        m_maximiseAtFirstShow = size();
     m_dockSizesSet = restoreState(settings.value(QStringLiteral("windowState")).toByteArray());
     m_lastDir = settings.value(QStringLiteral("lastDir")).toString();
     if (settings.value(QStringLiteral("theme")).toString() == QLatin1String("dark"))

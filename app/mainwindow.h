@@ -151,6 +151,7 @@ private:
     QString m_lastDir;
     bool m_quiet = false;
     bool m_dockSizesSet = false; // by the saved layout or, on the first show, by default
+    std::optional<QSize> m_maximiseAtFirstShow; // no saved geometry: the size it was given
     QString m_lastProblem;
     std::optional<DiskState> m_diskState;
     QPointer<MeasuredRunsDialog> m_measuredRuns;

@@ -12,6 +12,7 @@
 #include <QUndoStack>
 
 #include "document.h"
+#include "documentundo.h"
 #include "editcommands.h"
 #include "presentation.h"
 #include "searchdialog.h"
@@ -115,12 +116,10 @@ void MainWindow::createFileMenu()
 void MainWindow::createEditMenu()
 {
     QMenu* edit = menuBar()->addMenu(tr("&Edit"));
-    QAction* undo = m_document->undoStack()->createUndoAction(this, tr("&Undo"));
-    undo->setShortcut(QKeySequence::Undo);
-    QAction* redo = m_document->undoStack()->createRedoAction(this, tr("&Redo"));
-    redo->setShortcut(QKeySequence::Redo);
-    edit->addAction(undo);
-    edit->addAction(redo);
+    const DocumentUndoActions undo =
+        addDocumentUndo(this, m_document->undoStack(), [this] { return commitPendingEdit(); });
+    edit->addAction(undo.undo);
+    edit->addAction(undo.redo);
     edit->addSeparator();
     edit->addAction(m_presentation->addBookmarkAction());
 }

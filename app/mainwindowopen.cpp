@@ -157,6 +157,7 @@ bool MainWindow::openUnsaved(cs::Session session)
     if (!maybeSave())
         return false;
     m_document->setSession(std::move(session), QString());
+    m_document->undoStack()->resetClean(); // saved nowhere yet: closing or opening asks
     setDiskState(std::nullopt);
     return true;
 }
@@ -208,5 +209,6 @@ void MainWindow::newDocument()
     }
     session->bookmarks.clear();
     m_document->setSession(std::move(*session), QString());
+    m_document->undoStack()->resetClean(); // saved nowhere yet: closing or opening asks
     setDiskState(std::nullopt);
 }

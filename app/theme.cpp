@@ -2,8 +2,11 @@
 
 #include <QApplication>
 #include <QPalette>
+#include <QProxyStyle>
 #include <QStyle>
 #include <QStyleFactory>
+#include <QStyleOptionButton>
+#include <QStyleOptionViewItem>
 
 namespace {
 
@@ -40,11 +43,55 @@ QPalette darkPalette(QPalette p)
     return p;
 }
 
+// Fusion draws a check box's or radio button's frame a shade darker than the window and fills
+// it with the base colour: on a dark window both are near black, and the box all but vanishes.
+// In the dark theme the indicators get a frame and fill that stand out from the window.
+class IndicatorStyle : public QProxyStyle {
+public:
+    using QProxyStyle::QProxyStyle;
+
+    void drawPrimitive(PrimitiveElement element, const QStyleOption* option, QPainter* painter,
+                       const QWidget* widget) const override
+    {
+        const bool indicator = element == PE_IndicatorCheckBox ||
+                               element == PE_IndicatorRadioButton ||
+                               element == PE_IndicatorItemViewItemCheck;
+        if (!indicator || !isDark(option->palette)) {
+            QProxyStyle::drawPrimitive(element, option, painter, widget);
+            return;
+        }
+        if (const auto* item = qstyleoption_cast<const QStyleOptionViewItem*>(option)) {
+            QStyleOptionViewItem lit(*item);
+            lit.palette = indicatorPalette(option->palette);
+            QProxyStyle::drawPrimitive(element, &lit, painter, widget);
+        } else if (const auto* button = qstyleoption_cast<const QStyleOptionButton*>(option)) {
+            QStyleOptionButton lit(*button);
+            lit.palette = indicatorPalette(option->palette);
+            QProxyStyle::drawPrimitive(element, &lit, painter, widget);
+        } else {
+            QStyleOption lit(*option);
+            lit.palette = indicatorPalette(option->palette);
+            QProxyStyle::drawPrimitive(element, &lit, painter, widget);
+        }
+    }
+
+private:
+    // Fusion's frame is the window colour darkened: a light "window" makes it a mid grey.
+    static QPalette indicatorPalette(QPalette p)
+    {
+        for (QPalette::ColorGroup group : {QPalette::Active, QPalette::Inactive}) {
+            p.setColor(group, QPalette::Window, QColor(190, 194, 200));
+            p.setColor(group, QPalette::Base, QColor(62, 66, 73));
+        }
+        return p;
+    }
+};
+
 } // namespace
 
 void applyTheme(bool dark)
 {
-    QStyle* fusion = QStyleFactory::create(QStringLiteral("Fusion"));
+    QStyle* fusion = new IndicatorStyle(QStyleFactory::create(QStringLiteral("Fusion")));
     const QPalette standard = fusion->standardPalette();
     qApp->setStyle(fusion);
     qApp->setPalette(dark ? darkPalette(standard) : standard);

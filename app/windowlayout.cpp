@@ -82,6 +82,9 @@ void placeDocks(QMainWindow* window, QSize size)
 {
     const auto dock = [window](const char* name) { return dockNamed(window, name); };
     const bool tall = size.height() >= kTallFrom;
+    // The left column runs the window's height, the timeline beside it: on a short screen the
+    // Properties, the legend and the inspector need every line of it.
+    window->setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
     for (const DockPlace& place : tall ? std::span(kTallDocks) : std::span(kShortDocks)) {
         QDockWidget* d = dock(place.name);
         if (!d)

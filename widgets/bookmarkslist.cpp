@@ -1,6 +1,7 @@
 #include "bookmarkslist.h"
 
 #include <QContextMenuEvent>
+#include <QGuiApplication>
 #include <QKeyEvent>
 #include <QMenu>
 
@@ -9,13 +10,19 @@
 BookmarksList::BookmarksList(QWidget* parent)
     : QListWidget(parent)
 {
-    setToolTip(tr("Double-click to go to a bookmark, F2 to rename, Delete to remove; right-click\n"
-                  "to edit its caption and speaker notes. Ctrl+B adds the current view;\n"
-                  "Page Down/Up step through them."));
+    setToolTip(tr("Click a bookmark (or Enter) to go to it, F2 to rename, Delete to remove;\n"
+                  "right-click to edit its caption and speaker notes. Ctrl+B adds the current\n"
+                  "view; Page Down/Up step through them."));
     setWordWrap(true);
-    setEditTriggers(QAbstractItemView::EditKeyPressed | QAbstractItemView::SelectedClicked);
-    connect(this, &QListWidget::itemActivated, this,
+    // A click goes there, so a click on the selected one does not start renaming it.
+    setEditTriggers(QAbstractItemView::EditKeyPressed);
+    connect(this, &QListWidget::itemClicked, this,
             [this](QListWidgetItem* item) { emit goToRequested(row(item)); });
+    connect(this, &QListWidget::itemActivated, this, [this](QListWidgetItem* item) {
+        // A double-click's first click went there already.
+        if (QGuiApplication::mouseButtons() == Qt::NoButton)
+            emit goToRequested(row(item));
+    });
     connect(this, &QListWidget::itemChanged, this,
             [this](QListWidgetItem* item) { emit renameRequested(row(item), item->text()); });
 }
@@ -49,6 +56,7 @@ void BookmarksList::contextMenuEvent(QContextMenuEvent* event)
     const int index = row(item);
     QMenu menu(this);
     menu.addAction(tr("Go To"), this, [this, index] { emit goToRequested(index); });
+    menu.addAction(tr("Rename"), this, [this, item] { editItem(item); });
     menu.addAction(tr("Edit Caption and Notes..."), this,
                    [this, index] { emit editRequested(index); });
     menu.addAction(tr("Delete"), this, [this, index] { emit removeRequested(index); });

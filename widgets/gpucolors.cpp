@@ -62,6 +62,8 @@ int keyCount(const cs::ColorMode& mode, const cs::Topology& topology,
 {
     if (mode.kind == cs::ColorKind::Domain)
         return topology.domainCount();
+    if (placement.size(mode.dim) <= 1) // every rank a group of one: one colour, not confetti
+        return 1;
     if (cs::dimInfo(mode.dim).coloursByCoordinate)
         return placement.size(mode.dim);
     return placement.groupCount(mode.dim);
@@ -204,6 +206,16 @@ Legend legendFor(const cs::ColorMode& mode, const cs::Topology& topology,
     }
     case cs::ColorKind::Dimension:
         legend.title = dimLegendTitle(mode.dim);
+        if (placement.size(mode.dim) <= 1) {
+            legend.title =
+                mode.dim == cs::Dim::EP
+                    ? QObject::tr("EP: this run has no experts to spread (a dense model, or EP "
+                                  "1), so no GPUs exchange tokens in an all-to-all")
+                    : QObject::tr("%1: size 1, not used by this run")
+                          .arg(QString::fromLatin1(cs::dimInfo(mode.dim).shortLabel.data(),
+                                                   int(cs::dimInfo(mode.dim).shortLabel.size())));
+            return legend;
+        }
         break;
     }
     const GpuColors colors = colorGpus(mode, topology, placement, evaluation);

@@ -1,9 +1,11 @@
 #include "legendwidget.h"
 
 #include <QEvent>
+#include <QFontMetricsF>
 #include <QPainter>
 #include <QPalette>
 #include <algorithm>
+#include <cmath>
 
 namespace {
 
@@ -17,23 +19,51 @@ double swatchOf(const LegendStyle& s)
 {
     return s.fontPx;
 }
-double entryWidthOf(const LegendStyle& s)
+QFont fontOf(const LegendStyle& s, bool bold = false)
 {
-    return s.fontPx * 12.5;
+    QFont font;
+    font.setPixelSize(int(s.fontPx));
+    font.setBold(bold);
+    return font;
 }
 
-int columnsFor(double width, const LegendStyle& s)
+// Entries are laid in as many columns as their longest label leaves room for.
+int columnsFor(const Legend& legend, double width, const LegendStyle& s)
 {
-    return std::max(1, int(width / entryWidthOf(s)));
+    const QFontMetricsF metrics(fontOf(s));
+    double longest = 0;
+    for (const LegendEntry& e : legend.entries)
+        longest = std::max(longest, metrics.horizontalAdvance(e.label));
+    const double column = swatchOf(s) + 4 + longest + s.fontPx;
+    const int entries = std::max(1, int(legend.entries.size()));
+    return std::clamp(int(width / column), 1, entries);
 }
 
 double entriesHeight(const Legend& legend, double width, const LegendStyle& s)
 {
     if (legend.gradient)
         return lineOf(s) * 2;
-    const int columns = columnsFor(width, s);
+    const int columns = columnsFor(legend, width, s);
     const int rows = (int(legend.entries.size()) + columns - 1) / columns;
     return rows * lineOf(s);
+}
+
+// A title or note wraps at word breaks rather than being cut: its height at `width`.
+double wrappedHeight(const QString& text, double width, const QFont& font, const LegendStyle& s)
+{
+    const QFontMetricsF metrics(font);
+    const QRectF r =
+        metrics.boundingRect(QRectF(0, 0, std::max(1.0, width), 1e6), Qt::TextWordWrap, text);
+    const double lines = std::max(1.0, std::round(r.height() / metrics.lineSpacing()));
+    return lines * lineOf(s);
+}
+
+double notesHeight(const Legend& legend, double width, const LegendStyle& s)
+{
+    double h = 0;
+    for (const QString& note : legend.notes)
+        h += wrappedHeight(note, width, fontOf(s), s);
+    return h;
 }
 
 } // namespace
@@ -57,8 +87,9 @@ LegendStyle LegendStyle::of(const QPalette& palette, double fontPx)
 
 double legendHeight(const Legend& legend, double width, const LegendStyle& style)
 {
-    const double line = lineOf(style);
-    return line * 1.4 + entriesHeight(legend, width, style) + 6 + legend.notes.size() * line;
+    const double title = wrappedHeight(legend.title, width, fontOf(style, true), style);
+    return title + lineOf(style) * 0.4 + entriesHeight(legend, width, style) + 6 +
+           notesHeight(legend, width, style);
 }
 
 void paintLegendIn(QPainter& p, const Legend& legend, const QRectF& box, const LegendStyle& style)
@@ -73,10 +104,11 @@ void paintLegendIn(QPainter& p, const Legend& legend, const QRectF& box, const L
     bold.setBold(true);
     p.setFont(bold);
     p.setPen(style.text);
-    p.drawText(QRectF(box.left(), y, box.width(), line), Qt::AlignLeft | Qt::AlignVCenter,
-               p.fontMetrics().elidedText(legend.title, Qt::ElideRight, int(box.width())));
+    const double title = wrappedHeight(legend.title, box.width(), bold, style);
+    p.drawText(QRectF(box.left(), y, box.width(), title),
+               Qt::AlignLeft | Qt::AlignVCenter | Qt::TextWordWrap, legend.title);
     p.setFont(font);
-    y += line * 1.4;
+    y += title + line * 0.4;
     if (legend.gradient && !legend.entries.empty()) {
         // Stops but the last (the overflow colour) make a continuous bar.
         const size_t stops = legend.entries.size() - 1;
@@ -111,7 +143,7 @@ void paintLegendIn(QPainter& p, const Legend& legend, const QRectF& box, const L
         p.drawText(QRectF(over.right() + 4, y - 3, box.right() - over.right(), line),
                    Qt::AlignLeft | Qt::AlignVCenter, legend.entries.back().label);
     } else {
-        const int columns = columnsFor(box.width(), style);
+        const int columns = columnsFor(legend, box.width(), style);
         const double columnWidth = box.width() / columns;
         for (size_t i = 0; i < legend.entries.size(); ++i) {
             const double x = box.left() + columnWidth * double(int(i) % columns);
@@ -127,9 +159,10 @@ void paintLegendIn(QPainter& p, const Legend& legend, const QRectF& box, const L
     y += entriesHeight(legend, box.width(), style) + 6;
     for (const QString& note : legend.notes) {
         p.setPen(note.contains(QLatin1String("crosses")) ? style.crosses : style.inside);
-        p.drawText(QRectF(box.left(), y, box.width(), line), Qt::AlignLeft | Qt::AlignVCenter,
-                   p.fontMetrics().elidedText(note, Qt::ElideRight, int(box.width())));
-        y += line;
+        const double h = wrappedHeight(note, box.width(), font, style);
+        p.drawText(QRectF(box.left(), y, box.width(), h),
+                   Qt::AlignLeft | Qt::AlignVCenter | Qt::TextWordWrap, note);
+        y += h;
     }
     p.restore();
 }

@@ -179,7 +179,13 @@ void PropertiesPanel::addEditor(int index, QFormLayout* form)
         editor->installEventFilter(filter);
     }
     editor->setMinimumWidth(std::min(editor->minimumSizeHint().width(), 72));
-    form->addRow(f.label, editor);
+    if (f.kind == Kind::Text) {
+        // A name runs long: under its label, the whole width of the panel.
+        form->addRow(new QLabel(f.label));
+        form->addRow(editor);
+    } else {
+        form->addRow(f.label, editor);
+    }
     m_editors.push_back(editor);
     m_shownText.push_back(editorText(editor));
 }

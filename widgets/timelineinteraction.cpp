@@ -77,8 +77,11 @@ QString TimelineView::describeEvent(int event) const
         lines << tr("to %1").arg(describeOp(e.op));
     if (!e.isComm() && e.kind != cs::EventKind::Bubble && e.dependsOn >= 0)
         lines << tr("takes its input from %1").arg(describeOp(e.dependsOn));
+    // A transfer hidden under compute delays nothing: the path runs through that compute.
     if (e.critical)
-        lines << tr("on the critical path");
+        lines << (e.isComm() && !e.exposed
+                      ? tr("the critical path runs through the compute it hides under, not it")
+                      : tr("on the critical path"));
     return lines.join(QLatin1Char('\n'));
 }
 

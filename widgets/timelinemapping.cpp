@@ -73,6 +73,13 @@ TimelineMapping TimelineMapping::following(double t) const
     return m.clamped();
 }
 
+TimelineMapping TimelineMapping::centeredOn(double t) const
+{
+    TimelineMapping m = *this;
+    m.startS = t - spanS / 2;
+    return m.clamped();
+}
+
 int TimelineGeometry::rowAt(double y) const
 {
     if (y < top || rowHeight <= 0)

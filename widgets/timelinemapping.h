@@ -36,6 +36,8 @@ struct TimelineMapping {
     TimelineMapping resized(double newLeft, double newWidth) const;
     // Shifted, if needed, so that t is visible (keeps the zoom).
     TimelineMapping following(double t) const;
+    // The same span with t in its middle (as near as the step's ends allow).
+    TimelineMapping centeredOn(double t) const;
 
 private:
     TimelineMapping clamped() const;

@@ -22,6 +22,7 @@ namespace {
 constexpr int kLabelWidth = 84;
 constexpr int kRightMargin = 6;
 constexpr double kMinRowHeight = 16;
+constexpr double kLeastAllToAllPx = 3;
 constexpr double kMaxRowHeight = 34;
 constexpr double kTickSpacingPx = 90;
 // Box styles: one per kind of event, and one per dimension for communication.
@@ -178,8 +179,10 @@ void TimelineView::setTime(double timeS, bool follow)
         return;
     const QRect before = cursorArea(m_cursorS);
     m_cursorS = timeS;
-    if (follow && !(m_cursorS >= m_mapping.startS && m_cursorS <= m_mapping.endS())) {
-        setMapping(m_mapping.following(m_cursorS));
+    // Off screen, the time comes into view: at the edge it crosses while following (playback
+    // scrolls smoothly), else in the middle (a bookmark's or the scrubber's time).
+    if (!(m_cursorS >= m_mapping.startS && m_cursorS <= m_mapping.endS())) {
+        setMapping(follow ? m_mapping.following(m_cursorS) : m_mapping.centeredOn(m_cursorS));
         return;
     }
     update(before);
@@ -436,9 +439,13 @@ void TimelineView::drawLanes(QPainter& p) const
             const TimelineItem& item = lane.items[k];
             const cs::Event& e = events[size_t(item.event)];
             const double x0 = std::max(xMin, m_mapping.xOf(item.start));
-            const double x1 = std::min(xMax, m_mapping.xOf(item.end));
+            double x1 = std::min(xMax, m_mapping.xOf(item.end));
             if (x1 <= x0)
                 continue;
+            // An all-to-all lasts a fraction of a pixel at the whole step's zoom, and a stage of
+            // a MoE model runs dozens of them: each stays visible without zooming in.
+            if (e.isComm() && e.dim == cs::Dim::EP)
+                x1 = std::min(xMax, std::max(x1, x0 + kLeastAllToAllPx));
             const int key = colorKey(e, dimmed(e));
             if (x1 - x0 < 1) {
                 const int px = int(x0);

@@ -25,7 +25,8 @@ public:
 
     // A new step. The zoom is kept unless the whole step was shown, which stays so.
     void setSchedule(std::vector<cs::Event> events, int stages, double stepTimeS);
-    // Moves the cursor; while following, the visible range scrolls to keep it in sight.
+    // Moves the cursor, and scrolls the visible range to a time off screen: while following
+    // (playback) just far enough, else to put it in the middle.
     void setTime(double timeS, bool follow);
     double time() const { return m_cursorS; }
 

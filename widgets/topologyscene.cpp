@@ -89,13 +89,18 @@ QString TopologyScene::describeGpu(int gpu) const
     const cs::Gpu& g = topo.gpus()[size_t(gpu)];
     const cs::Node& node = topo.nodes()[size_t(g.node)];
     QStringList lines;
-    lines << QObject::tr("GPU %1 (%2): rack %3, tray %4 of %5, GPU %6 of the tray")
+    // Positions one-based ("tray 1 of 16"); the GPU and the rack by their index, as labelled.
+    // A rack-wide NVLink domain's nodes are its compute trays; other racks hold servers.
+    const bool trays = c.scaleUp.domain == cs::DomainKind::Rack;
+    lines << (trays ? QObject::tr("GPU %1 (%2): rack %3, compute tray %4 of %5, GPU %6 of %7 on it")
+                    : QObject::tr("GPU %1 (%2): rack %3, node %4 of %5, GPU %6 of %7 in it"))
                  .arg(gpu)
                  .arg(QString::fromStdString(c.gpu.name))
                  .arg(g.rack)
-                 .arg(node.indexInRack)
+                 .arg(node.indexInRack + 1)
                  .arg(c.nodesPerRack)
-                 .arg(g.local);
+                 .arg(g.local + 1)
+                 .arg(c.gpusPerNode);
     lines << QObject::tr("NVLink domain %1; its NIC (rail %2) goes to leaf switch %3")
                  .arg(g.domain)
                  .arg(g.local)

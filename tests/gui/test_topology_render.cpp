@@ -40,6 +40,11 @@ std::unique_ptr<Document> openSample(const char* name)
 QColor expectedColor(const std::string& mode, int gpu, const Document& doc)
 {
     const cs::Placement& pl = doc.placement();
+    // A dimension of size 1 groups every rank alone: one colour for all, not confetti.
+    for (const auto& [name, dim] :
+         {std::pair{"tp", cs::Dim::TP}, std::pair{"cp", cs::Dim::CP}, std::pair{"dp", cs::Dim::DP}})
+        if (mode == name && pl.size(dim) <= 1)
+            return categoricalColor(0);
     if (mode == "tp")
         return categoricalColor(pl.groupIndex(gpu, cs::Dim::TP) % kCategoricalColors);
     if (mode == "cp")

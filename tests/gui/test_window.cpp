@@ -153,6 +153,9 @@ TEST_CASE("the first window takes the size meant for the screen, not what placin
                         << meant.height());
     CHECK(window.width() == std::max(meant.width(), window.minimumSizeHint().width()));
     CHECK(window.height() == std::max(meant.height(), window.minimumSizeHint().height()));
+    // Shown, it is maximised (un-maximised, it takes that size).
+    window.show();
+    CHECK(window.windowState().testFlag(Qt::WindowMaximized));
 }
 
 TEST_CASE("Reset Layout brings every dock back, docked and shown", "[layout]")
