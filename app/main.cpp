@@ -42,12 +42,38 @@ bool runsHeadless(int argc, char** argv)
     return false;
 }
 
+// Without a display Qt ends in "no Qt platform plugin could be initialized. Reinstalling the
+// application may fix this problem.", which sends people the wrong way: say what is missing. Only
+// where the platform would be X11 or Wayland, and only when no platform is chosen by hand.
+bool lacksDisplay()
+{
+#ifdef Q_OS_LINUX
+    return qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") &&
+           qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY");
+#else
+    return false;
+#endif
+}
+
+int noDisplayError()
+{
+    std::fputs("clusterscope: no display to open the window on: neither DISPLAY nor "
+               "WAYLAND_DISPLAY is set (a server, or an SSH session without X forwarding).\n"
+               "Run it on a machine with a display, connect with 'ssh -X' (or 'ssh -Y') to show "
+               "the window on yours, or draw a picture without a display:\n"
+               "  clusterscope --render OUT.png FILE\n",
+               stderr);
+    return 1;
+}
+
 } // namespace
 
 int main(int argc, char** argv)
 {
     if (runsHeadless(argc, argv))
         qputenv("QT_QPA_PLATFORM", "offscreen");
+    else if (lacksDisplay())
+        return noDisplayError();
     QApplication app(argc, argv);
     QApplication::setApplicationName("ClusterScope");
     QApplication::setOrganizationName("ClusterScope");
