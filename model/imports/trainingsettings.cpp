@@ -92,7 +92,7 @@ std::optional<int64_t> vocabulary(SettingsReader& r, int64_t tp)
         return *padded;
     const auto base = tokenizerVocabulary(r);
     if (!base) {
-        if (!r.failed())
+        if (!r.find("vocab_size")) // a wrong --vocab-size is reported already
             refuseUnknownVocabulary(r);
         return std::nullopt;
     }

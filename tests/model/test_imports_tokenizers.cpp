@@ -145,6 +145,11 @@ TEST_CASE("the vocabulary of a tokenizer that cannot be known is refused at its 
         {"pretrain_gpt.py", "--tokenizer-type NullTokenizer", {"NullTokenizer", "is unknown"}},
         // A custom script has no default type, and no tokenizer is named.
         {"train.py", "", {"launch.sh:2:", "no tokenizer is named", "--vocab-size"}},
+        // Reported beside another problem, not instead of it.
+        {"train.py", "--micro-batch-size x", {"launch.sh:2:", "no tokenizer is named"}},
+        {"pretrain_gpt.py",
+         "--vocab-size many",
+         {"launch.sh:4:", "\"many\" is not a whole number"}},
     }));
     const Imported i = importLaunch(c.script, c.flags);
     CHECK_FALSE(i.run);
