@@ -34,6 +34,8 @@ std::vector<int> ranksOfText(const std::string& text)
 int32_t RawTrace::groupOf(const std::string& name, const std::string& description,
                           std::vector<int> ranks)
 {
+    if (name.empty() && ranks.empty())
+        return -1; // "Process Group Ranks": "[]" and no name: no group known
     for (size_t i = 0; i < groups.size(); ++i) {
         ProcessGroup& g = groups[i];
         const bool sameName = !name.empty() && g.name == name;

@@ -67,7 +67,7 @@ struct RawTrace {
     std::string overLimit;
 
     // The group of that name (a trace's "Process Group Name") or those ranks, added when new;
-    // -1 past kMaxRankGroups.
+    // -1 when neither is given, and past kMaxRankGroups.
     int32_t groupOf(const std::string& name, const std::string& description,
                     std::vector<int> ranks);
     // The index of a kernel name in kernelNames (added when new), and the kind it says.

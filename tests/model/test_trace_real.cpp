@@ -6,7 +6,8 @@
 #include <array>
 #include <vector>
 
-#include "profile.h"
+#include "profilemapping.h"
+#include "samplefiles.h"
 
 using namespace cs;
 
@@ -253,4 +254,26 @@ TEST_CASE("kernel kinds: NCCL and RCCL names, and the collective a launching ope
         Case{"rcclKernel_AllReduce_Sum_bf16", "", KernelKind::AllReduce});
     INFO(c.kernel << " / " << c.collective);
     CHECK(commKindOf(kindOfKernelName(c.kernel), c.collective) == c.kind);
+}
+
+TEST_CASE("a real trace's process group is matched to the run's dimension by its ranks", "[trace]")
+{
+    // HTA's nccl_data: rank 0 of 2, its default group [0, 1]; a run of data parallelism 2
+    ClusterRun cr = loadSampleRun("ndv5-h100-128-gpt3-175b.run.json");
+    cr.cluster.racks = 1;
+    cr.cluster.nodesPerRack = 1;
+    cr.cluster.gpusPerNode = 2;
+    cr.run.model.layers = 4;
+    cr.run.batch = {8, 1};
+    cr.run.parallelism = Parallelism{};
+    cr.run.parallelism.dp = 2;
+    const MeasuredProfile p = readProfile({tracePath("hta-nccl")});
+    const ProfileComparison m =
+        compareWithPrediction(p, cr.cluster, cr.run, evaluate(cr.cluster, cr.run));
+    REQUIRE(m.groups.size() == 1);
+    CHECK(m.groups.front().dim == Dim::DP);
+    CHECK(m.groups.front().label == "DP");
+    // its all-reduces' exposed time is the measured DP exposed time
+    CHECK(m.measured.exposed[Dim::DP] > 0.005);
+    CHECK(m.unmatchedExposedS == 0);
 }
