@@ -1,11 +1,20 @@
 #include "profilesession.h"
 
+#include <algorithm>
+#include <cmath>
+#include <map>
+
 #include "profilejson.h"
 #include "text.h"
 
 using nlohmann::json;
 
 namespace {
+
+// About 30 values a step: past this many steps over all ranks, each rank keeps its median one.
+constexpr size_t kMaxStoredSteps = 16384;
+// Distinct process groups over all ranks (a few per rank).
+constexpr size_t kMaxStoredGroups = 1u << 18;
 
 // A stored profile that is not one: where (a JSON pointer under the key) and what.
 struct StoredError {
@@ -82,7 +91,19 @@ cs::StepFigures stepFrom(const json& j, const std::string& where, size_t groups)
     return s;
 }
 
-cs::RankProfile rankFrom(const json& j, const std::string& where)
+cs::ProcessGroup groupFrom(const json& j, const std::string& where, int worldSize)
+{
+    cs::ProcessGroup g{textAt(j, "name"), textAt(j, "description"), {}};
+    for (const json& rank : arrayAt(j, "ranks", where, size_t(worldSize))) {
+        if (!rank.is_number_integer() || rank.get<int>() < 0 || rank.get<int>() >= worldSize)
+            throw StoredError{where + "/ranks", "holds something other than ranks"};
+        g.ranks.push_back(rank.get<int>());
+    }
+    return g;
+}
+
+cs::RankProfile rankFrom(const json& j, const std::string& where,
+                         const std::vector<cs::ProcessGroup>& groups)
 {
     cs::RankProfile r;
     r.rank = intAt(j, "rank", where);
@@ -92,20 +113,15 @@ cs::RankProfile rankFrom(const json& j, const std::string& where)
         throw StoredError{where + "/rank", "is not a rank of its world size"};
     r.clockOffsetS =
         member(j, "clock_offset_s", where).is_number() ? j.at("clock_offset_s").get<double>() : 0;
-    const json& groups = arrayAt(j, "process_groups", where, cs::kMaxRankGroups);
-    for (size_t i = 0; i < groups.size(); ++i) {
-        const std::string at = where + "/process_groups/" + std::to_string(i);
-        cs::ProcessGroup g{textAt(groups[i], "name"), textAt(groups[i], "description"), {}};
-        for (const json& rank : arrayAt(groups[i], "ranks", at, size_t(r.worldSize))) {
-            if (!rank.is_number_integer())
-                throw StoredError{at + "/ranks", "holds something other than ranks"};
-            g.ranks.push_back(rank.get<int>());
-        }
-        r.groups.push_back(std::move(g));
+    for (const json& g : arrayAt(j, "groups", where, cs::kMaxRankGroups)) {
+        if (!g.is_number_integer() || g.get<int64_t>() < 0 || g.get<size_t>() >= groups.size())
+            throw StoredError{where + "/groups", "names a process group that is not there"};
+        r.groups.push_back(groups[g.get<size_t>()]);
     }
     const json& steps = arrayAt(j, "steps", where, cs::kMaxRankSteps);
     for (size_t i = 0; i < steps.size(); ++i)
-        r.steps.push_back(stepFrom(steps[i], where + "/steps/" + std::to_string(i), groups.size()));
+        r.steps.push_back(
+            stepFrom(steps[i], where + "/steps/" + std::to_string(i), r.groups.size()));
     return r;
 }
 
@@ -128,9 +144,15 @@ cs::MeasuredProfile profileFrom(const json& j)
 {
     cs::MeasuredProfile p;
     p.worldSize = intAt(j, "world_size", "");
+    if (p.worldSize < 1)
+        throw StoredError{"/world_size", "is not a world size"};
+    std::vector<cs::ProcessGroup> groups;
+    const json& table = arrayAt(j, "process_groups", "", kMaxStoredGroups);
+    for (size_t i = 0; i < table.size(); ++i)
+        groups.push_back(groupFrom(table[i], "/process_groups/" + std::to_string(i), p.worldSize));
     const json& ranks = arrayAt(j, "ranks", "", cs::kMaxProfileFiles);
     for (size_t i = 0; i < ranks.size(); ++i) {
-        p.ranks.push_back(rankFrom(ranks[i], "/ranks/" + std::to_string(i)));
+        p.ranks.push_back(rankFrom(ranks[i], "/ranks/" + std::to_string(i), groups));
         if (i > 0 && p.ranks[i].rank <= p.ranks[i - 1].rank)
             throw StoredError{"/ranks/" + std::to_string(i), "is not in rank order, each once"};
     }
@@ -143,23 +165,68 @@ cs::MeasuredProfile profileFrom(const json& j)
     return p;
 }
 
+// A profile of many ranks and steps keeps each rank's median step only (the one the views
+// show), so that its session stays within a session's limits (kMaxJsonValues).
+bool keepsAllSteps(const cs::MeasuredProfile& measured)
+{
+    size_t steps = 0;
+    for (const cs::RankProfile& r : measured.ranks)
+        steps += r.steps.size();
+    return steps <= kMaxStoredSteps;
+}
+
+cs::MeasuredProfile withStepsKept(const cs::MeasuredProfile& measured)
+{
+    cs::MeasuredProfile kept = measured;
+    if (keepsAllSteps(measured))
+        return kept;
+    for (cs::RankProfile& r : kept.ranks) {
+        const double median = r.medianStepS();
+        const auto closest = std::min_element(
+            r.steps.begin(), r.steps.end(),
+            [&](const cs::StepFigures& a, const cs::StepFigures& b) {
+                return std::abs(a.durationS - median) < std::abs(b.durationS - median);
+            });
+        if (closest != r.steps.end())
+            r.steps = {*closest};
+    }
+    return kept;
+}
+
 } // namespace
 
-json storedProfileJson(const cs::MeasuredProfile& profile)
+json storedProfileJson(const cs::MeasuredProfile& measured)
 {
+    const cs::MeasuredProfile profile = withStepsKept(measured);
     json j = cs::profileJson(profile);
+    // Each process group once: every rank lists its own, and the world's group alone would
+    // otherwise be stored once per rank.
+    std::map<std::pair<std::string, std::vector<int>>, size_t> index;
+    json table = json::array();
     for (size_t r = 0; r < profile.ranks.size(); ++r) {
         const cs::RankProfile& rank = profile.ranks[r];
+        json& stored = j["ranks"][r];
+        json ids = json::array();
+        for (const cs::ProcessGroup& g : rank.groups) {
+            const auto [it, added] = index.try_emplace({g.name, g.ranks}, table.size());
+            if (added)
+                table.push_back(
+                    {{"name", g.name}, {"description", g.description}, {"ranks", g.ranks}});
+            ids.push_back(it->second);
+        }
+        stored.erase("process_groups");
+        stored["groups"] = std::move(ids);
         for (size_t s = 0; s < rank.steps.size(); ++s) {
             const cs::StepFigures& step = rank.steps[s];
             json byGroup = json::array();
             for (const cs::GroupSeconds& g : step.exposedByGroup)
                 byGroup.push_back({{"group", g.group}, {"seconds", g.seconds}});
-            json& stored = j["ranks"][r]["steps"][s];
-            stored["comm_busy_s"] = step.commBusyS;
-            stored["exposed_by_group"] = std::move(byGroup);
+            stored["steps"][s]["comm_busy_s"] = step.commBusyS;
+            stored["steps"][s]["exposed_by_group"] = std::move(byGroup);
         }
     }
+    j["process_groups"] = std::move(table);
+    j["steps_kept"] = keepsAllSteps(measured) ? "all" : "median";
     return j;
 }
 

@@ -2,8 +2,11 @@
 // A measured profile as a session keeps it, under the extension key kMeasuredProfileKey: the
 // figures `import trace --json` prints (cs::profileJson) and, in each step, what the window's
 // comparison needs besides (the exposed communication by process group, the communication busy
-// time). The kernels stay in the traces: a session opens, and a presentation shows the
-// profile, without them.
+// time). Each process group is stored once (`process_groups`; each rank lists its own by index
+// in `groups`), and a profile of more than 16,384 steps over all ranks keeps each rank's median
+// step only (`steps_kept`: "median"), so that a session of 10,000 ranks stays within a
+// session's limits. The kernels stay in the traces: a session opens, and a presentation shows
+// the profile, without them.
 
 #include <nlohmann/json.hpp>
 #include <optional>

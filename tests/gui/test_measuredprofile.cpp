@@ -188,9 +188,50 @@ TEST_CASE("a bad trace is refused naming the file, and the document stays as it 
     CHECK(f.window.document()->sessionToSave() == before);
 }
 
-TEST_CASE("a session whose stored profile is not one says where, and opens without it", "[profile]")
+TEST_CASE("a stored profile that is not one is refused saying where", "[profile]")
 {
     std::string error;
-    CHECK_FALSE(storedProfileFrom(nlohmann::json{{"world_size", 2}, {"ranks", 3}}, &error));
+    CHECK_FALSE(storedProfileFrom(nlohmann::json{{"world_size", 2},
+                                                 {"process_groups", nlohmann::json::array()},
+                                                 {"ranks", 3}},
+                                  &error));
     CHECK(error == "/x-measured_profile/ranks: is not a list");
+}
+
+TEST_CASE("a stored profile keeps each process group once, and past its limit each rank's "
+          "median step only",
+          "[profile]")
+{
+    const size_t stepsPerRank = GENERATE(size_t(3), size_t(9000));
+    cs::MeasuredProfile p;
+    p.worldSize = 2;
+    for (int r = 0; r < 2; ++r) {
+        cs::RankProfile rank;
+        rank.rank = r;
+        rank.worldSize = 2;
+        rank.groups = {{"0", "default_pg", {0, 1}}};
+        for (size_t s = 0; s < stepsPerRank; ++s) {
+            cs::StepFigures step;
+            step.number = int64_t(s);
+            step.durationS = 1.0 + 0.001 * double(s % 7) + 0.01 * r;
+            step.exposedByGroup = {{0, 0.1}};
+            rank.steps.push_back(step);
+        }
+        p.ranks.push_back(std::move(rank));
+    }
+    const nlohmann::json stored = storedProfileJson(p);
+    CHECK(stored.at("process_groups").size() == 1);
+    std::string error;
+    const auto back = storedProfileFrom(stored, &error);
+    INFO(error);
+    REQUIRE(back);
+    const bool all = stepsPerRank * 2 <= 16384;
+    CHECK(stored.at("steps_kept") == (all ? "all" : "median"));
+    for (size_t r = 0; r < 2; ++r) {
+        CHECK(back->ranks[r].groups.size() == 1);
+        CHECK(back->ranks[r].groups[0].ranks == std::vector<int>{0, 1});
+        REQUIRE(back->ranks[r].steps.size() == (all ? stepsPerRank : 1));
+        CHECK(back->ranks[r].medianStepS() == Approx(p.ranks[r].medianStepS()));
+        CHECK(back->ranks[r].steps[0].exposedByGroup.size() == 1);
+    }
 }
