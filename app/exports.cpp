@@ -7,6 +7,7 @@
 #include <QPdfWriter>
 #include <QSvgGenerator>
 #include <QWidget>
+#include <algorithm>
 #include <optional>
 
 #include "document.h"
@@ -119,8 +120,30 @@ QByteArray stepTraceJson(const cs::ClusterDesc& cluster, const cs::RunDesc& run)
 
 QString figureTitle(const Document& doc)
 {
-    return QStringLiteral("%1 on %2")
-        .arg(QString::fromStdString(doc.run().name), QString::fromStdString(doc.cluster().name));
+    return figureTitle(QString::fromStdString(doc.run().name),
+                       QString::fromStdString(doc.cluster().name));
+}
+
+QString figureTitle(const QString& run, const QString& cluster)
+{
+    // Runs are often named after their cluster ("..., 128 racks" in both): each part of the
+    // run's name after a comma that the cluster's name has too is said once, by the cluster.
+    const QString separator = QStringLiteral(", ");
+    const QStringList clusterParts = cluster.split(separator);
+    QStringList runParts = run.split(separator);
+    runParts.erase(std::remove_if(runParts.begin() + 1, runParts.end(),
+                                  [&](const QString& part) {
+                                      return clusterParts.contains(part.trimmed(),
+                                                                   Qt::CaseInsensitive);
+                                  }),
+                   runParts.end());
+    const QString runName = runParts.join(separator);
+    if (runName.isEmpty() || cluster.isEmpty())
+        return runName.isEmpty() ? cluster : runName;
+    // A name that says where it runs already ("GPT-3 175B on 1,024 H100") takes no second "on".
+    return runName.contains(QStringLiteral(" on "))
+               ? QStringLiteral("%1 \u2014 %2").arg(runName, cluster)
+               : QStringLiteral("%1 on %2").arg(runName, cluster);
 }
 
 void paintFigure(QPainter& p, const QSizeF& size, const Document& doc, const cs::ViewState& view,
@@ -146,6 +169,7 @@ void paintFigure(QPainter& p, const QSizeF& size, const Document& doc, const cs:
     TopologyScene scene(doc.topology(), doc.placement(), doc.evaluation());
     scene.setTrafficSource([&doc]() -> const cs::StepTraffic& { return doc.stepTraffic(); });
     scene.applyView(view);
+    scene.renderer().setTextPixels(fontPx * 0.8); // the names of racks and tiers with the figure
     const Legend legend = scene.legend();
     const LegendStyle style = LegendStyle::onDark(fontPx);
     const double legendWidth = std::min(size.width() - 2 * pad, fontPx * 75);

@@ -31,8 +31,10 @@ QString breakdownCsv(const cs::Evaluation& evaluation, const cs::RunDesc& run);
 // The topology as a figure: a title line, the view as `view` sets it (zoom, centre, colours,
 // selection, time) and its legend, on the hall's dark background, at any size (not the
 // window's). Type scales with the figure's height: 18 px at 1080.
-// "Llama 3.1 405B ... on Fairwater ...": what a figure of the document is titled.
+// "Llama 3.1 405B ... on Fairwater ...": what a figure of the document is titled, each part of
+// the names said once.
 QString figureTitle(const Document& doc);
+QString figureTitle(const QString& runName, const QString& clusterName);
 void paintFigure(QPainter& painter, const QSizeF& size, const Document& doc,
                  const cs::ViewState& view, const QString& title);
 // The figure as PNG, SVG or PDF bytes; nothing for another format or a failed encoding.

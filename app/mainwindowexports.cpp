@@ -2,8 +2,11 @@
 // to a path the user picks.
 #include "mainwindow.h"
 
+#include <QDir>
 #include <QFileDialog>
 #include <QInputDialog>
+#include <QSettings>
+#include <QStandardPaths>
 #include <QStatusBar>
 
 #include "backgroundwork.h"
@@ -22,6 +25,28 @@ QString MainWindow::askSavePath(const QString& title, const QString& suggestedNa
         m_lastDir = QFileInfo(path).absolutePath();
     return path;
 }
+
+namespace {
+
+// Exports go where the last one went, else to the user's documents: not to the folder a
+// sample was opened from.
+QString askExportPath(QWidget* parent, const QString& title, const QString& suggestedName,
+                      const QString& filter)
+{
+    QSettings settings;
+    QString dir = settings.value(QStringLiteral("lastExportDir")).toString();
+    if (dir.isEmpty() || !QFileInfo(dir).isDir())
+        dir = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+    if (dir.isEmpty() || !QFileInfo(dir).isDir())
+        dir = QDir::homePath();
+    const QString path =
+        QFileDialog::getSaveFileName(parent, title, QDir(dir).filePath(suggestedName), filter);
+    if (!path.isEmpty())
+        settings.setValue(QStringLiteral("lastExportDir"), QFileInfo(path).absolutePath());
+    return path;
+}
+
+} // namespace
 
 std::optional<QSize> MainWindow::askFigureSize()
 {
@@ -45,8 +70,9 @@ void MainWindow::exportTopology(const QString& format)
     const std::optional<QSize> size = askFigureSize();
     if (!size)
         return;
-    const QString path = askSavePath(tr("Export View"), QStringLiteral("view.") + format.toLower(),
-                                     tr("%1 files (*.%2)").arg(format, format.toLower()));
+    const QString path =
+        askExportPath(this, tr("Export View"), QStringLiteral("view.") + format.toLower(),
+                      tr("%1 files (*.%2)").arg(format, format.toLower()));
     if (path.isEmpty())
         return;
     QString error;
@@ -57,8 +83,8 @@ void MainWindow::exportTopology(const QString& format)
 
 void MainWindow::exportHandout()
 {
-    const QString path = askSavePath(tr("Export Bookmarks"), QStringLiteral("bookmarks.pdf"),
-                                     tr("PDF files (*.pdf)"));
+    const QString path = askExportPath(this, tr("Export Bookmarks"),
+                                       QStringLiteral("bookmarks.pdf"), tr("PDF files (*.pdf)"));
     if (path.isEmpty())
         return;
     QString error;
@@ -69,8 +95,8 @@ void MainWindow::exportHandout()
 void MainWindow::exportWindow(const QString& format)
 {
     const QString path =
-        askSavePath(tr("Export Window"), QStringLiteral("clusterscope.") + format.toLower(),
-                    tr("%1 files (*.%2)").arg(format, format.toLower()));
+        askExportPath(this, tr("Export Window"), QStringLiteral("clusterscope.") + format.toLower(),
+                      tr("%1 files (*.%2)").arg(format, format.toLower()));
     if (path.isEmpty())
         return;
     QString error;
@@ -80,8 +106,8 @@ void MainWindow::exportWindow(const QString& format)
 
 void MainWindow::exportBreakdownCsv()
 {
-    const QString path = askSavePath(tr("Export Breakdown"), QStringLiteral("breakdown.csv"),
-                                     tr("CSV files (*.csv)"));
+    const QString path = askExportPath(this, tr("Export Breakdown"),
+                                       QStringLiteral("breakdown.csv"), tr("CSV files (*.csv)"));
     if (path.isEmpty())
         return;
     QString error;
@@ -91,8 +117,9 @@ void MainWindow::exportBreakdownCsv()
 
 void MainWindow::exportTrace()
 {
-    const QString path = askSavePath(tr("Export Step Trace"), QStringLiteral("step.trace.json"),
-                                     tr("JSON files (*.json)"));
+    const QString path =
+        askExportPath(this, tr("Export Step Trace"), QStringLiteral("step.trace.json"),
+                      tr("JSON files (*.json)"));
     if (!path.isEmpty())
         exportTraceTo(path);
 }

@@ -147,6 +147,7 @@ void Presentation::leave()
     m_window->restoreState(m_savedDocks);
     if (auto* view = qobject_cast<TopologyView*>(m_window->centralWidget())) {
         view->setOverlayLegend(0);
+        view->setReservedTop(0);
         view->removeEventFilter(this);
     }
     m_animation->stop();
@@ -198,6 +199,8 @@ void Presentation::showCaption()
     const auto& marks = m_doc->bookmarks();
     if (!m_active || m_current < 0 || m_current >= int(marks.size())) {
         m_caption->hide();
+        if (auto* view = qobject_cast<TopologyView*>(m_window->centralWidget()))
+            view->setReservedTop(0);
         return;
     }
     const int screenHeight =
@@ -210,9 +213,9 @@ void Presentation::showCaption()
                            .arg(m_current + 1)
                            .arg(marks.size())
                            .arg(QString::fromStdString(marks[size_t(m_current)].title)));
-    placeCaption();
     m_caption->raise();
     m_caption->show();
+    placeCaption();
 }
 
 // Always the same place: the top left of the view, the legend keeping the bottom.
@@ -227,6 +230,10 @@ void Presentation::placeCaption()
     m_caption->setFixedWidth(std::min(oneLine, area.width() - 2 * margin));
     m_caption->setFixedHeight(m_caption->heightForWidth(m_caption->width()));
     m_caption->move(area.left() + margin, area.top() + margin);
+    // The hall keeps clear of the caption: the names of the top tier and the first racks
+    // would be under it.
+    if (auto* view = qobject_cast<TopologyView*>(m_window->centralWidget()))
+        view->setReservedTop(m_caption->isHidden() ? 0 : m_caption->height() + margin * 3 / 2);
 }
 
 bool Presentation::eventFilter(QObject* watched, QEvent* event)

@@ -22,10 +22,12 @@
 #include "comparepanel.h"
 #include "costmodel.h"
 #include "document.h"
+#include "onscreen.h"
 #include "playbackbar.h"
 #include "scaling.h"
 #include "scalingchart.h"
 #include "timelineview.h"
+#include "uncertainty.h"
 #include "validation.h"
 
 namespace {
@@ -103,6 +105,7 @@ private:
     bool m_scalingStale = true;
     bool m_compareStale = true;
     LatestWork m_scalingWork; // an evaluation per size: off the GUI thread
+    LatestWork m_rangeWork;   // the measured runs behind the range, evaluated once
     std::vector<QDockWidget*> m_docks;
 };
 
@@ -111,6 +114,13 @@ StepViews::StepViews(QMainWindow* window, Document* document)
     , m_window(window)
     , m_document(document)
 {
+    // The breakdown's range rests on the measured runs that ship, each evaluated once for the
+    // process (a tenth of a second or two): begun now on a worker, while the window is made
+    // and the first file read, so that the first frame does not wait for all of it.
+    m_rangeWork.start(this, [](const std::atomic<bool>&) {
+        cs::shippedReferenceRuns(cs::defaultCalibration());
+        return std::function<void()>([] {});
+    });
     m_bar = new PlaybackBar(window);
     window->addToolBar(Qt::TopToolBarArea, m_bar);
     createDocks();
@@ -295,18 +305,11 @@ void StepViews::modelChanged()
     refreshShownCharts();
 }
 
-// A tabbed dock whose tab is not current stays a visible widget, moved out of the window.
-bool onScreen(const QWidget* widget, const QWidget* window)
-{
-    return widget->isVisibleTo(window) &&
-           QRect(widget->mapTo(window, QPoint(0, 0)), widget->size()).intersects(window->rect());
-}
-
 // Weak scaling and the comparison share tabs with the breakdown: one that cannot be seen is
 // rebuilt when its tab is shown, so that an edit pays only for what is on screen.
 void StepViews::refreshShownCharts()
 {
-    if (m_scalingStale && onScreen(m_scaling, m_window)) {
+    if (m_scalingStale && onScreen(m_scaling)) {
         m_scalingStale = false;
         m_scalingWork.start(this, [cluster = m_document->cluster(), run = m_document->run(),
                                    chart = m_scaling](const std::atomic<bool>& cancelled) {
@@ -315,7 +318,7 @@ void StepViews::refreshShownCharts()
                 [chart, points = std::move(points)] { chart->setPoints(points); });
         });
     }
-    if (m_compareStale && onScreen(m_compare, m_window)) {
+    if (m_compareStale && onScreen(m_compare)) {
         updateCompare();
         m_compareStale = false;
     }

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <sys/wait.h>
 #include <type_traits>
 #include <unistd.h>
@@ -24,6 +25,35 @@ template <typename F> double medianMs(int repeats, F&& body)
     }
     std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
     return ms[ms.size() / 2];
+}
+
+// CPU time of the process (every thread), in milliseconds: unlike the wall clock, it does not
+// count the time other processes on a loaded machine take.
+inline double processCpuMs()
+{
+    timespec t{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return double(t.tv_sec) * 1e3 + double(t.tv_nsec) / 1e6;
+}
+
+// The median wall time of `repeats` runs of body(i), and the median CPU time they took.
+struct Timing {
+    double wallMs = 0;
+    double cpuMs = 0;
+};
+template <typename F> Timing medianTiming(int repeats, F&& body)
+{
+    std::vector<double> cpu;
+    cpu.reserve(size_t(repeats));
+    Timing t;
+    t.wallMs = medianMs(repeats, [&](int i) {
+        const double c0 = processCpuMs();
+        body(i);
+        cpu.push_back(processCpuMs() - c0);
+    });
+    std::nth_element(cpu.begin(), cpu.begin() + cpu.size() / 2, cpu.end());
+    t.cpuMs = cpu[cpu.size() / 2];
+    return t;
 }
 
 // Runs body() in a child process and returns what it returned, so that each measurement's

@@ -8,6 +8,9 @@
 #include <QLineSeries>
 #include <QPaintEvent>
 #include <QPainter>
+#include <QValueAxis>
+#include <algorithm>
+#include <cmath>
 
 void clearChart(QChart* chart)
 {
@@ -23,6 +26,31 @@ QString valueLabelFormat(double niceMax)
     return niceMax >= 20  ? QStringLiteral("%.0f")
            : niceMax >= 2 ? QStringLiteral("%.1f")
                           : QStringLiteral("%.2f");
+}
+
+void setNiceRange(QValueAxis* axis, double low, double high, double least, double most,
+                  int maxTicks)
+{
+    if (!(high > low)) // one value: a span around it
+        high = low + std::max(1e-9, std::abs(low) * 0.01);
+    // The smallest round step that spans the range in maxTicks - 1 intervals or fewer.
+    const double rough = (high - low) / std::max(1, maxTicks - 1);
+    const double decade = std::pow(10.0, std::floor(std::log10(rough)));
+    double step = decade * 10;
+    for (double m : {1.0, 2.0, 5.0})
+        if (decade * m * (1 + 1e-9) >= rough) {
+            step = decade * m;
+            break;
+        }
+    double first = std::max(least, std::floor(low / step + 1e-9) * step);
+    double last = std::min(most, std::ceil(high / step - 1e-9) * step);
+    if (!(last > first))
+        last = first + step;
+    axis->setTickType(QValueAxis::TicksFixed);
+    axis->setRange(first, last);
+    axis->setTickCount(int(std::lround((last - first) / step)) + 1);
+    const int decimals = std::max(0, int(-std::floor(std::log10(step) + 1e-9)));
+    axis->setLabelFormat(QStringLiteral("%.%1f").arg(decimals));
 }
 
 QAreaSeries* areaBetween(QLineSeries* upper, QLineSeries* lower)

@@ -10,6 +10,7 @@
 class QAbstractAxis;
 class QAreaSeries;
 class QLineSeries;
+class QValueAxis;
 
 // Removes and deletes every series and axis of a chart (QChart::removeAxis only hands the
 // axis back to the caller).
@@ -18,6 +19,13 @@ void clearChart(QChart* chart);
 // The printf format of a value axis' labels that tells its ticks apart from 0 to `niceMax`
 // (after QValueAxis::applyNiceNumbers): decimals below 20, more below 2.
 QString valueLabelFormat(double niceMax);
+
+// Sets a value axis to the smallest range holding [low, high] that starts and ends on ticks a
+// round step apart (1, 2 or 5 times a power of ten, at most `maxTicks` ticks), kept within
+// [least, most] (which lie on such steps, as 0 and 100 do), its labels with the decimals the
+// step needs: 97.8 / 98.0 / 98.2 rather than 97.83 / 98.06 / 98.29.
+void setNiceRange(QValueAxis* axis, double low, double high, double least, double most,
+                  int maxTicks = 6);
 
 // The area between two lines, owning them: a QAreaSeries does not, so its lines would outlive it.
 QAreaSeries* areaBetween(QLineSeries* upper, QLineSeries* lower);

@@ -13,6 +13,7 @@
 #include <QValueAxis>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "cachedchartview.h"
 #include "costmodel.h"
@@ -32,6 +33,22 @@ QString qtext(const std::string& s)
 QString percentText(double fraction)
 {
     return QStringLiteral("%1 %").arg(qtext(cs::fixed(fraction * 100, 2)));
+}
+
+// A part of the time to train in the unit that shows it, each part its own: "460 ms", "3.8 s",
+// "7.1 min", "2.3 h". The training-time units stop at minutes, where a few seconds of
+// stragglers over a short run would read "0.0 min".
+QString partText(double seconds)
+{
+    if (!std::isfinite(seconds))
+        return GoodputPanel::tr("without end");
+    if (seconds == 0)
+        return QStringLiteral("0 s");
+    if (seconds < 1)
+        return qtext(cs::inStepTimeText(seconds));
+    if (seconds < 60)
+        return QStringLiteral("%1 s").arg(qtext(cs::fixed(seconds, 1)));
+    return qtext(cs::trainingTimeText(seconds));
 }
 
 QChart* emptyChart(QChart* chart, const QString& title)
@@ -149,7 +166,7 @@ void GoodputPanel::buildSplit(const cs::Evaluation& evaluation)
         const QColor color = QColor::fromRgb(kPartColors[i % std::size(kPartColors)]);
         entries << QStringLiteral("<span style='color:%1'>&#9632;</span>&nbsp;%2&nbsp;%3")
                        .arg(color.name(), label.toHtmlEscaped(),
-                            perRun ? qtext(cs::trainingTimeText(all[i].seconds))
+                            perRun ? partText(all[i].seconds)
                                    : qtext(cs::stepTimeText(all[i].seconds)));
         auto* set = new QBarSet(label);
         set->append(value);
@@ -213,10 +230,8 @@ void GoodputPanel::buildCurve(const cs::Evaluation& evaluation)
     x->setMinorTickCount(0);
     chart->addAxis(x, Qt::AlignBottom);
     auto* y = new QValueAxis;
-    y->setLabelFormat(QStringLiteral("%.2f"));
-    y->setTickCount(4);
     const double pad = std::max(0.05, (high - low) * 0.08);
-    y->setRange(std::max(0.0, low - pad), std::min(100.0, high + pad));
+    setNiceRange(y, low - pad, high + pad, 0, 100, 5);
     chart->addAxis(y, Qt::AlignLeft);
     for (QAbstractSeries* s : chart->series()) {
         s->attachAxis(x);
@@ -265,9 +280,9 @@ void GoodputPanel::buildHistogram(const cs::Evaluation& evaluation)
     chart->legend()->setAlignment(Qt::AlignBottom);
     auto* x = new QValueAxis;
     x->setTitleText(tr("step time (s)"));
-    x->setRange(std::min(low, v->jitter.stepS), low + kHistogramBins * width);
-    x->setTickCount(4);
-    x->setLabelFormat(QStringLiteral("%.3f"));
+    constexpr double kUnbounded = std::numeric_limits<double>::infinity();
+    setNiceRange(x, std::min(low, v->jitter.stepS), low + kHistogramBins * width, -kUnbounded,
+                 kUnbounded, 5);
     auto* y = new QValueAxis;
     y->setLabelFormat(QStringLiteral("%.0f"));
     y->setRange(0, tallest * 1.1);

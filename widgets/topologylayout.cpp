@@ -55,37 +55,47 @@ QPointF bottomCenter(const QRectF& r)
 } // namespace
 
 TopologyLayout::TopologyLayout(const cs::Topology& topology, RackOrientation orientation, int banks)
+    : TopologyLayout(topology, orientation, banks, true)
+{
+}
+
+TopologyLayout::TopologyLayout(const cs::Topology& topology, RackOrientation orientation, int banks,
+                               bool bundles)
     : m_topology(&topology)
     , m_orientation(orientation)
     , m_banks(std::clamp(banks, 1, std::max(1, topology.cluster().nodesPerRack)))
 {
-    build();
+    place();
+    if (bundles)
+        buildBundles();
 }
 
 TopologyLayout::TopologyLayout(const cs::Topology& topology, double aspect)
-    : TopologyLayout(topology, RackOrientation::TraysAcross)
+    : m_topology(&topology)
 {
-    // Scored at a window's size: fitScale keeps fixed pixels free for labels.
+    // Scored at a window's size: fitScale keeps fixed pixels free for labels. The candidates
+    // are placed without their bundles, most of the work; the one chosen gets them.
     const QSizeF target(1000 * aspect, 1000);
-    double best = fitScale(m_bounds, target);
+    double best = 0;
     for (RackOrientation o : {RackOrientation::TraysAcross, RackOrientation::TraysDown}) {
         for (int banks : {1, 2, 4}) {
             if (banks > topology.cluster().nodesPerRack / 2 && banks > 1)
                 continue;
-            TopologyLayout candidate(topology, o, banks);
+            TopologyLayout candidate(topology, o, banks, false);
             // Trays across keeps the hall wide, which leaves room for the switch rows above
             // it; the other orientation must fit clearly better to win.
             const double bias = o == RackOrientation::TraysAcross ? 1.0 : 1.0 / 1.05;
             const double score = fitScale(candidate.bounds(), target) * bias;
-            if (score > best * 1.01) {
+            if (best == 0 || score > best * 1.01) {
                 best = score;
-                *this = candidate;
+                *this = std::move(candidate);
             }
         }
     }
+    buildBundles();
 }
 
-void TopologyLayout::build()
+void TopologyLayout::place()
 {
     m_rack = rackGeometry();
     m_rackSize = m_orientation == RackOrientation::TraysAcross
@@ -110,7 +120,6 @@ void TopologyLayout::build()
     for (QRectF& r : m_switchRects)
         r.translate(shift);
     m_bounds = raw.translated(shift);
-    buildBundles();
 }
 
 TopologyLayout::RackGeometry TopologyLayout::rackGeometry() const

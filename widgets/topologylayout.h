@@ -90,6 +90,8 @@ public:
     QRectF hallBounds() const { return m_hall; }
 
     QRectF rackRect(int rack) const;
+    // From a rack to the next one in its row (x) and to the one in the next row (y).
+    QPointF rackPitch() const { return m_rackPitch; }
     QRectF trayRect(int node) const;
     QRectF gpuRect(int gpu) const; // the drawn cell, inset inside its pitch
     QRectF gpuPitchRect(int gpu) const;
@@ -115,7 +117,9 @@ private:
         double width = 0;                   // along the tray axis
         double height = 0;                  // along the GPU axis
     };
-    void build();
+    TopologyLayout(const cs::Topology& topology, RackOrientation orientation, int banks,
+                   bool bundles);
+    void place(); // racks and switches; buildBundles() after it
     RackGeometry rackGeometry() const;
     QRectF rackLocal(int rack, double u, double v, double du, double dv) const;
     QPointF rackLocalPoint(int rack, QPointF world) const; // world -> (u, v)

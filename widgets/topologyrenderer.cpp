@@ -4,6 +4,7 @@
 #include <QObject>
 #include <QPainter>
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 
@@ -12,9 +13,51 @@
 
 using namespace topologydrawing;
 
+namespace {
+
+std::atomic<long> g_staticLayersDrawn{0};
+
+// The cluster as far as the static layer shows it: its shape, names and failures. The rates
+// show only in the link labels close in (compared apart) and, relatively, in the bundles' widths.
+cs::ClusterDesc staticDrawing(cs::ClusterDesc c)
+{
+    c.name.clear();
+    c.gpu = {};
+    c.gpuByName = true;
+    c.virtualization = 0;
+    c.storage.reset();
+    c.reliability.reset();
+    c.extensions = {};
+    c.scaleUp.GBpsPerGpu = c.scaleOut.GbpsPerGpu = 0;
+    c.scaleUp.latencyUs = c.scaleOut.latencyUs = 0;
+    c.scaleOut.topology.routing = {};
+    return c;
+}
+
+// Far out, a bundle's width (1 to 5 pixels) says its bandwidth against its tier's widest.
+std::vector<uint8_t> bundleWidths(const TopologyLayout& layout)
+{
+    std::array<double, 4> maxGBps{};
+    for (const LinkBundle& b : layout.bundles())
+        maxGBps[size_t(tierOf(b.cls))] = std::max(maxGBps[size_t(tierOf(b.cls))], b.GBps);
+    std::vector<uint8_t> widths;
+    widths.reserve(layout.bundles().size());
+    for (const LinkBundle& b : layout.bundles()) {
+        const double widest = maxGBps[size_t(tierOf(b.cls))];
+        widths.push_back(uint8_t(1 + (widest > 0 ? std::lround(4.0 * b.GBps / widest) : 0)));
+    }
+    return widths;
+}
+
+} // namespace
+
 TopologyRenderer::TopologyRenderer(const TopologyLayout& layout, const cs::Placement& placement)
     : m_layout(layout)
     , m_placement(placement)
+    , m_drawnCluster(staticDrawing(layout.topology().cluster()))
+    , m_bundleWidth(bundleWidths(layout))
+    , m_labelledRates{layout.topology().cluster().nvlinkGBpsPerDirection(),
+                      layout.topology().cluster().nicGBpsPerDirection()}
 {
     m_colors.palette = {0xff808080};
     m_colors.index.assign(layout.topology().gpus().size(), 0);
@@ -73,6 +116,17 @@ void TopologyRenderer::setInk(const TopologyInk& ink)
     m_exact = QImage();
 }
 
+void TopologyRenderer::setTextPixels(double px)
+{
+    if (px == m_textPx)
+        return;
+    m_textPx = px;
+    // The names are in the static layer.
+    m_staticValid = false;
+    m_frameValid = false;
+    m_exact = QImage();
+}
+
 QColor TopologyRenderer::selectionColor(cs::Dim dim)
 {
     // The dimension's own colour, lifted to stand out over the GPU cells.
@@ -119,6 +173,42 @@ void TopologyRenderer::paint(QPainter& painter, const ViewTransform& view)
     painter.setCompositionMode(QPainter::CompositionMode_Source); // opaque: a plain copy
     painter.drawImage(QPointF(0, 0), m_frame);
     painter.restore();
+}
+
+long TopologyRenderer::staticLayersDrawn()
+{
+    return g_staticLayersDrawn.load();
+}
+
+bool TopologyRenderer::adoptStaticLayer(TopologyRenderer& previous)
+{
+    if (!previous.m_staticValid || previous.m_ink != m_ink || previous.m_textPx != m_textPx ||
+        !previous.m_linkInk.empty() || !m_linkInk.empty() ||
+        previous.m_drawnCluster != m_drawnCluster || previous.m_bundleWidth != m_bundleWidth)
+        return false;
+    // (The previous renderer's layout and topology are gone by now: only its copies are read.)
+    if (levelOfDetail(previous.m_staticView.scale).linkLabels &&
+        previous.m_labelledRates != m_labelledRates)
+        return false;
+    m_static = previous.m_static; // shared with m_exact, never written: copies cost nothing
+    m_staticView = previous.m_staticView;
+    m_staticValid = true;
+    m_staticIsPreview = previous.m_staticIsPreview;
+    m_exact = previous.m_exact;
+    m_exactView = previous.m_exactView;
+    m_names = previous.m_names;
+    m_linkClip = previous.m_linkClip;
+    m_visibleGpus = previous.m_visibleGpus; // the same places: the layouts are alike
+    m_gpuCells = previous.m_gpuCells;
+    // The last frame differs from the static layer where it has overlays, and the GPU cells are
+    // filled anew each frame: restoring the overlaid pixels makes it this renderer's.
+    m_frame = std::move(previous.m_frame);
+    m_scratch = std::move(previous.m_scratch);
+    m_frameValid = previous.m_frameValid;
+    m_overlaid = previous.m_overlaid;
+    // The labels name ranks, which the run places anew.
+    prepareGpuLabels(m_staticView, m_static.devicePixelRatioF());
+    return true;
 }
 
 void TopologyRenderer::composeFrame(const ViewTransform& view)
@@ -200,6 +290,7 @@ void TopologyRenderer::ensureStaticLayer(const ViewTransform& view, qreal dpr)
                         std::abs(shift.y()) < pixels.height();
     m_staticView = view;
     m_staticValid = true;
+    ++g_staticLayersDrawn;
     if (m_scratch.size() != pixels)
         m_scratch = QImage(pixels, QImage::Format_ARGB32_Premultiplied);
     m_scratch.setDevicePixelRatio(dpr);

@@ -66,9 +66,30 @@ public:
     void setScalingPreview(bool allowed) { m_previewAllowed = allowed; }
 
     void paint(QPainter& painter, const ViewTransform& view);
+    // Takes over the cached layers of the renderer of the model before an edit when they show
+    // the same (the cluster's shape, names, failures and link widths, in the same ink): an edit
+    // of the run, or of a rate, then repaints only what changes. False when they differ.
+    // `previous` is left to be destroyed; its layout's topology may be gone already.
+    bool adoptStaticLayer(TopologyRenderer& previous);
+    // Static layers drawn by every renderer so far, whole or in strips (tests, benchmarks).
+    static long staticLayersDrawn();
     // Dark unless told otherwise (images and figures keep the dark hall).
     void setInk(const TopologyInk& ink);
     const TopologyInk& ink() const { return *m_ink; }
+
+    // The size of the names of racks and tiers, in pixels: the view's type size (so it follows
+    // the screen's DPI and presenting's larger type); rack names shrink to fit their aisle.
+    void setTextPixels(double px);
+    double textPixels() const { return m_textPx; }
+    // The names the static layer writes for a view, in logical pixels: rack numbers (every
+    // rack's, or every k-th column's where the numbers would not fit side by side) and the
+    // tier rows' names.
+    struct NameLabel {
+        QRectF box;
+        QString text;
+    };
+    std::vector<NameLabel> rackLabels(const ViewTransform& view, const QRectF& cull) const;
+    std::vector<NameLabel> tierLabels(const ViewTransform& view) const;
 
     // The dark hall's background, and a colour dimmed over it.
     static QColor background();
@@ -91,6 +112,8 @@ private:
                    const QRectF& cull, std::vector<QRectF>& labels) const;
     void drawSwitches(QPainter& p, const ViewTransform& view, const LevelOfDetail& lod,
                       const QRectF& cull, std::vector<QRectF>& labels) const;
+    QFont rackLabelFont(const ViewTransform& view) const;
+    QFont tierLabelFont() const;
     // Out of service: a cross over each failed switch or NVSwitch in view, a dashed outline
     // round each failed rack and node.
     void drawOutOfService(QPainter& p, const ViewTransform& view, const QRectF& cull) const;
@@ -110,7 +133,12 @@ private:
 
     const TopologyLayout& m_layout;
     const cs::Placement& m_placement;
+    // What the static layer shows of the cluster (staticDrawing()) and each bundle's width.
+    cs::ClusterDesc m_drawnCluster;
+    std::vector<uint8_t> m_bundleWidth;
+    std::array<double, 2> m_labelledRates; // NVLink and NIC, in the link labels close in
     const TopologyInk* m_ink = &TopologyInk::dark();
+    double m_textPx = 12;
     GpuColors m_colors;
     LinkInk m_linkInk;
     std::vector<uint8_t> m_bundleUsable; // per bundle: some link of it is in service

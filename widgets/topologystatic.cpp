@@ -88,9 +88,6 @@ void TopologyRenderer::drawLinks(QPainter& p, const ViewTransform& view, const L
     std::vector<QLineF> down;
     if (!lod.gpuLinks) {
         // Far out: one line per bundle, its width saying its bandwidth.
-        std::array<double, 4> maxGBps{};
-        for (const LinkBundle& b : m_layout.bundles())
-            maxGBps[size_t(tierOf(b.cls))] = std::max(maxGBps[size_t(tierOf(b.cls))], b.GBps);
         const auto& bundles = m_layout.bundles();
         for (size_t i = 0; i < bundles.size(); ++i) {
             const LinkBundle& b = bundles[i];
@@ -102,8 +99,8 @@ void TopologyRenderer::drawLinks(QPainter& p, const ViewTransform& view, const L
                 down.push_back(screen);
                 continue;
             }
-            const int width = 1 + int(std::lround(4.0 * b.GBps / maxGBps[size_t(tier)]));
-            appendThickLine(lines[loads ? m_linkInk.bundle[i] : size_t(tier)], screen, width);
+            appendThickLine(lines[loads ? m_linkInk.bundle[i] : size_t(tier)], screen,
+                            m_bundleWidth[i]);
         }
     } else {
         // Close in: every link whose GPU or switch is in view.
@@ -204,53 +201,97 @@ void TopologyRenderer::drawRacks(QPainter& p, const ViewTransform& view, const L
     if (!lod.rackLabels)
         return;
     p.setPen(m_ink->label);
-    p.setFont(pixelFont(std::min(16.0, view.scale * 1.6)));
-    for (size_t r = 0; r < topo.racks().size(); ++r) {
-        const QRectF rack = view.toScreen(m_layout.rackRect(int(r)));
-        if (!m_layout.rackRect(int(r)).intersects(visible))
-            continue;
-        const QRectF label(rack.left(), rack.top() - view.scale * 2.6, rack.width(),
-                           view.scale * 2.4);
-        const QString full = QObject::tr("rack %1: %2 GPUs%3")
-                                 .arg(r)
-                                 .arg(topo.cluster().nodesPerRack * topo.cluster().gpusPerNode)
-                                 .arg(rackDomain ? QObject::tr(", one NVLink domain") : QString());
-        const bool fits = p.fontMetrics().horizontalAdvance(full) <= label.width();
-        const QString text = fits ? full : QString::number(r);
-        p.drawText(label, Qt::AlignLeft | Qt::AlignBottom, text);
-        labels.push_back(QRectF(label.left(), label.bottom() - p.fontMetrics().height(),
-                                p.fontMetrics().horizontalAdvance(text), p.fontMetrics().height()));
+    p.setFont(rackLabelFont(view));
+    for (const NameLabel& label : rackLabels(view, visible)) {
+        p.drawText(label.box, Qt::AlignLeft | Qt::AlignVCenter, label.text);
+        labels.push_back(label.box);
     }
 }
 
-void TopologyRenderer::drawSwitches(QPainter& p, const ViewTransform& view,
-                                    const LevelOfDetail& lod, const QRectF& visible,
-                                    std::vector<QRectF>& labels) const
+namespace {
+
+// Rack names sit in the aisle above their row, clear of the racks on both sides by
+// kLabelGapPx; type smaller than kLeastLabelPx is not drawn.
+constexpr double kLabelGapPx = 1;
+constexpr int kLeastLabelPx = 7;
+constexpr double kLabelSpacingPx = 6;
+
+} // namespace
+
+QFont TopologyRenderer::rackLabelFont(const ViewTransform& view) const
+{
+    // The largest type up to the view's whose line fits the aisle (pixel size 0: none does).
+    const double aisle =
+        (m_layout.rackPitch().y() - m_layout.rackRect(0).height()) * view.scale - 2 * kLabelGapPx;
+    for (int px = int(m_textPx); px >= kLeastLabelPx; --px) {
+        const QFont font = pixelFont(px);
+        if (QFontMetricsF(font).height() <= aisle)
+            return font;
+    }
+    QFont none = pixelFont(kLeastLabelPx);
+    none.setPixelSize(1);
+    return none;
+}
+
+QFont TopologyRenderer::tierLabelFont() const
+{
+    return pixelFont(m_textPx);
+}
+
+std::vector<TopologyRenderer::NameLabel> TopologyRenderer::rackLabels(const ViewTransform& view,
+                                                                      const QRectF& cull) const
+{
+    const QFont font = rackLabelFont(view);
+    if (!levelOfDetail(view.scale).rackLabels || font.pixelSize() < kLeastLabelPx ||
+        m_layout.topology().racks().empty())
+        return {};
+    const QFontMetricsF metrics(font);
+    const cs::Topology& topo = m_layout.topology();
+    const cs::ClusterDesc& c = topo.cluster();
+    const int racks = int(topo.racks().size());
+    // Every column's number where the widest fits beside the next; else every 2nd, 5th, 10th,
+    // ... column's, so that numbers never run into each other.
+    const double pitch = m_layout.rackPitch().x() * view.scale;
+    const double widest = metrics.horizontalAdvance(QString::number(racks - 1)) + kLabelSpacingPx;
+    int stride = 1;
+    for (int step : {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000})
+        if ((stride = step) * pitch >= widest)
+            break;
+    const bool rackDomain = c.scaleUp.domain == cs::DomainKind::Rack;
+    std::vector<NameLabel> out;
+    for (int r = 0; r < racks; ++r) {
+        if (topo.racks()[size_t(r)].column % stride != 0 || !m_layout.rackRect(r).intersects(cull))
+            continue;
+        const QRectF rack = view.toScreen(m_layout.rackRect(r));
+        const QString full = QObject::tr("rack %1: %2 GPUs%3")
+                                 .arg(r)
+                                 .arg(c.nodesPerRack * c.gpusPerNode)
+                                 .arg(rackDomain ? QObject::tr(", one NVLink domain") : QString());
+        const QString text = stride == 1 && metrics.horizontalAdvance(full) <= rack.width()
+                                 ? full
+                                 : QString::number(r);
+        const double bottom = rack.top() - kLabelGapPx;
+        out.push_back({QRectF(rack.left(), bottom - metrics.height(),
+                              metrics.horizontalAdvance(text), metrics.height()),
+                       text});
+    }
+    return out;
+}
+
+std::vector<TopologyRenderer::NameLabel>
+TopologyRenderer::tierLabels(const ViewTransform& view) const
 {
     const cs::Topology& topo = m_layout.topology();
-    const auto& switches = topo.switches();
-    // One rect list per colour: a tier's fill, or a load step of the link ink.
-    const bool loads = !m_linkInk.empty();
-    std::vector<std::vector<QRect>> byColor(loads ? m_linkInk.palette.size() : 4);
     std::array<QRectF, 4> rows;
-    for (size_t s = 0; s < switches.size(); ++s) {
-        const QRectF r = m_layout.switchRect(int(s));
-        const size_t tier = size_t(std::clamp(switches[s].tier, 1, 3));
-        rows[tier] |= r;
-        if (r.intersects(visible))
-            byColor[loads ? m_linkInk.sw[s] : tier].push_back(cellOnScreen(view.toScreen(r)));
-    }
-    p.setPen(Qt::NoPen);
-    for (size_t c = loads ? 0 : 1; c < byColor.size(); ++c) {
-        p.setBrush(loads ? QColor(m_linkInk.palette[c]) : m_ink->tierFill[c]);
-        p.drawRects(byColor[c].data(), int(byColor[c].size()));
-    }
-    // Each tier row is named above its left end.
+    for (size_t s = 0; s < topo.switches().size(); ++s)
+        rows[size_t(std::clamp(topo.switches()[s].tier, 1, 3))] |= m_layout.switchRect(int(s));
+    // Each tier row is named above its left end, above the switch names when they are shown.
     static const char* const kTierNames[] = {"", "leaf", "spine", "core"};
     const cs::ClusterDesc& c = topo.cluster();
     const bool rails = c.scaleOut.topology.kind == cs::FabricKind::RailOptimized;
-    p.setPen(m_ink->label);
-    p.setFont(pixelFont(std::clamp(view.scale * 1.2, 9.0, 15.0)));
+    const QFontMetricsF metrics(tierLabelFont());
+    const bool switchNames = levelOfDetail(view.scale).switchLabels;
+    std::vector<NameLabel> out;
     for (size_t t = 1; t <= 3; ++t) {
         if (rows[t].isEmpty())
             continue;
@@ -263,17 +304,44 @@ void TopologyRenderer::drawSwitches(QPainter& p, const ViewTransform& view,
                                 .arg(c.gpusPerNode)
                                 .arg(QString::fromStdString(c.scaleOut.name))
                           : QObject::tr(" (%1)").arg(QString::fromStdString(c.scaleOut.name));
-        // Above the switch names when they are shown, on a backing that keeps the text
-        // legible over the links that run up to the tier.
         const QRectF row = view.toScreen(rows[t]);
-        const double bottom = row.top() - (lod.switchLabels ? 20 : 2);
-        const QRectF box(row.left(), bottom - p.fontMetrics().height(),
-                         p.fontMetrics().horizontalAdvance(text) + 8, p.fontMetrics().height());
-        QColor backing = m_ink->background;
-        backing.setAlpha(210);
-        p.fillRect(box, backing);
-        p.drawText(box.adjusted(4, 0, 0, 0), Qt::AlignLeft | Qt::AlignVCenter, text);
-        labels.push_back(box);
+        const double bottom = row.top() - (switchNames ? 20 : 2);
+        out.push_back({QRectF(row.left(), bottom - metrics.height(),
+                              metrics.horizontalAdvance(text) + 8, metrics.height()),
+                       text});
+    }
+    return out;
+}
+
+void TopologyRenderer::drawSwitches(QPainter& p, const ViewTransform& view,
+                                    const LevelOfDetail& lod, const QRectF& visible,
+                                    std::vector<QRectF>& labels) const
+{
+    const cs::Topology& topo = m_layout.topology();
+    const auto& switches = topo.switches();
+    // One rect list per colour: a tier's fill, or a load step of the link ink.
+    const bool loads = !m_linkInk.empty();
+    std::vector<std::vector<QRect>> byColor(loads ? m_linkInk.palette.size() : 4);
+    for (size_t s = 0; s < switches.size(); ++s) {
+        const QRectF r = m_layout.switchRect(int(s));
+        const size_t tier = size_t(std::clamp(switches[s].tier, 1, 3));
+        if (r.intersects(visible))
+            byColor[loads ? m_linkInk.sw[s] : tier].push_back(cellOnScreen(view.toScreen(r)));
+    }
+    p.setPen(Qt::NoPen);
+    for (size_t c = loads ? 0 : 1; c < byColor.size(); ++c) {
+        p.setBrush(loads ? QColor(m_linkInk.palette[c]) : m_ink->tierFill[c]);
+        p.drawRects(byColor[c].data(), int(byColor[c].size()));
+    }
+    p.setPen(m_ink->label);
+    p.setFont(tierLabelFont());
+    QColor backing = m_ink->background;
+    backing.setAlpha(210);
+    // On a backing that keeps the text legible over the links that run up to the tier.
+    for (const NameLabel& label : tierLabels(view)) {
+        p.fillRect(label.box, backing);
+        p.drawText(label.box.adjusted(4, 0, 0, 0), Qt::AlignLeft | Qt::AlignVCenter, label.text);
+        labels.push_back(label.box);
     }
     if (!lod.switchLabels)
         return;

@@ -1,6 +1,7 @@
 #include "topologyview.h"
 
 #include <QContextMenuEvent>
+#include <QFontInfo>
 #include <QHelpEvent>
 #include <QKeyEvent>
 #include <QMouseEvent>
@@ -11,6 +12,7 @@
 #include <cmath>
 
 #include "description.h"
+#include "firstframe.h"
 #include "legendwidget.h"
 #include "placement.h"
 #include "topologyscene.h"
@@ -51,11 +53,15 @@ void TopologyView::setModel(const cs::Topology& topology, const cs::Placement& p
 {
     // One layout per cluster whatever the window's shape: a bookmark's centre is a world
     // position, and must show the same racks in a window, full screen and in --render.
+    auto previous = std::move(m_scene);
     m_scene = std::make_unique<TopologyScene>(topology, placement, evaluation);
     if (m_sceneHooks)
         m_sceneHooks(*m_scene);
     applyInk();
-    m_paintedScale = 0;
+    // An edit that leaves the hall as it was drawn (most do) keeps the cached layers and zoom.
+    if (!previous || !m_scene->renderer().adoptStaticLayer(previous->renderer()))
+        m_paintedScale = 0;
+    previous.reset();
     m_hover = {};
     m_scene->applyView(m_getView());
     update();
@@ -65,6 +71,19 @@ void TopologyView::setOverlayLegend(double fontPx)
 {
     m_overlayLegendPx = fontPx;
     update();
+}
+
+void TopologyView::setReservedTop(int pixels)
+{
+    if (pixels == m_reservedTop)
+        return;
+    m_reservedTop = pixels;
+    update();
+}
+
+QPointF TopologyView::inHall(QPointF widgetPos) const
+{
+    return widgetPos - QPointF(0, m_reservedTop);
 }
 
 int TopologyView::legendStrip() const
@@ -89,14 +108,17 @@ LegendStyle TopologyView::legendStyle() const
 
 void TopologyView::applyInk()
 {
-    if (m_scene)
+    if (m_scene) {
         m_scene->renderer().setInk(ink());
+        // Names in the view's type: the screen's DPI, and presenting's larger type.
+        m_scene->renderer().setTextPixels(QFontInfo(font()).pixelSize());
+    }
     update();
 }
 
 void TopologyView::changeEvent(QEvent* event)
 {
-    if (event->type() == QEvent::PaletteChange)
+    if (event->type() == QEvent::PaletteChange || event->type() == QEvent::FontChange)
         applyInk();
     QWidget::changeEvent(event);
 }
@@ -116,7 +138,8 @@ void TopologyView::viewStateChanged()
 
 ViewTransform TopologyView::currentTransform() const
 {
-    return m_scene->transform(m_getView(), QSizeF(width(), height() - legendStrip()));
+    return m_scene->transform(
+        m_getView(), QSizeF(width(), std::max(1, height() - legendStrip() - m_reservedTop)));
 }
 
 Hit TopologyView::hitAt(QPointF widgetPos) const
@@ -124,7 +147,7 @@ Hit TopologyView::hitAt(QPointF widgetPos) const
     if (!m_scene)
         return {};
     const ViewTransform t = currentTransform();
-    return m_scene->layout().hitTest(t.toWorld(widgetPos), kHitTolerancePx / t.scale,
+    return m_scene->layout().hitTest(t.toWorld(inHall(widgetPos)), kHitTolerancePx / t.scale,
                                      levelOfDetail(t.scale));
 }
 
@@ -143,7 +166,7 @@ void TopologyView::zoomAt(QPointF anchor, double factor)
     const double fit = fitScale(m_scene->layout().bounds(), t.viewport);
     const double scale =
         std::clamp(t.scale * factor, fit * kMinZoom, std::max(fit, kMaxPixelsPerGpu));
-    applyTransform(t.zoomedAt(anchor, scale / t.scale));
+    applyTransform(t.zoomedAt(inHall(anchor), scale / t.scale));
 }
 
 void TopologyView::panBy(QPointF pixels)
@@ -199,13 +222,19 @@ void TopologyView::paintEvent(QPaintEvent*)
     }
     m_paintedScale = transform.scale;
     m_scene->renderer().setHover(m_hover);
+    if (m_reservedTop > 0) {
+        painter.fillRect(QRect(0, 0, width(), m_reservedTop), ink().background);
+        painter.translate(0, m_reservedTop);
+    }
     m_scene->renderer().paint(painter, transform);
     m_scene->paintOverlay(painter, transform);
+    painter.resetTransform();
     if (const int strip = legendStrip(); strip > 0) {
         const QRectF area(0, height() - strip, width(), strip);
         painter.fillRect(area, ink().background);
         paintLegendIn(painter, m_scene->legend(), area.adjusted(16, 8, -16, -8), legendStyle());
     }
+    firstModelFramePainted();
 }
 
 void TopologyView::wheelEvent(QWheelEvent* event)

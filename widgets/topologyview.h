@@ -40,12 +40,25 @@ public:
     {
         m_sceneHooks = std::move(hooks);
     }
+    // More hooks for every scene, after those given before.
+    void addSceneHooks(std::function<void(TopologyScene&)> hooks)
+    {
+        m_sceneHooks = [first = std::move(m_sceneHooks),
+                        then = std::move(hooks)](TopologyScene& scene) {
+            if (first)
+                first(scene);
+            then(scene);
+        };
+    }
     TopologyScene* scene() const { return m_scene.get(); }
     // The legend in a strip along the view's bottom, in type of this pixel size (0: none), for
     // presenting with the docks hidden. The hall keeps the rest: a bookmark shows the same
     // racks, smaller.
     void setOverlayLegend(double fontPx);
     double overlayLegend() const { return m_overlayLegendPx; }
+    // Pixels along the view's top kept clear of the hall (a caption over the view, presenting).
+    void setReservedTop(int pixels);
+    int reservedTop() const { return m_reservedTop; }
     ViewTransform currentTransform() const;
     Hit hitAt(QPointF widgetPos) const;
     // Outlines a link, switch or GPU in the mark colour and brings it into view (the Links
@@ -83,8 +96,10 @@ private:
     void zoomAt(QPointF anchor, double factor);
     void panBy(QPointF pixels);
     void select(const Hit& hit);
-    int legendStrip() const; // pixels along the bottom kept for the legend
-    // The hall follows the theme: dark on a dark palette, light on a light one.
+    int legendStrip() const;                 // pixels along the bottom kept for the legend
+    QPointF inHall(QPointF widgetPos) const; // where the hall's transform maps from
+    // The hall follows the theme (dark on a dark palette, light on a light one) and its names
+    // the view's type size.
     const TopologyInk& ink() const;
     LegendStyle legendStyle() const;
     void applyInk();
@@ -100,4 +115,5 @@ private:
     double m_paintedScale = 0; // 0 before the first paint
     QTimer m_zoomSettled;      // the exact layer is drawn once zooming rests
     double m_overlayLegendPx = 0;
+    int m_reservedTop = 0;
 };
