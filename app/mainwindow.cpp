@@ -51,6 +51,7 @@ MainWindow::MainWindow(const QString& recoveryDir, QWidget* parent)
     addStepViews(this, m_document); // after the topology view: its colours are set first
     addFabricViews(this, m_document, m_topologyView,
                    findChild<QMenu*>(QStringLiteral("toolsMenu")));
+    createMeasuredProfileViews(); // after the step views: its dock joins the breakdown's
     menuBar()->addAction(m_helpMenu->menuAction()); // Help stays last
     addDockToggles();
     m_autosaver = new Autosaver(
@@ -268,6 +269,8 @@ void MainWindow::dropEvent(QDropEvent* event)
     if (urls.isEmpty() || !urls.first().isLocalFile())
         return;
     event->acceptProposedAction();
+    if (dropMeasuredProfile(urls))
+        return;
     // After the drop has ended: the questions and the read (an event loop of its own while a
     // worker reads) do not run inside the drag and drop protocol.
     QTimer::singleShot(0, this, [this, path = urls.first().toLocalFile()] {

@@ -22,7 +22,9 @@ class QLabel;
 class TopologyView;
 class Presentation;
 class PropertiesPanel;
+class ProfileDocument;
 class QMenu;
+class QUrl;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -65,6 +67,13 @@ public:
     bool exportTraceTo(const QString& path);
     // Puts another run (or a cluster, or a session's run) beside this one, as one undo step.
     bool compareWith(const QString& path);
+    // PyTorch profiler traces (files, or folders of them) as the document's measured profile,
+    // read on a worker behind a progress dialog with Cancel (mainwindowprofile.cpp). Refused
+    // files are reported by name; with none read, the document stays as it was.
+    bool openMeasuredProfile(const QStringList& paths);
+    // A trace file (.json.gz, or .json that reads as one) or a folder holding one.
+    static bool isMeasuredProfilePath(const QString& path);
+    ProfileDocument* measuredProfile() const { return m_profile; }
     // The last measured-runs dialog opened (tests).
     QPointer<MeasuredRunsDialog> measuredRunsDialog() const { return m_measuredRuns; }
     // Saves the session; on failure reports and leaves the old file as it was. Asks first when
@@ -121,6 +130,11 @@ private:
     void exportTrace();
     QString askSavePath(const QString& title, const QString& suggestedName, const QString& filter);
     void searchParallelism();
+    void createMeasuredProfileViews();
+    void addMeasuredProfileActions(QMenu* file);
+    void colorByMeasuredProfile(); // the topology's measured modes and the inspector's lines
+    // Dropped traces open as the measured profile; false when the drop is not traces.
+    bool dropMeasuredProfile(const QList<QUrl>& urls);
 
 public:
     void setDarkTheme(bool dark);
@@ -156,5 +170,6 @@ private:
     std::optional<DiskState> m_diskState;
     QPointer<MeasuredRunsDialog> m_measuredRuns;
     QLabel* m_stepFigure = nullptr;
+    ProfileDocument* m_profile = nullptr;
     std::array<QPointer<QDialog>, kHelpPages> m_help;
 };

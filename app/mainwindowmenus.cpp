@@ -73,6 +73,7 @@ void MainWindow::createFileMenu()
                             openMeasuredRuns(folder);
                     })
         ->setStatusTip(tr("Every training log of a folder measured against the current run"));
+    addMeasuredProfileActions(file);
     file->addAction(tr("&Compare With..."), this,
                     [this] {
                         const QString path = QFileDialog::getOpenFileName(
