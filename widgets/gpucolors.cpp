@@ -126,6 +126,8 @@ GpuColors colorGpus(const cs::ColorMode& mode, const cs::Topology& topology,
     switch (mode.kind) {
     case cs::ColorKind::Activity:
     case cs::ColorKind::LinkLoad:
+    case cs::ColorKind::MeasuredStep: // measuredcolors.h, given to the scene by the window
+    case cs::ColorKind::MeasuredComm:
         colors.palette = {kIdleGrey};
         break;
     case cs::ColorKind::Memory:
@@ -186,6 +188,11 @@ Legend legendFor(const cs::ColorMode& mode, const cs::Topology& topology,
         return legend;
     case cs::ColorKind::LinkLoad:
         legend.title = QObject::tr("Link load: utilization of each link during the step");
+        return legend;
+    case cs::ColorKind::MeasuredStep:
+    case cs::ColorKind::MeasuredComm:
+        legend.title =
+            QObject::tr("%1: no measured profile").arg(QString::fromStdString(cs::labelOf(mode)));
         return legend;
     case cs::ColorKind::Memory: {
         const double hbm = topology.cluster().gpu.hbmGiB;

@@ -28,9 +28,11 @@ void TopologyScene::applyView(const cs::ViewState& view)
         const bool loads = m_colorBy.kind == cs::ColorKind::LinkLoad && m_traffic;
         if (loads || !m_renderer.linkInk().empty())
             m_renderer.setLinkInk(loads ? linkLoadInk(m_layout, m_traffic()) : LinkInk{});
+        const auto own = m_colorSource ? m_colorSource(m_colorBy) : std::nullopt;
         if (!activity)
             m_renderer.setGpuColors(
-                colorGpus(m_colorBy, m_layout.topology(), m_placement, m_evaluation));
+                own ? own->colors
+                    : colorGpus(m_colorBy, m_layout.topology(), m_placement, m_evaluation));
     }
     if (activity) {
         if (!m_activity) {
@@ -69,7 +71,9 @@ void TopologyScene::storeTransform(const ViewTransform& transform, cs::ViewState
 Legend TopologyScene::legend() const
 {
     const cs::Topology& topo = m_layout.topology();
-    Legend legend = m_colorBy.kind == cs::ColorKind::LinkLoad && m_traffic
+    const auto own = m_colorSource ? m_colorSource(m_colorBy) : std::nullopt;
+    Legend legend = own ? own->legend
+                    : m_colorBy.kind == cs::ColorKind::LinkLoad && m_traffic
                         ? linkLoadLegend(m_traffic())
                         : legendFor(m_colorBy, topo, m_placement, m_evaluation);
     QStringList out;
