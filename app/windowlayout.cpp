@@ -4,6 +4,7 @@
 #include <QLayout>
 #include <QMainWindow>
 #include <QScrollArea>
+#include <QTabBar>
 #include <QToolBar>
 #include <algorithm>
 #include <span>
@@ -105,6 +106,11 @@ void placeDocks(QMainWindow* window, QSize size)
     for (const char* first : {"legend", "breakdownDock"})
         if (QDockWidget* d = dock(first))
             d->raise();
+    // Tabs of docks keep their whole names: more than fit scroll rather than shrink to "Co...".
+    for (QTabBar* tabs : window->findChildren<QTabBar*>(QString(), Qt::FindDirectChildrenOnly)) {
+        tabs->setElideMode(Qt::ElideNone);
+        tabs->setUsesScrollButtons(true);
+    }
     // A narrow window gives the playback bar a row of its own rather than clip its end.
     for (QToolBar* bar : window->findChildren<QToolBar*>(QString(), Qt::FindDirectChildrenOnly)) {
         bar->show();
@@ -126,7 +132,8 @@ void applyDefaultLayout(QMainWindow* window)
     // window has, and the window grows to give it; the last one fits.
     window->layout()->activate();
     window->resize(size);
-    const int left = share(size.width(), 0.19, 250, 380);
+    // Wide enough for a cluster's name in its field ("Fairwater GB200 NVL72, 128 racks").
+    const int left = share(size.width(), 0.2, 290, 380);
     const int right = share(size.width(), 0.3, 440, 720);
     const int timeline = share(size.height(), 0.27, 170, 420);
     // Sizes along a column are shares of what the column holds, not of the window.
@@ -134,7 +141,8 @@ void applyDefaultLayout(QMainWindow* window)
     const int legend = dock("legend")
                            ? std::clamp(wantedHeight(dock("legend"), right), 150, column * 45 / 100)
                            : 0;
-    const int bookmarks = share(size.height() - 80, tall ? 0.24 : 0.36, 110, 300);
+    // Short windows: the legend and the inspector share this place, and need its lines.
+    const int bookmarks = share(size.height() - 80, tall ? 0.24 : 0.46, 110, 340);
     const auto both = [&](const char* a, const char* b) {
         return dock(a) && dock(b) ? QList<QDockWidget*>{dock(a), dock(b)} : QList<QDockWidget*>{};
     };
