@@ -85,8 +85,9 @@ public:
     // rack's, or every k-th column's where the numbers would not fit side by side) and the
     // tier rows' names.
     struct NameLabel {
-        QRectF box;
+        QRectF box; // what the text covers
         QString text;
+        QPointF baseline; // where it is written from
     };
     std::vector<NameLabel> rackLabels(const ViewTransform& view, const QRectF& cull) const;
     std::vector<NameLabel> tierLabels(const ViewTransform& view) const;
@@ -113,6 +114,7 @@ private:
     void drawSwitches(QPainter& p, const ViewTransform& view, const LevelOfDetail& lod,
                       const QRectF& cull, std::vector<QRectF>& labels) const;
     QFont rackLabelFont(const ViewTransform& view) const;
+    double aislePixels(const ViewTransform& view) const; // between two rows, less the gaps
     QFont tierLabelFont() const;
     // Out of service: a cross over each failed switch or NVSwitch in view, a dashed outline
     // round each failed rack and node.

@@ -203,7 +203,7 @@ void TopologyRenderer::drawRacks(QPainter& p, const ViewTransform& view, const L
     p.setPen(m_ink->label);
     p.setFont(rackLabelFont(view));
     for (const NameLabel& label : rackLabels(view, visible)) {
-        p.drawText(label.box, Qt::AlignLeft | Qt::AlignVCenter, label.text);
+        p.drawText(label.baseline, label.text);
         labels.push_back(label.box);
     }
 }
@@ -218,14 +218,20 @@ constexpr double kLabelSpacingPx = 6;
 
 } // namespace
 
+double TopologyRenderer::aislePixels(const ViewTransform& view) const
+{
+    return (m_layout.rackPitch().y() - m_layout.rackRect(0).height()) * view.scale -
+           2 * kLabelGapPx;
+}
+
 QFont TopologyRenderer::rackLabelFont(const ViewTransform& view) const
 {
-    // The largest type up to the view's whose line fits the aisle (pixel size 0: none does).
-    const double aisle =
-        (m_layout.rackPitch().y() - m_layout.rackRect(0).height()) * view.scale - 2 * kLabelGapPx;
+    // The largest type up to the view's whose digits fit the aisle (pixel size 1: none does).
+    // Digits have no descenders: their ink, not the font's line, must fit.
+    const double aisle = aislePixels(view);
     for (int px = int(m_textPx); px >= kLeastLabelPx; --px) {
         const QFont font = pixelFont(px);
-        if (QFontMetricsF(font).height() <= aisle)
+        if (QFontMetricsF(font).tightBoundingRect(QStringLiteral("0123456789")).height() <= aisle)
             return font;
     }
     QFont none = pixelFont(kLeastLabelPx);
@@ -257,6 +263,8 @@ std::vector<TopologyRenderer::NameLabel> TopologyRenderer::rackLabels(const View
     for (int step : {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000})
         if ((stride = step) * pitch >= widest)
             break;
+    // Words ("rack 12: 64 GPUs") where a rack is wide enough and the aisle holds a whole line.
+    const bool words = stride == 1 && metrics.height() <= aislePixels(view);
     const bool rackDomain = c.scaleUp.domain == cs::DomainKind::Rack;
     std::vector<NameLabel> out;
     for (int r = 0; r < racks; ++r) {
@@ -267,13 +275,14 @@ std::vector<TopologyRenderer::NameLabel> TopologyRenderer::rackLabels(const View
                                  .arg(r)
                                  .arg(c.nodesPerRack * c.gpusPerNode)
                                  .arg(rackDomain ? QObject::tr(", one NVLink domain") : QString());
-        const QString text = stride == 1 && metrics.horizontalAdvance(full) <= rack.width()
-                                 ? full
-                                 : QString::number(r);
-        const double bottom = rack.top() - kLabelGapPx;
-        out.push_back({QRectF(rack.left(), bottom - metrics.height(),
-                              metrics.horizontalAdvance(text), metrics.height()),
-                       text});
+        const bool whole = words && metrics.horizontalAdvance(full) <= rack.width();
+        const QString text = whole ? full : QString::number(r);
+        // The box is the line's where it is words, the digits' ink where it is a number.
+        const QRectF ink =
+            whole ? QRectF(0, -metrics.ascent(), metrics.horizontalAdvance(text), metrics.height())
+                  : metrics.tightBoundingRect(text);
+        const QPointF baseline(rack.left(), rack.top() - kLabelGapPx - ink.bottom());
+        out.push_back({ink.translated(baseline), text, baseline});
     }
     return out;
 }
@@ -308,7 +317,7 @@ TopologyRenderer::tierLabels(const ViewTransform& view) const
         const double bottom = row.top() - (switchNames ? 20 : 2);
         out.push_back({QRectF(row.left(), bottom - metrics.height(),
                               metrics.horizontalAdvance(text) + 8, metrics.height()),
-                       text});
+                       text, QPointF(row.left() + 4, bottom - metrics.descent())});
     }
     return out;
 }
@@ -340,7 +349,7 @@ void TopologyRenderer::drawSwitches(QPainter& p, const ViewTransform& view,
     // On a backing that keeps the text legible over the links that run up to the tier.
     for (const NameLabel& label : tierLabels(view)) {
         p.fillRect(label.box, backing);
-        p.drawText(label.box.adjusted(4, 0, 0, 0), Qt::AlignLeft | Qt::AlignVCenter, label.text);
+        p.drawText(label.baseline, label.text);
         labels.push_back(label.box);
     }
     if (!lod.switchLabels)
