@@ -18,10 +18,10 @@
 #include "document.h"
 #include "inspectorpanel.h"
 #include "legendwidget.h"
-#include "measuredcolors.h"
 #include "profilebreakdown.h"
 #include "profiledocument.h"
 #include "profilehtml.h"
+#include "profilescene.h"
 #include "text.h"
 #include "topologyscene.h"
 #include "topologyview.h"
@@ -189,18 +189,8 @@ void MainWindow::createMeasuredProfileViews()
 void MainWindow::colorByMeasuredProfile()
 {
     m_topologyView->addSceneHooks([this](TopologyScene& scene) {
-        scene.setColorSource([this](const cs::ColorMode& mode) -> std::optional<GpuColoring> {
-            if (!isMeasuredMode(mode) || !m_document->hasModel())
-                return std::nullopt;
-            const cs::Topology& topology = m_document->topology();
-            const auto quantity = mode.kind == cs::ColorKind::MeasuredStep
-                                      ? MeasuredQuantity::Step
-                                      : MeasuredQuantity::Communication;
-            GpuColoring c = measuredColoring(
-                mode, m_profile->valuesPerGpu(quantity, int(topology.gpus().size())),
-                m_profile->hasProfile(), m_profile->medianRankStepS());
-            markUnrankedGpus(c.colors, topology, m_document->placement());
-            return c;
+        setMeasuredColorSource(scene, *m_document, [this]() -> const GpuMeasures* {
+            return m_profile->hasProfile() ? &m_profile->measures() : nullptr;
         });
     });
     const auto showRank = [this] {

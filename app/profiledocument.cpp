@@ -61,23 +61,6 @@ QStringList ProfileDocument::files() const
     return files;
 }
 
-std::optional<GpuMeasure> ProfileDocument::measureOfGpu(int gpu) const
-{
-    if (gpu < 0 || size_t(gpu) >= m_byGpu.size() || m_byGpu[size_t(gpu)].rank < 0)
-        return std::nullopt;
-    return m_byGpu[size_t(gpu)];
-}
-
-std::vector<std::optional<double>> ProfileDocument::valuesPerGpu(MeasuredQuantity quantity,
-                                                                 int gpus) const
-{
-    std::vector<std::optional<double>> values(size_t(std::max(gpus, 0)));
-    for (size_t g = 0; g < values.size(); ++g)
-        if (const auto m = measureOfGpu(int(g)))
-            values[g] = quantity == MeasuredQuantity::Step ? m->stepVsMedian : m->exposedCommS;
-    return values;
-}
-
 std::optional<RankComparison> ProfileDocument::compareRank(int rank) const
 {
     if (!m_profile || rank < 0 || rank >= m_document->placement().worldSize())
@@ -123,32 +106,55 @@ void ProfileDocument::readStored()
 void ProfileDocument::compare()
 {
     m_comparison = {};
-    m_byGpu.clear();
-    m_medianRankStepS = 0;
+    m_measures = {};
     if (!m_profile || !m_document->hasModel())
         return;
-    const cs::Placement& placement = m_document->placement();
     m_comparison = cs::compareWithPrediction(*m_profile, m_document->cluster(), m_document->run(),
                                              m_document->evaluation());
+    m_measures =
+        gpuMeasuresOf(*m_profile, m_document->placement(), m_document->topology().gpus().size());
+}
+
+std::optional<GpuMeasure> GpuMeasures::of(int gpu) const
+{
+    if (gpu < 0 || size_t(gpu) >= byGpu.size() || byGpu[size_t(gpu)].rank < 0)
+        return std::nullopt;
+    return byGpu[size_t(gpu)];
+}
+
+std::vector<std::optional<double>> GpuMeasures::values(MeasuredQuantity quantity) const
+{
+    std::vector<std::optional<double>> values(byGpu.size());
+    for (size_t g = 0; g < values.size(); ++g)
+        if (const auto m = of(int(g)))
+            values[g] = quantity == MeasuredQuantity::Step ? m->stepVsMedian : m->exposedCommS;
+    return values;
+}
+
+GpuMeasures gpuMeasuresOf(const cs::MeasuredProfile& profile, const cs::Placement& placement,
+                          size_t gpus)
+{
+    GpuMeasures m;
     std::vector<double> steps;
-    for (const cs::RankProfile& r : m_profile->ranks)
+    for (const cs::RankProfile& r : profile.ranks)
         if (!r.steps.empty())
             steps.push_back(r.medianStepS());
     if (!steps.empty()) {
         std::nth_element(steps.begin(), steps.begin() + long(steps.size() / 2), steps.end());
-        m_medianRankStepS = steps[steps.size() / 2];
+        m.medianRankStepS = steps[steps.size() / 2];
     }
-    m_byGpu.assign(m_document->topology().gpus().size(), GpuMeasure{});
-    for (const cs::RankProfile& r : m_profile->ranks) {
+    m.byGpu.assign(gpus, GpuMeasure{});
+    for (const cs::RankProfile& r : profile.ranks) {
         const cs::StepFigures* s = medianStep(r);
         if (!s || r.rank >= placement.worldSize())
             continue;
         const int gpu = placement.gpuOfRank(r.rank);
-        if (gpu < 0 || size_t(gpu) >= m_byGpu.size())
+        if (gpu < 0 || size_t(gpu) >= gpus)
             continue;
         const double step = r.medianStepS();
-        m_byGpu[size_t(gpu)] = {
+        m.byGpu[size_t(gpu)] = {
             r.rank,          step,     s->computeBusyS,
-            s->exposedCommS, s->idleS, m_medianRankStepS > 0 ? step / m_medianRankStepS - 1 : 0};
+            s->exposedCommS, s->idleS, m.medianRankStepS > 0 ? step / m.medianRankStepS - 1 : 0};
     }
+    return m;
 }

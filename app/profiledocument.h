@@ -10,6 +10,7 @@
 #include <optional>
 #include <vector>
 
+#include "placement.h"
 #include "profilemapping.h"
 
 class Document;
@@ -36,6 +37,20 @@ struct RankComparison {
 // What a topology colour mode of the profile shows per GPU.
 enum class MeasuredQuantity { Step, Communication };
 
+// Every GPU's measured figures (index: GPU; rank -1 where none) and the median over ranks of
+// their median step.
+struct GpuMeasures {
+    std::vector<GpuMeasure> byGpu;
+    double medianRankStepS = 0;
+
+    std::optional<GpuMeasure> of(int gpu) const;
+    // One value per GPU: the step against the median, or the exposed communication in
+    // seconds; nothing for GPUs without a measured rank.
+    std::vector<std::optional<double>> values(MeasuredQuantity quantity) const;
+};
+GpuMeasures gpuMeasuresOf(const cs::MeasuredProfile& profile, const cs::Placement& placement,
+                          size_t gpus);
+
 class ProfileDocument : public QObject {
     Q_OBJECT
 public:
@@ -50,15 +65,17 @@ public:
     // What the session's stored profile got wrong, if it did (then there is no profile).
     QString problem() const { return m_problem; }
 
+    // Each GPU's measured figures, for the current placement.
+    const GpuMeasures& measures() const { return m_measures; }
     // A GPU's measured figures; nothing for a GPU that holds no measured rank.
-    std::optional<GpuMeasure> measureOfGpu(int gpu) const;
-    // One value per GPU of the topology (`gpus` of them): the step against the median, or the
-    // exposed communication in seconds; nothing for GPUs without a measured rank.
-    std::vector<std::optional<double>> valuesPerGpu(MeasuredQuantity quantity, int gpus) const;
+    std::optional<GpuMeasure> measureOfGpu(int gpu) const { return m_measures.of(gpu); }
+    std::vector<std::optional<double>> valuesPerGpu(MeasuredQuantity quantity) const
+    {
+        return m_measures.values(quantity);
+    }
     // A measured rank beside the prediction of its stage; nothing for a rank not measured.
     std::optional<RankComparison> compareRank(int rank) const;
-    // The median over ranks of their median step.
-    double medianRankStepS() const { return m_medianRankStepS; }
+    double medianRankStepS() const { return m_measures.medianRankStepS; }
 
     // Makes `profile` the document's, as one undo step named `text`; an empty profile (no
     // ranks) removes it.
@@ -74,7 +91,6 @@ private:
     Document* m_document;
     std::optional<cs::MeasuredProfile> m_profile;
     cs::ProfileComparison m_comparison;
-    std::vector<GpuMeasure> m_byGpu; // index: GPU; rank -1 where none
-    double m_medianRankStepS = 0;
+    GpuMeasures m_measures;
     QString m_problem;
 };

@@ -16,8 +16,10 @@
 #include "mainwindow.h"
 #include "profilebreakdown.h"
 #include "profiledocument.h"
+#include "profilescene.h"
 #include "profilesession.h"
 #include "syntheticprofile.h"
+#include "topologyscene.h"
 
 namespace {
 
@@ -132,6 +134,15 @@ TEST_CASE("a session keeps the measured profile: it opens without the traces", "
                   opened.ranks[r].steps[s].exposedByGroup.size());
         }
     }
+    // A figure of the session alone (File > Export, --render) colours by the kept profile.
+    Document alone;
+    alone.setSession(g.window.document()->session(), saved);
+    TopologyScene scene(alone.topology(), alone.placement(), alone.evaluation());
+    colorByStoredProfile(scene, alone);
+    cs::ViewState view;
+    view.colorBy = {cs::ColorKind::MeasuredStep};
+    scene.applyView(view);
+    CHECK(scene.legend().title.startsWith(QLatin1String("Measured step against the median")));
     // The comparison is made again from what the session kept, to the same figures.
     const cs::ProfileComparison& before = f.window.measuredProfile()->comparison();
     const cs::ProfileComparison& after = reopened->comparison();
@@ -149,7 +160,7 @@ TEST_CASE("the measured colour modes have a value per GPU that holds a measured 
     const ProfileDocument* profile = f.window.measuredProfile();
     const int gpus = int(doc->topology().gpus().size());
     const auto quantity = GENERATE(MeasuredQuantity::Step, MeasuredQuantity::Communication);
-    const std::vector<std::optional<double>> values = profile->valuesPerGpu(quantity, gpus);
+    const std::vector<std::optional<double>> values = profile->valuesPerGpu(quantity);
     REQUIRE(values.size() == size_t(gpus));
     for (int gpu = 0; gpu < gpus; ++gpu) {
         const int rank = doc->placement().rankOfGpu(gpu);
