@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "document.h"
+#include "profilescene.h"
 #include "documentio.h"
 #include "gpucolors.h"
 #include "legendwidget.h"
@@ -168,6 +169,7 @@ void paintFigure(QPainter& p, const QSizeF& size, const Document& doc, const cs:
     // The window's layout, so that a session's zoom and centre show the same racks.
     TopologyScene scene(doc.topology(), doc.placement(), doc.evaluation());
     scene.setTrafficSource([&doc]() -> const cs::StepTraffic& { return doc.stepTraffic(); });
+    colorByStoredProfile(scene, doc); // the measured colour modes
     scene.applyView(view);
     scene.renderer().setTextPixels(fontPx * 0.8); // the names of racks and tiers with the figure
     const Legend legend = scene.legend();
