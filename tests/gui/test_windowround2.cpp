@@ -12,6 +12,7 @@
 #include <QKeyEvent>
 #include <QMenu>
 #include <QMouseEvent>
+#include <QRadioButton>
 #include <QTemporaryDir>
 #include <QUndoStack>
 #include <QWheelEvent>
@@ -254,23 +255,27 @@ TEST_CASE("the shortcut list names Undo and Redo, not the step they would undo",
     CHECK_FALSE(html.contains(QStringLiteral("Set NIC")));
 }
 
-TEST_CASE("in the dark theme a check box's box stands out from the window", "[theme]")
+TEST_CASE("in the dark theme check boxes and radio buttons stand out from the window", "[theme]")
 {
     Fixture f;
     applyTheme(true);
-    QCheckBox box(QStringLiteral("Critical path"));
-    box.setPalette(QApplication::palette());
-    box.resize(box.sizeHint());
-    const QImage image = box.grab().toImage();
-    const QColor window = QApplication::palette().color(QPalette::Window);
-    // The indicator sits at the left, vertically centred: its frame or fill must differ from
-    // the window by a visible step somewhere in it.
-    double most = 0;
-    for (int x = 0; x < std::min(image.width(), 20); ++x)
-        for (int y = 0; y < image.height(); ++y)
-            most = std::max(most, double(std::abs(QColor(image.pixel(x, y)).lightnessF() -
-                                                  window.lightnessF())));
-    CHECK(most > 0.25);
+    QCheckBox check(QStringLiteral("Critical path"));
+    QRadioButton radio(QStringLiteral("seconds per step"));
+    for (QAbstractButton* button : std::initializer_list<QAbstractButton*>{&check, &radio}) {
+        INFO(button->text().toStdString());
+        button->setPalette(QApplication::palette());
+        button->resize(button->sizeHint());
+        const QImage image = button->grab().toImage();
+        const QColor window = QApplication::palette().color(QPalette::Window);
+        // The indicator sits at the left: its frame or fill must differ from the window by a
+        // visible step somewhere in it.
+        double most = 0;
+        for (int x = 0; x < std::min(image.width(), 20); ++x)
+            for (int y = 0; y < image.height(); ++y)
+                most = std::max(most, double(std::abs(QColor(image.pixel(x, y)).lightnessF() -
+                                                      window.lightnessF())));
+        CHECK(most > 0.25);
+    }
 }
 
 namespace {
