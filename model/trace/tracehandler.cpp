@@ -1,5 +1,6 @@
 #include "tracehandler.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
@@ -191,8 +192,9 @@ Field argFieldOf(const std::string& k)
 }
 
 constexpr std::string_view kStepPrefix = "ProfilerStep#";
-// Times beyond any clock (microseconds): refused, so that every sum of them stays finite.
-constexpr double kMaxTraceMicros = 1e17;
+// Times beyond any clock (microseconds; 2.5e15 is the year 2049 on the epoch clock older
+// PyTorch writes): refused, so that sums stay finite and clocks in nanoseconds fit int64.
+constexpr double kMaxTraceMicros = kMaxTraceNanoseconds / 1000;
 
 class Handler {
 public:
@@ -209,7 +211,11 @@ public:
     {
         return scalar(nullptr, int64_t(std::min<uint64_t>(n, INT64_MAX)), double(n), true);
     }
-    bool number_float(double x, const std::string&) { return scalar(nullptr, int64_t(x), x, true); }
+    bool number_float(double x, const std::string&)
+    {
+        // as a whole number too (ids, ranks), held to int64's range
+        return scalar(nullptr, int64_t(std::clamp(x, -9.2e18, 9.2e18)), x, true);
+    }
     bool string(std::string& s) { return scalar(&s, 0, 0, false); }
     bool binary(json::binary_t&) { return true; }
     bool start_object(size_t) { return enter(true); }
@@ -453,7 +459,8 @@ void Handler::finishEvent()
     if (!(std::abs(e.ts) <= kMaxTraceMicros) || !(e.dur <= kMaxTraceMicros)) {
         if (t.overLimit.empty())
             t.overLimit = "an event at ts " + numberText(e.ts) + " lasting " + numberText(e.dur) +
-                          " us: a time no profiler writes (at most 1e17 us, 3,000 years)";
+                          " us: a time no profiler writes (at most 2.5e15 us, the year 2049 on an "
+                          "epoch clock)";
         return;
     }
     auto full = [&](size_t count, const char* what) {

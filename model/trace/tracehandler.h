@@ -16,6 +16,10 @@
 
 namespace cs {
 
+// The largest clock reading a trace may give, in nanoseconds (ts, dur, baseTimeNanoseconds each):
+// two of them added or subtracted stay within int64.
+inline constexpr double kMaxTraceNanoseconds = 2.5e18;
+
 // Times as the file writes them: microseconds (fractions allowed) from the file's own origin.
 struct RawKernel {
     double ts = 0;

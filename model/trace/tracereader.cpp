@@ -325,6 +325,12 @@ std::optional<RankProfile> readRankTrace(const std::string& path, const RankRead
         errors.atPointer(path, "/traceEvents", "the trace holds no events");
         return std::nullopt;
     }
+    if (raw.baseTimeNanoseconds && !(*raw.baseTimeNanoseconds >= 0 &&
+                                     double(*raw.baseTimeNanoseconds) <= kMaxTraceNanoseconds)) {
+        errors.atPointer(path, "/baseTimeNanoseconds",
+                         "not a clock: from 0 to 2.5e18 ns (the year 2049)");
+        return std::nullopt;
+    }
     RankProfile rank;
     rank.file = path;
     if (!readDistributedInfo(path, raw, rank, notes, errors))

@@ -98,6 +98,8 @@ TEST_CASE("files that are no trace are refused with their name and what is wrong
              "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"ts\": 1e300, "
              "\"dur\": 1}]}",
              "a time no profiler writes"},
+        Case{"badbase.json", "{\"baseTimeNanoseconds\": 1e30, \"traceEvents\": [{}]}",
+             "not a clock"},
         Case{"badrank.json", "{\"distributedInfo\": {\"rank\": -3}, \"traceEvents\": [{}]}",
              "not a rank: a whole number from 0 up"},
         Case{"badworld.json",
