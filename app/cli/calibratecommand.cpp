@@ -10,6 +10,7 @@
 #include "calibrate.h"
 #include "common.h"
 #include "fileio.h"
+#include "gemm.h"
 #include "options.h"
 #include "text.h"
 
@@ -37,9 +38,11 @@ const CommandSpec kCalibrateSpec{
       "stop after about N seconds with the best constants so far (default 3600)"}},
     "fits the cost model's constants on measured runs",
     "Fits the cost model's constants on the measured runs of every FILE.jsonl: one GEMM\n"
-    "efficiency per GPU and precision present, and the shared constants (GEMM width, grouped\n"
-    "GEMMs, attention, memory, scale-out and all-to-all efficiency, overlaps, host time per\n"
-    "layer), each within its bounds, by coordinate descent on the mean absolute error of the\n"
+    "efficiency per GPU architecture and precision present, and the shared constants (a GEMM\n"
+    "tile's fixed cost, grouped GEMMs, attention, memory, scale-out and all-to-all efficiency,\n"
+    "overlaps, host time per layer), each within its bounds and only where two or more model\n"
+    "families inform it (it is named otherwise), by coordinate descent on the mean absolute\n"
+    "error of the\n"
     "dense runs (over 4 %) and of the runs with experts (over 8 %) plus each row's excess over\n"
     "12 % (20 % with experts). Prints the constants, the fit's MAPE and its worst rows; -o\n"
     "writes them for --calibration FILE. A fit that runs out of time (--max-seconds) says so,\n"
@@ -50,15 +53,20 @@ namespace {
 void printConstants(const Calibration& c, std::ostream& out)
 {
     auto table = [&](const char* title, const std::vector<GemmEfficiency>& entries) {
-        out << title << " (of the dense peak, at width " << int(kReferenceGemmWidth) << "):\n";
+        if (entries.empty())
+            return;
+        out << title << " (of the dense peak, a full wave of large tiles, inner dimension "
+            << int(kReferenceK) << "):\n";
         for (const GemmEfficiency& e : entries)
-            out << "  " << e.gpu << std::string(e.gpu.size() < 7 ? 7 - e.gpu.size() : 1, ' ')
+            out << "  " << e.gpu << std::string(e.gpu.size() < 16 ? 16 - e.gpu.size() : 1, ' ')
                 << toString(e.precision)
                 << std::string(7 - std::string(toString(e.precision)).size(), ' ')
                 << fixed(e.efficiency, 3) << "\n";
     };
-    table("GEMM efficiency", c.gemm);
-    table("expert (grouped) GEMM efficiency", c.grouped);
+    table("GEMM efficiency by architecture", c.gemm);
+    table("expert (grouped) GEMM efficiency measured apart", c.grouped);
+    out << "  other architectures and precisions: " << fixed(c.defaultGemmEfficiency, 3)
+        << " (the median)\n";
     out << "shared:\n";
     for (const FittedConstant& k : fittedConstants())
         out << "  " << k.key << std::string(k.key.size() < 24 ? 24 - k.key.size() : 1, ' ')
@@ -66,7 +74,8 @@ void printConstants(const Calibration& c, std::ostream& out)
             << ")\n";
 }
 
-// Which rows and model families inform each fitted constant; one family alone is named.
+// Which rows and model families inform each constant; one family alone is named, and the fit
+// leaves that constant at its default.
 void printBases(const std::vector<MeasuredRun>& rows, std::ostream& out)
 {
     out << "what informs each constant (rows, model families):\n";
@@ -74,9 +83,10 @@ void printBases(const std::vector<MeasuredRun>& rows, std::ostream& out)
         out << "  " << printable(b.knob, 40)
             << std::string(b.knob.size() < 28 ? 28 - b.knob.size() : 1, ' ') << b.rows << " rows, "
             << b.modelFamilies.size()
-            << (b.modelFamilies.size() == 1 ? " family: " + printable(b.modelFamilies.front()) +
-                                                  " alone (it explains that family, not the GPU)"
-                                            : " families")
+            << (b.modelFamilies.size() == 1
+                    ? " family: " + printable(b.modelFamilies.front()) +
+                          " alone: not fitted (it would explain that family, not the hardware)"
+                    : " families")
             << "\n";
     }
 }

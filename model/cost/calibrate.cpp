@@ -16,6 +16,7 @@ namespace {
 
 constexpr int kGoldenSteps = 14; // the bracket shrinks to 0.1 % of its width
 constexpr double kSettled = 1e-4;
+constexpr double kInforms = 0.01; // a knob's tenth of its range moves a row it informs by this
 constexpr double kEfficiencyMin = 0.05; // the bounds of every fitted GEMM efficiency
 constexpr double kEfficiencyMax = 0.98; // a sweep that moves no constant by more ends the fit
 
@@ -80,77 +81,114 @@ double objective(const std::vector<const MeasuredRun*>& rows, const std::vector<
     return (sets ? mean / sets : 0) + excess / double(std::max<size_t>(1, rows.size()));
 }
 
-// One efficiency knob per GPU and precision of a table, seen by the rows that use it.
-void addEfficiencyKnobs(const std::string& name, std::vector<GemmEfficiency>& table,
-                        const std::vector<const MeasuredRun*>& rows, double start,
-                        std::vector<GemmEfficiency> Calibration::*which,
+// The rows a knob moves, and among them those it informs: whose step moves by at least 1 %
+// when the knob moves by a tenth of its range (an architecture's BF16 efficiency barely moves its
+// FP8 runs' LM heads).
+void findRows(FitKnob& knob, const std::vector<const MeasuredRun*>& rows,
+              const std::vector<double>& before, Calibration& cal)
+{
+    double& value = knob.value(cal);
+    const double original = value;
+    const double step = 0.1 * (knob.max - knob.min);
+    value = original + step <= knob.max ? original + step : original - step;
+    const std::vector<double> after = stepTimes(rows, cal, false);
+    value = original;
+    knob.rows.clear();
+    knob.informing.clear();
+    for (size_t i = 0; i < rows.size(); ++i) {
+        const double change = std::abs(after[i] - before[i]);
+        if (change > 1e-12 * before[i])
+            knob.rows.push_back(rows[i]);
+        if (change >= kInforms * before[i])
+            knob.informing.push_back(rows[i]);
+    }
+}
+
+// One efficiency knob per GPU architecture and precision of the rows.
+void addEfficiencyKnobs(const std::vector<const MeasuredRun*>& rows, Calibration& cal,
                         std::vector<FitKnob>& knobs)
 {
-    std::map<std::pair<std::string, Precision>, std::vector<const MeasuredRun*>> groups;
+    std::set<std::pair<std::string, Precision>> keys;
     for (const MeasuredRun* r : rows)
-        groups[{r->cluster.gpu.name, r->run.precision}].push_back(r);
-    for (const auto& [key, members] : groups) {
+        keys.insert({r->cluster.gpu.architectureName(), r->run.precision});
+    for (const auto& [key, precision] : keys) {
         // Copies, not the bindings: lambdas capture them (clang 14 cannot capture a binding).
-        const std::string gpu = key.first;
-        const Precision precision = key.second;
-        const auto found = std::find_if(table.begin(), table.end(), [&](const GemmEfficiency& e) {
-            return e.gpu == gpu && e.precision == precision;
-        });
-        if (found == table.end())
-            table.push_back({gpu, precision, start});
-        knobs.push_back({name + " " + gpu + " " + toString(precision), kEfficiencyMin,
+        const std::string architecture = key;
+        const Precision p = precision;
+        const auto found =
+            std::find_if(cal.gemm.begin(), cal.gemm.end(), [&](const GemmEfficiency& e) {
+                return e.gpu == architecture && e.precision == p;
+            });
+        if (found == cal.gemm.end())
+            cal.gemm.push_back({architecture, p, cal.gemmEfficiency(rows.front()->cluster.gpu, p)});
+        knobs.push_back({"gemm " + architecture + " " + toString(p),
+                         kEfficiencyMin,
                          kEfficiencyMax,
-                         [gpu, precision, which](Calibration& c) -> double& {
-                             for (GemmEfficiency& e : c.*which)
-                                 if (e.gpu == gpu && e.precision == precision)
+                         [architecture, p](Calibration& c) -> double& {
+                             for (GemmEfficiency& e : c.gemm)
+                                 if (e.gpu == architecture && e.precision == p)
                                      return e.efficiency;
                              return c.defaultGemmEfficiency; // not reached: added above
                          },
-                         members});
+                         {},
+                         {}});
     }
+}
+
+std::set<std::string> familiesOf(const std::vector<const MeasuredRun*>& rows)
+{
+    std::set<std::string> families;
+    for (const MeasuredRun* r : rows)
+        families.insert(modelFamilyOf(*r));
+    return families;
 }
 
 } // namespace
 
 std::vector<FitKnob> fitKnobs(const std::vector<MeasuredRun>& rows, Calibration& cal)
 {
+    const std::vector<const MeasuredRun*> all = pointersTo(rows);
     std::vector<FitKnob> knobs;
-    std::vector<const MeasuredRun*> all, dense, experts;
-    for (const MeasuredRun& r : rows) {
-        all.push_back(&r);
-        (hasExperts(r) ? experts : dense).push_back(&r);
-    }
-    // Dense efficiencies from dense runs only (the rows with experts see them too), then the
-    // expert GEMMs' from the runs with experts; they carry most of the step.
-    std::vector<FitKnob> denseKnobs;
-    addEfficiencyKnobs("gemm", cal.gemm, dense, cal.defaultGemmEfficiency, &Calibration::gemm,
-                       denseKnobs);
-    for (FitKnob& k : denseKnobs) {
-        // The runs with experts of the same GPU and precision see the knob too.
-        for (const MeasuredRun* r : experts)
-            if (k.name == "gemm " + r->cluster.gpu.name + " " + toString(r->run.precision))
-                k.rows.push_back(r);
-        knobs.push_back(std::move(k));
-    }
-    addEfficiencyKnobs("grouped", cal.grouped, experts, cal.defaultGemmEfficiency,
-                       &Calibration::grouped, knobs);
+    if (all.empty())
+        return knobs;
+    addEfficiencyKnobs(all, cal, knobs);
     for (const FittedConstant& k : fittedConstants()) {
         const auto field = k.field;
         knobs.push_back(
-            {k.key, k.min, k.max, [field](Calibration& c) -> double& { return c.*field; }, all});
+            {k.key, k.min, k.max, [field](Calibration& c) -> double& { return c.*field; }, {}, {}});
     }
+    // A knob is seen by the rows it moves: an architecture's efficiency by its runs (and by the
+    // BF16 LM heads of its other precisions), a host cost by the runs whose framework has it.
+    const std::vector<double> before = stepTimes(all, cal, false);
+    for (FitKnob& k : knobs)
+        findRows(k, all, before, cal);
     return knobs;
 }
+
+namespace {
 
 // Golden-section search of one knob inside its bounds, starting from a bracket around the
 // current value; returns the change, or nothing when the deadline came first (the knob then
 // keeps its value).
-namespace {
-
 using Clock = std::chrono::steady_clock;
 
+// The rows of a fit and their step times with the current constants: a knob's search evaluates
+// only the rows it moves, while the objective stays the whole fit's.
+struct FitRows {
+    std::vector<const MeasuredRun*> all;
+    std::vector<double> times;
+    // The times with those of the knob's rows replaced.
+    std::vector<double> with(const FitKnob& knob, const std::vector<double>& moved) const
+    {
+        std::vector<double> out = times;
+        for (size_t i = 0; i < knob.rows.size(); ++i)
+            out[size_t(knob.rows[i] - all.front())] = moved[i];
+        return out;
+    }
+};
+
 std::optional<double> tune(FitKnob& knob, Calibration& cal, bool closedForm,
-                           Clock::time_point deadline)
+                           Clock::time_point deadline, FitRows& fitRows)
 {
     double& value = knob.value(cal);
     const double start = value;
@@ -160,7 +198,7 @@ std::optional<double> tune(FitKnob& knob, Calibration& cal, bool closedForm,
         if (outOfTime)
             return 0.0;
         value = x;
-        return objective(knob.rows, stepTimes(knob.rows, cal, closedForm));
+        return objective(fitRows.all, fitRows.with(knob, stepTimes(knob.rows, cal, closedForm)));
     };
     const double span = knob.max - knob.min;
     double lo = std::max(knob.min, start - 0.25 * span);
@@ -190,6 +228,7 @@ std::optional<double> tune(FitKnob& knob, Calibration& cal, bool closedForm,
     value = bestScore < current && !outOfTime ? best : start;
     if (outOfTime)
         return std::nullopt;
+    fitRows.times = fitRows.with(knob, stepTimes(knob.rows, cal, closedForm));
     return std::abs(value - start) / std::max(1e-9, std::abs(knob.max - knob.min));
 }
 
@@ -218,13 +257,13 @@ private:
 // One sweep over the knobs: the largest change, or nothing when the deadline came first.
 std::optional<double> sweep(std::vector<FitKnob>& knobs, Calibration& cal, bool closedForm,
                             const std::string& where, Clock::time_point deadline,
-                            ThrottledProgress& progress)
+                            ThrottledProgress& progress, FitRows& fitRows)
 {
     double moved = 0;
     for (size_t k = 0; k < knobs.size(); ++k) {
         progress(where + ": constant " + std::to_string(k + 1) + " of " +
                  std::to_string(knobs.size()) + " (" + knobs[k].name + ")");
-        const std::optional<double> change = tune(knobs[k], cal, closedForm, deadline);
+        const std::optional<double> change = tune(knobs[k], cal, closedForm, deadline, fitRows);
         if (!change)
             return std::nullopt;
         moved = std::max(moved, *change);
@@ -245,13 +284,56 @@ std::string summary(const std::vector<MeasuredRun>& rows, const Calibration& cal
            " %, worst row " + fixed(100 * worst, 1) + " %";
 }
 
+// Knobs that fewer than two model families inform are not fitted: an architecture's efficiency
+// is dropped (its GPUs take the default, or BF16 from FP8), a shared constant keeps its
+// physical default; each is named in the fit. So are efficiencies of architectures no row
+// measures, carried over from the start.
+void refuseOneFamilyKnobs(std::vector<FitKnob>& knobs, Fit& fit)
+{
+    Calibration physical{};
+    Calibration& cal = fit.calibration;
+    std::vector<GemmEfficiency> fitted;
+    std::vector<FitKnob> kept;
+    for (FitKnob& k : knobs) {
+        const std::set<std::string> families = familiesOf(k.informing);
+        if (families.size() >= 2) {
+            if (k.name.rfind("gemm ", 0) == 0)
+                for (const GemmEfficiency& e : cal.gemm)
+                    if (&k.value(cal) == &e.efficiency)
+                        fitted.push_back(e);
+            kept.push_back(std::move(k));
+            continue;
+        }
+        fit.refused.push_back(
+            {k.name, int(k.informing.size()), {families.begin(), families.end()}});
+        if (k.name.rfind("gemm ", 0) != 0)
+            k.value(cal) = k.value(physical);
+    }
+    cal.gemm = fitted;
+    cal.grouped.clear();
+    // The kept knobs point into the table by architecture and precision, not by address.
+    knobs = std::move(kept);
+}
+
+double medianEfficiency(std::vector<GemmEfficiency> table, double fallback)
+{
+    if (table.empty())
+        return fallback;
+    std::sort(table.begin(), table.end(), [](const GemmEfficiency& a, const GemmEfficiency& b) {
+        return a.efficiency < b.efficiency;
+    });
+    const size_t n = table.size();
+    return n % 2 ? table[n / 2].efficiency
+                 : (table[n / 2 - 1].efficiency + table[n / 2].efficiency) / 2;
+}
+
 } // namespace
 
 const std::vector<FittedConstant>& fittedConstants()
 {
     static const std::vector<FittedConstant> constants{
         {"gemm_half_width", &Calibration::gemmHalfWidth, 0, 4000},
-        {"grouped_half_width", &Calibration::groupedHalfWidth, 0, 8000},
+        {"grouped_efficiency", &Calibration::groupedEfficiency, 0.1, 1.0},
         {"bf16_over_fp8", &Calibration::bf16OverFp8, 0.8, 1.6},
         {"grouped_2026_factor", &Calibration::grouped2026Factor, 0.8, 3.0},
         {"attention_efficiency", &Calibration::attentionEfficiency, 0.1, 0.9},
@@ -297,10 +379,8 @@ std::vector<KnobBasis> knobBases(const std::vector<MeasuredRun>& rows)
     Calibration scratch = defaultCalibration();
     std::vector<KnobBasis> bases;
     for (const FitKnob& k : fitKnobs(rows, scratch)) {
-        std::set<std::string> families;
-        for (const MeasuredRun* r : k.rows)
-            families.insert(modelFamilyOf(*r));
-        bases.push_back({k.name, int(k.rows.size()), {families.begin(), families.end()}});
+        const std::set<std::string> families = familiesOf(k.informing);
+        bases.push_back({k.name, int(k.informing.size()), {families.begin(), families.end()}});
     }
     return bases;
 }
@@ -334,31 +414,38 @@ Fit calibrate(const std::vector<MeasuredRun>& rows, const Calibration& start,
     Fit fit;
     fit.calibration = start;
     std::vector<FitKnob> knobs = fitKnobs(rows, fit.calibration);
+    refuseOneFamilyKnobs(knobs, fit);
     ThrottledProgress progress(options.progress);
+    FitRows fitRows{pointersTo(rows), {}};
     for (bool closedForm : {true, false}) {
         if ((!closedForm && options.closedFormOnly) || fit.stoppedEarly)
             break;
+        fitRows.times = stepTimes(fitRows.all, fit.calibration, closedForm);
         for (int s = 0; s < options.maxSweeps; ++s) {
             const std::string where = std::string(closedForm ? "closed form" : "evaluation") +
                                       ", sweep " + std::to_string(s + 1);
-            const std::optional<double> moved =
-                sweep(knobs, fit.calibration, closedForm, where, options.deadline, progress);
+            const std::optional<double> moved = sweep(knobs, fit.calibration, closedForm, where,
+                                                      options.deadline, progress, fitRows);
             if (!moved) {
                 fit.stoppedEarly = true;
                 progress(where + ": stopped at the time limit", true);
                 break;
             }
             ++fit.sweeps;
+            // The default efficiency follows the fitted ones, so that the GPUs it stands in for
+            // are settled with the others.
+            Calibration& cal = fit.calibration;
+            cal.defaultGemmEfficiency = medianEfficiency(cal.gemm, cal.defaultGemmEfficiency);
+            fitRows.times = stepTimes(fitRows.all, cal, closedForm);
             progress(where + ": " + summary(rows, fit.calibration, closedForm), true);
             if (*moved < kSettled)
                 break;
         }
     }
-    for (auto* table : {&fit.calibration.gemm, &fit.calibration.grouped})
-        std::sort(table->begin(), table->end(),
-                  [](const GemmEfficiency& a, const GemmEfficiency& b) {
-                      return a.gpu != b.gpu ? a.gpu < b.gpu : a.precision < b.precision;
-                  });
+    std::sort(fit.calibration.gemm.begin(), fit.calibration.gemm.end(),
+              [](const GemmEfficiency& a, const GemmEfficiency& b) {
+                  return a.gpu != b.gpu ? a.gpu < b.gpu : a.precision < b.precision;
+              });
     fit.rows = predictRows(rows, fit.calibration);
     return fit;
 }
@@ -382,21 +469,8 @@ std::vector<FamilyError> crossValidate(const std::vector<MeasuredRun>& rows,
             if (familyOf(rows[i]) == family)
                 fittedErrors.push_back(all[i]);
         }
-        // An efficiency no training row fits (dense ones are fitted on dense rows, expert ones
-        // on rows with experts) is not carried over from the full fit: the default stands in.
-        Calibration start = fitted;
-        std::set<std::pair<std::string, Precision>> trainedDense, trainedExperts;
-        for (const MeasuredRun& r : training)
-            (hasExperts(r) ? trainedExperts : trainedDense)
-                .insert({r.cluster.gpu.name, r.run.precision});
-        const auto untrained = [](const auto& trained) {
-            return [&trained](const GemmEfficiency& e) {
-                return !trained.count({e.gpu, e.precision});
-            };
-        };
-        std::erase_if(start.gemm, untrained(trainedDense));
-        std::erase_if(start.grouped, untrained(trainedExperts));
-        const Fit fit = calibrate(training, start, options);
+        // Efficiencies the training rows do not inform are dropped by the fit itself.
+        const Fit fit = calibrate(training, fitted, options);
         out.push_back({family, int(held.size()), meanAbsoluteError(fittedErrors),
                        meanAbsoluteError(predictRows(held, fit.calibration))});
     }

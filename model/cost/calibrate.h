@@ -2,10 +2,11 @@
 // Fitting the cost model's constants (calibration.h) to measured runs, reproducibly: what
 // `clusterscope-cli calibrate` runs and what produced the built-in constants.
 //
-// Fitted: one GEMM efficiency per GPU and precision present in the runs, and the shared
-// constants listed by fittedConstants() within their bounds. Not fitted: NVLink efficiency
-// (0.8, the bus bandwidth NCCL reaches on NVSwitch systems), the framework's memory and the
-// efficiency of GPUs and precisions with no run (the default).
+// Fitted: one GEMM efficiency per GPU architecture and precision present in the runs, and the
+// shared constants listed by fittedConstants() within their bounds, each only where at least two
+// model families inform it (Fit::refused names the others). Not fitted: NVLink efficiency (0.8,
+// the bus bandwidth NCCL reaches on NVSwitch systems), the framework's memory; architectures and
+// precisions with no run take the median of the fitted efficiencies.
 //
 // The objective is the mean absolute error of each set of runs over its target (dense rows 4 %,
 // rows with experts 8 %: each set weighs the same however many rows it has) plus the excess of
@@ -48,19 +49,21 @@ std::string modelFamilyOf(const MeasuredRun& row);
 std::vector<RowError> predictRows(const std::vector<MeasuredRun>& rows, const Calibration& cal);
 double meanAbsoluteError(const std::vector<RowError>& errors);
 
-// One constant the fit chooses: a shared one (seen by every row), or the GEMM efficiency of a
-// GPU and precision (seen by its rows only).
+// One constant the fit chooses: a shared one, or the GEMM efficiency of an architecture and
+// precision; seen by the rows whose prediction it moves.
 struct FitKnob {
     std::string name;
     double min = 0, max = 1;
     std::function<double&(Calibration&)> value;
-    std::vector<const MeasuredRun*> rows;
+    std::vector<const MeasuredRun*> rows;      // whose step it moves at all
+    std::vector<const MeasuredRun*> informing; // whose step it moves by 1 % or more
 };
-// The knobs of a fit on these rows; GEMM efficiencies missing from `cal` are added to it.
+// The knobs of a fit on these rows, each with the rows it moves; GEMM efficiencies missing from
+// `cal` are added to it.
 std::vector<FitKnob> fitKnobs(const std::vector<MeasuredRun>& rows, Calibration& cal);
 
-// What the fit minimizes over the rows a knob sees, by evaluate(): lower is better. Each
-// built-in constant is a minimum of it along its knob on the public runs (test_calibration).
+// What the fit minimizes over all its rows, by evaluate(): lower is better. Each built-in
+// constant is a minimum of it along its knob on the public runs (test_calibration).
 double fitObjective(const std::vector<const MeasuredRun*>& rows, const Calibration& cal);
 
 struct FitOptions {
@@ -76,8 +79,22 @@ struct FitOptions {
     std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
 };
 
+// What informs a fitted constant: the rows whose prediction it moves and the model families among
+// them. A constant that one model family alone informs explains that family's rows, not
+// hardware: the fit does not choose it.
+struct KnobBasis {
+    std::string knob;
+    int rows = 0;
+    std::vector<std::string> modelFamilies; // sorted
+};
+std::vector<KnobBasis> knobBases(const std::vector<MeasuredRun>& rows);
+
 struct Fit {
     Calibration calibration;
+    // Constants not fitted, as one model family or none informs them: an architecture's
+    // efficiency is left out (the default stands in), a shared constant keeps its physical
+    // default (calibration.h).
+    std::vector<KnobBasis> refused;
     std::vector<RowError> rows; // by evaluate() with the fitted constants
     int sweeps = 0;
     bool stoppedEarly = false; // at the deadline, before the fit settled
@@ -101,14 +118,5 @@ std::string gpuOf(const MeasuredRun& row);
 std::vector<FamilyError> crossValidate(const std::vector<MeasuredRun>& rows,
                                        const Calibration& fitted, const FitOptions& options = {},
                                        const FamilyOf& familyOf = gpuOf);
-
-// What informs a fitted constant: its rows and the model families among them. A constant that
-// one model family alone informs explains that family's rows, not hardware.
-struct KnobBasis {
-    std::string knob;
-    int rows = 0;
-    std::vector<std::string> modelFamilies; // sorted
-};
-std::vector<KnobBasis> knobBases(const std::vector<MeasuredRun>& rows);
 
 } // namespace cs

@@ -29,25 +29,11 @@ double lookup(const std::vector<GemmEfficiency>& table, std::string_view gpu, Pr
     return fallback;
 }
 
-// A GPU no measured run calibrates takes the efficiencies of one on the same silicon:
-// Blackwell Ultra on 8-GPU boards (B300) as in NVL72 racks (GB300).
-constexpr std::pair<const char*, const char*> kStandIns[] = {{"B300", "GB300"}};
-
-bool calibrates(const Calibration& c, std::string_view gpu)
+// A GPU's own entry, else its architecture's; below 0 when neither is in the table.
+double efficiencyOf(const std::vector<GemmEfficiency>& table, const GpuSpec& gpu, Precision p)
 {
-    auto named = [&](const GemmEfficiency& e) { return e.gpu == gpu; };
-    return std::any_of(c.gemm.begin(), c.gemm.end(), named) ||
-           std::any_of(c.grouped.begin(), c.grouped.end(), named);
-}
-
-std::string_view withEfficiencies(const Calibration& c, std::string_view gpu)
-{
-    if (calibrates(c, gpu))
-        return gpu;
-    for (const auto& [name, standIn] : kStandIns)
-        if (gpu == name)
-            return standIn;
-    return gpu;
+    const double own = lookup(table, gpu.name, p, -1);
+    return own > 0 ? own : lookup(table, gpu.architectureName(), p, -1);
 }
 
 json tableJson(const std::vector<GemmEfficiency>& table)
@@ -96,8 +82,8 @@ constexpr Constant kConstants[] = {
     {"default_gemm_efficiency", &Calibration::defaultGemmEfficiency, 0.01, 1},
     {"bf16_over_fp8", &Calibration::bf16OverFp8, 0.1, 4},
     {"grouped_2026_factor", &Calibration::grouped2026Factor, 0.1, 4},
+    {"grouped_efficiency", &Calibration::groupedEfficiency, 0.01, 1},
     {"gemm_half_width", &Calibration::gemmHalfWidth, 0, 1e5},
-    {"grouped_half_width", &Calibration::groupedHalfWidth, 0, 1e5},
     {"attention_efficiency", &Calibration::attentionEfficiency, 0.01, 1},
     {"memory_efficiency", &Calibration::memoryEfficiency, 0.01, 1},
     {"nvlink_efficiency", &Calibration::nvlinkEfficiency, 0.01, 1},
@@ -201,23 +187,23 @@ std::optional<RouterGroups> routerGroupsOf(const RunDesc& run)
     return RouterGroups{int(*groups), int(*topK)};
 }
 
-double Calibration::gemmEfficiency(const std::string& gpu, Precision p) const
+double Calibration::gemmEfficiency(const GpuSpec& gpu, Precision p) const
 {
-    const std::string_view calibrated = withEfficiencies(*this, gpu);
-    const double measured = lookup(gemm, calibrated, p, -1);
+    const double measured = efficiencyOf(gemm, gpu, p);
     if (measured > 0)
         return measured;
-    if (p == Precision::BF16) {
-        const double fp8 = lookup(gemm, calibrated, Precision::FP8, -1);
-        if (fp8 > 0)
-            return std::min(0.95, fp8 * bf16OverFp8);
-    }
+    // Another precision of the same tensor cores: NVFP4 reaches the fraction of its peak that
+    // FP8 reaches of its own, BF16 that times bf16OverFp8.
+    const double fp8 = p == Precision::FP8 ? -1 : efficiencyOf(gemm, gpu, Precision::FP8);
+    if (fp8 > 0)
+        return p == Precision::BF16 ? std::min(0.95, fp8 * bf16OverFp8) : fp8;
     return defaultGemmEfficiency;
 }
 
-double Calibration::groupedGemmEfficiency(const std::string& gpu, Precision p) const
+double Calibration::groupedGemmEfficiency(const GpuSpec& gpu, Precision p) const
 {
-    return lookup(grouped, withEfficiencies(*this, gpu), p, gemmEfficiency(gpu, p));
+    const double measured = efficiencyOf(grouped, gpu, p);
+    return measured > 0 ? measured : gemmEfficiency(gpu, p) * groupedEfficiency;
 }
 
 json toJson(const Calibration& c)
@@ -272,43 +258,31 @@ const Calibration& defaultCalibration()
     static const Calibration c{
         .gemm =
             {
-                {"A100", Precision::BF16, 0.655241},
-                {"B200", Precision::FP8, 0.591138},
-                {"GB200", Precision::FP8, 0.53208},
-                {"GB200", Precision::NVFP4, 0.564497},
-                {"GB300", Precision::FP8, 0.783116},
-                {"GB300", Precision::NVFP4, 0.578699},
-                {"H100", Precision::FP8, 0.722498},
-                {"H200", Precision::FP8, 0.639981},
+                {"Blackwell", Precision::BF16, 0.477745},
+                {"Blackwell", Precision::FP8, 0.459904},
+                {"Blackwell Ultra", Precision::BF16, 0.574098},
+                {"Blackwell Ultra", Precision::FP8, 0.677832},
+                {"Hopper", Precision::BF16, 0.97747},
+                {"Hopper", Precision::FP8, 0.612069},
             },
-        .grouped =
-            {
-                {"B200", Precision::BF16, 0.17817},
-                {"B200", Precision::FP8, 0.255752},
-                {"GB200", Precision::BF16, 0.227951},
-                {"GB200", Precision::FP8, 0.272357},
-                {"GB300", Precision::BF16, 0.275683},
-                {"GB300", Precision::FP8, 0.393484},
-                {"H100", Precision::BF16, 0.648928},
-                {"H100", Precision::FP8, 0.169449},
-            },
-        .defaultGemmEfficiency = 0.5,
-        .bf16OverFp8 = 1.50336,
-        .grouped2026Factor = 1.25151,
-        .gemmHalfWidth = 857.468,
-        .groupedHalfWidth = 1456.82,
-        .attentionEfficiency = 0.42617,
-        .memoryEfficiency = 0.633628,
+        .grouped = {},
+        .defaultGemmEfficiency = 0.593084,
+        .bf16OverFp8 = 1.2,
+        .groupedEfficiency = 0.54251,
+        .grouped2026Factor = 1.60005,
+        .gemmHalfWidth = 1486.59,
+        .attentionEfficiency = 0.530154,
+        .memoryEfficiency = 0.647634,
         .nvlinkEfficiency = 0.8,
-        .scaleOutEfficiency = 0.900923,
-        .allToAllEfficiency = 0.988391,
-        .tpOverlap = 0.530346,
-        .epOverlap = 0.867267,
-        .dpContention = 0.261203,
-        .layerHostUs = 12.5787,
-        .moeLayerHostUs = 3304.07,
-        .expertHostUs = 258.419,
-        .a2aOverlapHostUs = 5828.03,
+        .scaleOutEfficiency = 0.999921,
+        .allToAllEfficiency = 0.999898,
+        .tpOverlap = 0.849964,
+        .epOverlap = 0.746512,
+        .dpContention = 0.241429,
+        .layerHostUs = 0,
+        .moeLayerHostUs = 3594.22,
+        .expertHostUs = 253.853,
+        .a2aOverlapHostUs = 5525.88,
         .frameworkMemoryGiB = 4,
     };
     return c;

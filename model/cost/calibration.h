@@ -1,7 +1,8 @@
 #pragma once
 // The cost model's efficiency constants: the fraction of a datasheet peak that real kernels
-// and collectives reach, and the few fixed costs. One GEMM efficiency per GPU and precision
-// (dense and grouped), the rest shared; fitted on the public measured runs by
+// and collectives reach, and the few fixed costs. One GEMM efficiency per GPU architecture and
+// precision, which dense and grouped GEMMs share (their shapes make them differ), the rest
+// shared; fitted on the public measured runs by
 // `clusterscope-cli calibrate` (calibrate.h), never one per run. Saved and read as JSON so that
 // `--calibration FILE` replaces the built-in set.
 
@@ -18,15 +19,15 @@
 namespace cs {
 
 struct GemmEfficiency {
-    std::string gpu; // catalog name
+    // A GPU architecture ("Hopper"), which every GPU of it shares, or one GPU's name, which
+    // takes precedence for that GPU.
+    std::string gpu;
     Precision precision = Precision::BF16;
-    // Fraction of the dense tensor-core peak at that precision reached by a large GEMM at the
-    // reference width (kReferenceGemmWidth).
+    // Fraction of the dense tensor-core peak at that precision reached by a full wave of large
+    // tiles at the reference inner dimension (gemm.h, kReferenceK).
     double efficiency = 0;
     bool operator==(const GemmEfficiency&) const = default;
 };
-
-inline constexpr double kReferenceGemmWidth = 4096;
 
 // How a training framework runs a step, where frameworks differ in ways the step time shows.
 // Megatron-LM on its defaults (2021-23: the SC21 paper's software, MegaScale's baseline)
@@ -95,18 +96,26 @@ struct RouterGroups {
 std::optional<RouterGroups> routerGroupsOf(const RunDesc& run);
 
 struct Calibration {
-    std::vector<GemmEfficiency> gemm;    // dense GEMMs, fitted on dense runs
-    std::vector<GemmEfficiency> grouped; // expert GEMMs (grouped), fitted on runs with experts
-    double defaultGemmEfficiency = 0.5;  // a GPU and precision with no measured run
+    std::vector<GemmEfficiency> gemm; // by architecture and precision, fitted on every run
+    // Expert GEMMs of one GPU or architecture measured apart (a calibration file may give
+    // them); otherwise the GEMM efficiency times groupedEfficiency.
+    std::vector<GemmEfficiency> grouped;
+    // An architecture that no two model families measure, and no FP8 efficiency stands in for
+    // (a fitted constant that one family informs explains that family, not the hardware): the
+    // median of the fitted ones.
+    double defaultGemmEfficiency = 0.5;
     // A BF16 GEMM's fraction of the BF16 peak over an FP8 GEMM's of the FP8 peak, for a GPU
-    // whose BF16 GEMMs no dense run measures (the LM head of its FP8 runs).
+    // whose BF16 GEMMs no run measures (the LM head of its FP8 runs).
     double bf16OverFp8 = 1.2;
+    // The grouped kernels that run a GPU's experts reach this fraction of the efficiency of a
+    // dense GEMM of the same shapes (one launch, per-expert offsets and scales, no tuning per
+    // shape).
+    double groupedEfficiency = 1;
     // MXFP8 expert GEMMs on Blackwell from the NeMo 26.06 containers on, over those before.
     double grouped2026Factor = 1;
-    // GEMMs narrower than this (on one GPU) reach half the efficiency of wide ones:
-    // efficiency scales as 1 / (1 + gemmHalfWidth / width), held at the reference width.
+    // The inner dimension at which a GEMM tile's fixed cost (filling the pipeline, writing the
+    // tile) equals its FLOPs: k = gemmHalfWidth runs at half the speed of an endless k (gemm.h).
     double gemmHalfWidth = 800;
-    double groupedHalfWidth = 800;    // the same for expert GEMMs, per expert
     double attentionEfficiency = 0.4; // flash attention, as a fraction of the BF16 peak
     double memoryEfficiency = 0.7;    // elementwise kernels, of the HBM bandwidth
     double nvlinkEfficiency = 0.8;    // bus bandwidth reached by NCCL on NVLink
@@ -130,10 +139,12 @@ struct Calibration {
     double a2aOverlapHostUs = 0;
     double frameworkMemoryGiB = 4; // CUDA context, NCCL buffers, allocator fragmentation
 
-    // At the reference width. A dense GEMM's, measured or derived from the GPU's FP8 one; an
-    // expert GEMM's, measured or the dense one.
-    double gemmEfficiency(const std::string& gpu, Precision p) const;
-    double groupedGemmEfficiency(const std::string& gpu, Precision p) const;
+    // At the reference inner dimension. The GPU's own or its architecture's, else derived from
+    // its FP8 one (NVFP4 the same fraction of its peak, BF16 times bf16OverFp8), else the
+    // default. An expert GEMM's: measured apart, else the dense one times
+    // groupedEfficiency.
+    double gemmEfficiency(const GpuSpec& gpu, Precision p) const;
+    double groupedGemmEfficiency(const GpuSpec& gpu, Precision p) const;
     bool operator==(const Calibration&) const = default;
 };
 

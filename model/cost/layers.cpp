@@ -116,21 +116,21 @@ private:
 };
 
 // Seconds of a set of GEMMs over `rows` rows, forward; backward is twice the FLOPs.
-double gemmsForward(const Gemms& gemms, double rows, double eff, const Rates& r)
+double gemmsForward(const Gemms& gemms, double rows, const GemmDevice& d)
 {
     double seconds = 0;
     for (const Gemm& g : gemms)
-        seconds +=
-            gemmSeconds(2 * rows * g.params(), std::min(g.k, g.n), eff, r.gemmPeak, r.widthHalf);
+        seconds += gemmSeconds({rows, g.n, g.k}, d);
     return seconds;
 }
 
-// The same for one expert's GEMMs over the rows routed to it.
-double expertGemmsForward(const Gemms& gemms, double rows, double eff, const Rates& r)
+// The grouped GEMMs of a GPU's `experts` experts, `rows` token copies each: one kernel a GEMM
+// of the expert MLP, every expert's tiles in its waves.
+double expertGemmsForward(const Gemms& gemms, double experts, double rows, const GemmDevice& d)
 {
     double seconds = 0;
     for (const Gemm& g : gemms)
-        seconds += expertGemmSeconds(rows, g.k, g.n, eff, r.gemmPeak, r.groupedWidthHalf);
+        seconds += groupedGemmSeconds(experts, {rows, g.n, g.k}, d);
     return seconds;
 }
 
@@ -295,8 +295,8 @@ Terms termsOf(const LayerContext& ctx, LayerKind kind, const Shape& l, LayerCost
     const Workload& w = ctx.w;
     Terms x;
     const AttentionGemms attention = attentionGemms(m, l);
-    x.attentionGemms = gemmsForward(attention.all, l.tokens, r.gemmEff, r);
-    x.mlaUpProj = gemmsForward(attention.upProjections, l.tokens, r.gemmEff, r);
+    x.attentionGemms = gemmsForward(attention.all, l.tokens, r.gemm);
+    x.mlaUpProj = gemmsForward(attention.upProjections, l.tokens, r.gemm);
     const double attentionFlops = 2 * l.tokens * l.keys * l.heads * (l.qkDim + l.vDim) / l.t;
     x.attentionCore = attentionFlops / r.attention;
     double flops = attentionFlops;
@@ -309,11 +309,9 @@ Terms termsOf(const LayerContext& ctx, LayerKind kind, const Shape& l, LayerCost
     if (kind.moe) {
         const Experts e = expertsOf(ctx, l);
         const double etp = std::max(1, ctx.run.parallelism.etp);
-        x.expertGemms =
-            e.localExperts * expertGemmsForward(e.local, e.rowsPerExpert, r.groupedEff, r);
-        x.sharedGemms = gemmsForward(e.shared, l.tokens, r.gemmEff, r);
-        x.router = gemmSeconds(2 * e.routedTokens * l.h * m.moe->experts, l.h, r.gemmBf16Eff,
-                               r.bf16Peak, r.widthHalf);
+        x.expertGemms = expertGemmsForward(e.local, e.localExperts, e.rowsPerExpert, r.grouped);
+        x.sharedGemms = gemmsForward(e.shared, l.tokens, r.gemm);
+        x.router = gemmSeconds({e.routedTokens, double(m.moe->experts), l.h}, r.gemmBf16);
         x.mlpGemms = x.expertGemms + x.sharedGemms;
         x.permute = memorySeconds(kActivationBytes * e.routedTokens * m.moe->topK * l.h * 4 +
                                       kRouterBytes * e.routedTokens * m.moe->experts * 2,
@@ -332,7 +330,7 @@ Terms termsOf(const LayerContext& ctx, LayerKind kind, const Shape& l, LayerCost
                               l.tokens * sharedSavedBytes(l, *m.moe);
     } else {
         const Gemms mlp = mlpGemms(l.h, l.dense, l.mats, l.t);
-        x.mlpGemms = gemmsForward(mlp, l.tokens, r.gemmEff, r);
+        x.mlpGemms = gemmsForward(mlp, l.tokens, r.gemm);
         denseParams += paramsOf(mlp);
         mlpWidth = (l.mats - 1) * l.dense / l.t;
         flops += 2 * l.tokens * paramsOf(mlp);
@@ -498,19 +496,6 @@ std::vector<LayerKind> LayerKinds::present() const
             found.push_back(kind);
     }
     return found;
-}
-
-double gemmSeconds(double flops, double width, double eff, double peak, double widthHalf)
-{
-    // Narrow GEMMs fill the GPU badly; the efficiency is held at the reference width.
-    const double widthFactor =
-        (1 + widthHalf / kReferenceGemmWidth) / (1 + widthHalf / std::max(1.0, width));
-    return flops / (peak * eff * widthFactor);
-}
-
-double expertGemmSeconds(double rows, double k, double n, double eff, double peak, double widthHalf)
-{
-    return gemmSeconds(2 * rows * k * n, std::min({k, n, rows}), eff, peak, widthHalf);
 }
 
 double launchBoundSeconds(double gpu, double host, double gpuAfterWait)

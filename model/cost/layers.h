@@ -7,6 +7,7 @@
 
 #include "collectives.h"
 #include "description.h"
+#include "gemm.h"
 #include "workload.h"
 
 namespace cs {
@@ -35,17 +36,14 @@ LayerKinds layerKindsOf(const ModelShape& model);
 
 // Throughputs of one GPU as the calibration says they are reached.
 struct Rates {
-    double gemmPeak = 0;         // FLOP/s: dense tensor-core peak at the run's precision
-    double gemmEff = 0;          // fraction of it a large GEMM reaches at the reference width
-    double gemmBf16Eff = 0;      // the same for BF16 GEMMs (LM head)
-    double groupedEff = 0;       // expert GEMMs (grouped), at the reference width
-    double bf16Peak = 0;         // FLOP/s
-    double attention = 0;        // FLOP/s of flash attention
-    double memory = 0;           // bytes/s reached by elementwise and streaming kernels
-    double widthHalf = 0;        // GEMM width at which efficiency halves (calibration)
-    double groupedWidthHalf = 0; // the same for expert (grouped) GEMMs
-    double weightBytes = 0;      // HBM bytes per parameter per micro-batch outside the GEMM FLOPs
-    double castBytes = 0;        // per element cast to the GEMM precision (0 in BF16)
+    GemmDevice gemm;        // GEMMs at the run's precision
+    GemmDevice gemmBf16;    // BF16 GEMMs (LM head, router)
+    GemmDevice grouped;     // expert GEMMs (grouped kernels) at the run's precision
+    double bf16Peak = 0;    // FLOP/s
+    double attention = 0;   // FLOP/s of flash attention
+    double memory = 0;      // bytes/s reached by elementwise and streaming kernels
+    double weightBytes = 0; // HBM bytes per parameter per micro-batch outside the GEMM FLOPs
+    double castBytes = 0;   // per element cast to the GEMM precision (0 in BF16)
 };
 
 // Everything a layer's cost depends on besides its kind.
@@ -68,13 +66,6 @@ struct LayerCosts {
 
 LayerCosts layerCosts(const LayerContext& ctx, LayerKind kind);
 
-// Seconds of a GEMM of `flops` whose narrower side (output width or inner dimension, on one
-// GPU) is `width`, at efficiency `eff` of the peak `peak`.
-double gemmSeconds(double flops, double width, double eff, double peak, double widthHalf);
-// One expert's GEMM over the `rows` token copies routed to it (k x n weights): few tokens per
-// expert make short GEMMs that fill the GPU as badly as narrow ones.
-double expertGemmSeconds(double rows, double k, double n, double eff, double peak,
-                         double widthHalf);
 // A layer's time when the CPU takes `host` to launch it and the GPU's last `gpuAfterWait`
 // seconds of it cannot start before the launches end (the wait for token counts of dropless
 // routing drains the GPU's queue); otherwise the GPU runs behind the launches.

@@ -96,9 +96,6 @@ Rates resolveRates(const ClusterDesc& cluster, const RunDesc& run, const Calibra
         peak = gpu.peakTflopsBf16;
     w.peakFlopsPerGpu = peak * 1e12;
     Rates r;
-    r.gemmPeak = w.peakFlopsPerGpu;
-    r.gemmEff = cal.gemmEfficiency(gpu.name, run.precision);
-    r.gemmBf16Eff = cal.gemmEfficiency(gpu.name, Precision::BF16);
     // MXFP8's grouped kernels improved with the 2026 framework's full-iteration recipes.
     w.wholeStepGraph = fullIterationRecipe(run, gpu, w.framework);
     w.allToAllOverlap = allToAllOverlapOf(run, gpu, w.framework);
@@ -107,15 +104,21 @@ Rates resolveRates(const ClusterDesc& cluster, const RunDesc& run, const Calibra
     w.offloadLayers = activationOffloadLayersOf(run);
     w.toHostRate = hostCopyGBps(gpu, HostCopy::ToHost) * 1e9;
     w.fromHostRate = hostCopyGBps(gpu, HostCopy::FromHost) * 1e9;
-    r.groupedEff = cal.groupedGemmEfficiency(gpu.name, run.precision) *
-                   (w.wholeStepGraph ? cal.grouped2026Factor : 1);
     r.bf16Peak = gpu.peakTflopsBf16 * 1e12;
     const double attentionPeak =
         fp8AttentionOf(run, gpu, w.framework) ? gpu.peakTflopsFp8 * 1e12 : r.bf16Peak;
     r.attention = attentionPeak * cal.attentionEfficiency;
     r.memory = gpu.hbmTBps * 1e12 * cal.memoryEfficiency;
-    r.widthHalf = cal.gemmHalfWidth;
-    r.groupedWidthHalf = cal.groupedHalfWidth;
+    const auto device = [&](double peakFlops, Precision p, double eff) {
+        return GemmDevice{
+            peakFlops,         eff,      gpu.sms,          double(gpu.tileM), double(gpu.tileN),
+            cal.gemmHalfWidth, r.memory, weightBytesOf(p), kActivationBytes};
+    };
+    r.gemm = device(w.peakFlopsPerGpu, run.precision, cal.gemmEfficiency(gpu, run.precision));
+    r.gemmBf16 = device(r.bf16Peak, Precision::BF16, cal.gemmEfficiency(gpu, Precision::BF16));
+    r.grouped = device(w.peakFlopsPerGpu, run.precision,
+                       cal.groupedGemmEfficiency(gpu, run.precision) *
+                           (w.wholeStepGraph ? cal.grouped2026Factor : 1));
     r.weightBytes = weightBytesOf(run.precision);
     // A cast reads BF16 and writes the narrow copies.
     const double quantized = quantizedBytesOf(run, gpu, w.framework);
@@ -141,9 +144,8 @@ void addHead(const RunDesc& run, const Workload& w, const Rates& r, const Calibr
     const ModelShape& ms = run.model;
     const double tokens = double(run.batch.micro) * ms.seqLen / w.c;
     const double h = ms.hidden;
-    const double headFlops = 2 * tokens * double(ms.vocab) * h / w.t;
     const double logitsBytes = tokens * ms.vocab / w.t * 4;
-    const double gemm = gemmSeconds(headFlops, h, r.gemmBf16Eff, r.bf16Peak, r.widthHalf);
+    const double gemm = gemmSeconds({tokens, double(ms.vocab) / w.t, h}, r.gemmBf16);
     forward += gemm + 3 * logitsBytes / r.memory;
     backward += 2 * gemm + 3 * logitsBytes / r.memory;
     (void)cal;
@@ -176,8 +178,7 @@ Ends endsOf(const LayerContext& ctx)
         // Each MTP module: the next token's embedding joined to the hidden state (a 2h x h
         // projection), one more transformer layer like the last, and its own LM head and loss.
         LayerCosts one = layerCosts(ctx, layerKindsOf(ms).kindAt(ms.layers - 1));
-        const double projection = gemmSeconds(2 * tokens * 2 * h * h / w.t, h, ctx.rates.gemmEff,
-                                              ctx.rates.gemmPeak, ctx.rates.widthHalf);
+        const double projection = gemmSeconds({tokens, h / w.t, 2 * h}, ctx.rates.gemm);
         one.forward.compute += projection + e.embedForward.compute;
         one.backward.compute += 2 * projection + e.embedBackward.compute;
         double headTp = 0;

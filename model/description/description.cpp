@@ -39,11 +39,20 @@ double hostCopyGBps(const GpuSpec& gpu, HostCopy direction)
 const std::vector<GpuSpec>& gpuCatalog()
 {
     // Dense tensor-core peaks of formats.md; 0 where the GPU lacks the precision.
+    // SMs: NVIDIA's A100 (108) and H100 (132, GH100 in SXM5; H200 the same die) architecture
+    // whitepapers; B200 148 (74 of 80 on each of two dies, Chips and Cheese, "Nvidia's B200",
+    // 2025; GB200's GPUs are B200 dies); Blackwell Ultra 160 (NVIDIA, "Inside NVIDIA Blackwell
+    // Ultra", 2025). Tiles: an SM computes a 128 x 256 output tile at a time in the large-GEMM
+    // kernels of cuBLAS and CUTLASS on all four (CUTLASS's default wgmma tile on Hopper; on
+    // Blackwell a 2-SM UMMA of 256 x 256 is 128 x 256 an SM; Ampere's 256 x 128 is the same area).
     static const std::vector<GpuSpec> catalog{
-        {"A100", 312, 0, 0, 80, 2.0, 600},           {"H100", 989, 1979, 0, 80, 3.35, 900},
-        {"H200", 989, 1979, 0, 141, 4.8, 900},       {"B200", 2250, 4500, 9000, 180, 7.7, 1800},
-        {"GB200", 2450, 4900, 9800, 186, 8.0, 1800}, {"GB300", 2450, 4900, 14700, 279, 8.0, 1800},
-        {"B300", 2250, 4500, 13500, 279, 8.0, 1800},
+        {"A100", 312, 0, 0, 80, 2.0, 600, "Ampere", 108},
+        {"H100", 989, 1979, 0, 80, 3.35, 900, "Hopper", 132},
+        {"H200", 989, 1979, 0, 141, 4.8, 900, "Hopper", 132},
+        {"B200", 2250, 4500, 9000, 180, 7.7, 1800, "Blackwell", 148},
+        {"GB200", 2450, 4900, 9800, 186, 8.0, 1800, "Blackwell", 148},
+        {"GB300", 2450, 4900, 14700, 279, 8.0, 1800, "Blackwell Ultra", 160},
+        {"B300", 2250, 4500, 13500, 279, 8.0, 1800, "Blackwell Ultra", 160},
     };
     return catalog;
 }

@@ -105,8 +105,19 @@ struct GpuSpec {
     double hbmGiB = 0;
     double hbmTBps = 0;
     double nvlinkGBps = 0; // per GPU, both directions together
+    // What a GEMM's time depends on besides its FLOPs (model/cost/gemm.h): the architecture
+    // (GPUs of one architecture share their GEMM efficiencies), the streaming multiprocessors
+    // (SMs) that run its output tiles in waves, and the tile one SM computes at a time.
+    // A GPU outside the catalog is its own architecture, with no waves (0 SMs).
+    std::string architecture;
+    int sms = 0;
+    int tileM = 128, tileN = 256;
 
     double peakTflops(Precision p) const;
+    const std::string& architectureName() const
+    {
+        return architecture.empty() ? name : architecture;
+    }
     bool operator==(const GpuSpec&) const = default;
 };
 

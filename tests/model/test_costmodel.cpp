@@ -128,7 +128,11 @@ const std::map<std::string, std::pair<double, double>> kUnexplainedRows = {
     {"nemo_bridge_25.11_DGX-GB300_LLAMA3_70B_64gpu_FP8-CS", {-0.20, -0.16}},
 };
 
-TEST_CASE("public measured runs: MAPE at most 4 %, no row off by more than 13 % but one "
+// Since the GEMMs are timed from their shapes with one efficiency per architecture, and
+// constants that one model family alone informs are no longer fitted (issue 36: the A100's,
+// which only GPT-3 measures, and NVFP4's, which only Llama 3 does), the dense rows carry
+// 5.1 % (3.7 % before) and the A100 and B200 rows up to 17 % (docs/cost-model.md, "Accuracy").
+TEST_CASE("public measured runs: MAPE at most 5.5 %, no row off by more than 18 % but one "
           "unexplained")
 {
     double sum = 0;
@@ -140,11 +144,11 @@ TEST_CASE("public measured runs: MAPE at most 4 %, no row off by more than 13 % 
             CHECK(error >= outlier->second.first);
             CHECK(error <= outlier->second.second);
         } else {
-            CHECK(std::abs(error) <= 0.13);
+            CHECK(std::abs(error) <= 0.18);
         }
         sum += std::abs(error);
     }
-    CHECK(sum / double(runs.size()) <= 0.04);
+    CHECK(sum / double(runs.size()) <= 0.055);
 }
 
 TEST_CASE("measured runs with experts: MAPE at most 10 %")

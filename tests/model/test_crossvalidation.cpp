@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
 
 #include "calibrate.h"
@@ -78,7 +79,46 @@ TEST_CASE("what informs each constant names a constant one model family alone in
     for (KnobBasis& b : knobBases(publicMeasuredRuns()))
         byKnob[b.knob] = b;
     // Only MLPerf GPT-3 and the SC21 GPT runs measure the A100.
-    CHECK(byKnob.at("gemm A100 bf16").modelFamilies == std::vector<std::string>{"GPT-3"});
-    CHECK(byKnob.at("gemm H100 fp8").modelFamilies.size() > 1);
-    CHECK(byKnob.at("tp_overlap").rows == 150);
+    CHECK(byKnob.at("gemm Ampere bf16").modelFamilies == std::vector<std::string>{"GPT-3"});
+    CHECK(byKnob.at("gemm Hopper fp8").modelFamilies.size() > 1);
+    // A constant is seen by the rows it moves: the expert GEMMs' by the runs with experts only.
+    const KnobBasis& grouped = byKnob.at("grouped_efficiency");
+    CHECK(grouped.rows > 0);
+    CHECK(std::find(grouped.modelFamilies.begin(), grouped.modelFamilies.end(), "GPT-3") ==
+          grouped.modelFamilies.end());
+}
+
+TEST_CASE("the fit leaves a constant that one model family informs at its default", "[calibration]")
+{
+    // Three GPT-3 runs on A100 and three Llama 3 runs on H100: each GPU's efficiency is informed
+    // by one family, the shared constants that both move by two.
+    std::map<std::string, int> taken;
+    std::vector<MeasuredRun> rows;
+    for (MeasuredRun& r : publicMeasuredRuns()) {
+        const std::string family = modelFamilyOf(r);
+        const std::string gpu = r.cluster.gpu.name;
+        if (((family == "GPT-3" && gpu == "A100") || (family == "Llama 3" && gpu == "H100")) &&
+            taken[family] < 3) {
+            ++taken[family];
+            rows.push_back(std::move(r));
+        }
+    }
+    REQUIRE(rows.size() == 6);
+    FitOptions options;
+    options.closedFormOnly = true;
+    options.maxSweeps = 1;
+    const Fit fit = calibrate(rows, defaultCalibration(), options);
+    std::map<std::string, KnobBasis> refused;
+    for (const KnobBasis& b : fit.refused)
+        refused[b.knob] = b;
+    REQUIRE(refused.count("gemm Ampere bf16") == 1);
+    CHECK(refused.at("gemm Ampere bf16").modelFamilies == std::vector<std::string>{"GPT-3"});
+    CHECK(refused.count("gemm Hopper fp8") == 1);
+    // Dropped from the table: those GPUs take the default.
+    CHECK(fit.calibration.gemm.empty());
+    // Shared constants no run with experts moves keep their physical default.
+    CHECK(refused.count("grouped_efficiency") == 1);
+    CHECK(fit.calibration.groupedEfficiency == Calibration{}.groupedEfficiency);
+    // A constant that moves rows of both families by 1 % or more is fitted.
+    CHECK(refused.count("memory_efficiency") == 0);
 }

@@ -263,20 +263,22 @@ TEST_CASE("the layers of each kind in a range are counted as a walk over the lay
 
 TEST_CASE("an expert GEMM slows per token as fewer tokens reach the expert")
 {
-    // DeepSeek-V3's expert FC1 (7168 x 4096) on an H100-like peak, efficiency 0.5.
-    constexpr double k = 7168, n = 4096, eff = 0.5, peak = 989e12, half = 1700;
-    auto perRow = [&](double rows) {
-        return expertGemmSeconds(rows, k, n, eff, peak, half) / rows;
-    };
-    // Rows past both widths: the cost of a dense GEMM of the same shape, linear in rows.
-    CHECK(expertGemmSeconds(8192, k, n, eff, peak, half) ==
-          Approx(gemmSeconds(2 * 8192 * k * n, n, eff, peak, half)));
-    CHECK(perRow(16384) == Approx(perRow(8192)));
-    // Fewer rows than the narrower width: (1 + half / rows) / (1 + half / 4096) slower a row.
-    const auto [rows, slowerBy] = GENERATE(
-        table<double, double>({{2048, 1.2933}, {1024, 1.8799}, {256, 5.3996}, {64, 19.4783}}));
-    INFO(rows << " rows");
-    CHECK(perRow(rows) / perRow(8192) == Approx(slowerBy).epsilon(1e-3));
+    // DeepSeek-V3's expert FC1 (7168 x 4096), 8 experts a GPU, on an H100 at efficiency 0.5.
+    const GpuSpec& gpu = *findCatalogGpu("H100");
+    const GemmDevice d{
+        gpu.peakTflopsFp8 * 1e12, 0.5, gpu.sms, double(gpu.tileM), double(gpu.tileN), 500,
+        gpu.hbmTBps * 1e12 * 0.7, 1,   2};
+    auto perRow = [&](double rows) { return groupedGemmSeconds(8, {rows, 4096, 7168}, d) / rows; };
+    // Many rows: linear in rows, but for the last wave.
+    CHECK(perRow(16384) == Approx(perRow(8192)).epsilon(0.02));
+    // Half a tile of rows costs a whole tile, and few rows read the weights for little work.
+    CHECK(perRow(64) > 2 * perRow(8192));
+    double previous = perRow(16);
+    for (double rows : {32.0, 64.0, 128.0, 512.0, 2048.0, 8192.0}) {
+        INFO(rows << " rows");
+        CHECK(perRow(rows) <= previous * (1 + 1e-9));
+        previous = perRow(rows);
+    }
 }
 
 TEST_CASE("a layer waits for its launches only past dropless routing's wait for token counts")
