@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <numeric>
 
+#include "placement.h"
 #include "profilejson.h"
 #include "profilemapping.h"
 #include "samplefiles.h"
@@ -203,4 +205,47 @@ TEST_CASE("where the run and the prediction part, the comparison says which part
     CHECK(m.summary.rfind("measured DP exposed " + inStepTimeText(dp->measuredS) + " vs " +
                               inStepTimeText(dp->predictedS) + " predicted; compute ",
                           0) == 0);
+}
+
+TEST_CASE("process groups beyond one dimension: expert DP, DP with CP, all ranks, none", "[trace]")
+{
+    auto profileWith = [](const std::vector<std::vector<int>>& groups) {
+        MeasuredProfile p;
+        RankProfile r;
+        for (size_t i = 0; i < groups.size(); ++i)
+            r.groups.push_back({std::to_string(i), "", groups[i]});
+        p.ranks.push_back(r);
+        return p;
+    };
+    auto labels = [](const std::vector<GroupMatch>& groups) {
+        std::vector<std::string> out;
+        for (const GroupMatch& g : groups)
+            out.push_back(g.label + (g.dim ? ":" + std::string(dimInfo(*g.dim).key) : ""));
+        return out;
+    };
+    SECTION("experts")
+    {
+        const ClusterRun cr = smallRun({"ep8 dp16", 1, 1, 1, 16, 8});
+        const Placement placement = placeRun(cr.run, cr.cluster);
+        std::vector<int> all(16);
+        std::iota(all.begin(), all.end(), 0);
+        const MeasuredProfile p = profileWith(
+            {placement.groupMembers(0, Dim::EP), placement.expertDataMembers(0), all, {0, 5, 7}});
+        CHECK(labels(matchGroups(p, cr.cluster, cr.run)) ==
+              std::vector<std::string>{"EP:ep", "expert-DP:dp", "DP:dp", "unmatched"});
+    }
+    SECTION("context parallel")
+    {
+        const ClusterRun cr = smallRun({"tp2 cp2 dp4", 2, 2, 1, 4, 1});
+        const Placement placement = placeRun(cr.run, cr.cluster);
+        std::vector<int> dpcp;
+        for (int c : placement.groupMembers(0, Dim::CP))
+            for (int d : placement.groupMembers(c, Dim::DP))
+                dpcp.push_back(d);
+        std::vector<int> all(16);
+        std::iota(all.begin(), all.end(), 0);
+        const MeasuredProfile p = profileWith({placement.groupMembers(0, Dim::CP), dpcp, all, {0}});
+        CHECK(labels(matchGroups(p, cr.cluster, cr.run)) ==
+              std::vector<std::string>{"CP:cp", "DP x CP:dp", "world", "unmatched"});
+    }
 }
