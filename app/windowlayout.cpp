@@ -136,11 +136,14 @@ void applyDefaultLayout(QMainWindow* window)
     const int left = share(size.width(), 0.2, 290, 380);
     const int right = share(size.width(), 0.3, 440, 720);
     const int timeline = share(size.height(), 0.27, 170, 420);
-    // Sizes along a column are shares of what the column holds, not of the window.
+    // Sizes along a column are shares of what the column holds, not of the window. The legend
+    // takes a third at least: the first document may still be loading, its legend empty.
     const int column = size.height() - timeline - 80;
-    const int legend = dock("legend")
-                           ? std::clamp(wantedHeight(dock("legend"), right), 150, column * 45 / 100)
-                           : 0;
+    const int mostLegend = column * 45 / 100;
+    const int leastLegend = std::min(std::max(150, column / 3), mostLegend);
+    const int legend =
+        dock("legend") ? std::clamp(wantedHeight(dock("legend"), right), leastLegend, mostLegend)
+                       : 0;
     // Short windows: the legend and the inspector share this place, and need its lines.
     const int bookmarks = share(size.height() - 80, tall ? 0.24 : 0.46, 110, 340);
     const auto both = [&](const char* a, const char* b) {
