@@ -171,6 +171,11 @@ void MainWindow::createMeasuredProfileViews()
     const auto update = [this, chart] {
         if (!m_profile->hasProfile()) {
             chart->setBars({}, QString(), QString());
+            // The session's entry stays as it was (extensions are kept verbatim); it is said.
+            if (!m_profile->problem().isEmpty())
+                statusBar()->showMessage(
+                    tr("The session's measured profile is not shown: %1").arg(m_profile->problem()),
+                    15'000);
             return;
         }
         const cs::ProfileComparison& c = m_profile->comparison();
