@@ -342,15 +342,27 @@ std::optional<PlacementOrder> placementFromText(std::string_view text);
 
 // What the GPUs of the topology view are coloured by: a parallel dimension's groups, the
 // NVLink domain, memory, what each GPU does during the step, or the links by their load.
-enum class ColorKind : uint8_t { Dimension, Domain, Memory, Activity, LinkLoad };
+// MeasuredStep and MeasuredComm colour by a measured profile (each GPU's step against the
+// median, and its exposed communication), when the document has one.
+enum class ColorKind : uint8_t {
+    Dimension,
+    Domain,
+    Memory,
+    Activity,
+    LinkLoad,
+    MeasuredStep,
+    MeasuredComm
+};
 // The modes other than the dimensions'.
 constexpr auto enumTexts(ColorKind)
 {
-    return std::array<EnumText<ColorKind>, 4>{
+    return std::array<EnumText<ColorKind>, 6>{
         {{ColorKind::Domain, "domain", "NVLink domain"},
          {ColorKind::Memory, "memory", "memory per GPU"},
          {ColorKind::Activity, "activity", "activity during the step"},
-         {ColorKind::LinkLoad, "links", "link load"}}};
+         {ColorKind::LinkLoad, "links", "link load"},
+         {ColorKind::MeasuredStep, "measured_step", "measured step"},
+         {ColorKind::MeasuredComm, "measured_comm", "measured communication"}}};
 }
 struct ColorMode {
     ColorKind kind = ColorKind::Dimension;
