@@ -7,9 +7,23 @@
 #include <QThread>
 #include <functional>
 
+#include <catch2/catch.hpp>
+
+#include "documentio.h"
+
 inline QString sampleFile(const char* name)
 {
     return QStringLiteral(CS_SAMPLES_DIR "/") + QLatin1String(name);
+}
+
+// A sample session, loaded as the application loads it; the test stops where it does not load.
+inline cs::Session sampleSession(const char* name)
+{
+    QString problems;
+    auto session = loadSessionFromFile(sampleFile(name), &problems);
+    INFO(problems.toStdString());
+    REQUIRE(session);
+    return *session;
 }
 
 // Runs the event loop until `done` holds, for what a worker thread delivers; false when it

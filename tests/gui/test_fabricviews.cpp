@@ -47,15 +47,6 @@ namespace {
 
 const QSize kSize(1600, 1000);
 
-cs::Session sampleSession(const char* name)
-{
-    QString problems;
-    auto session = loadSessionFromFile(sampleFile(name), &problems);
-    INFO(problems.toStdString());
-    REQUIRE(session);
-    return *session;
-}
-
 // ND H100 v5 (2 tiers, 16 spines) with spine 3 failed.
 std::unique_ptr<Document> failedSpineDocument()
 {

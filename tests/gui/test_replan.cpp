@@ -15,15 +15,6 @@
 
 namespace {
 
-cs::Session sampleSession(const char* name)
-{
-    QString problems;
-    auto session = loadSessionFromFile(sampleFile(name), &problems);
-    INFO(problems.toStdString());
-    REQUIRE(session);
-    return *session;
-}
-
 QString stepText(double s)
 {
     return QString::fromStdString(cs::stepTimeText(s));

@@ -29,15 +29,6 @@ QByteArray bytesOf(const QString& path)
     return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
 }
 
-cs::Session sampleSession()
-{
-    QString problems;
-    auto session = loadSessionFromFile(sampleFile("fairwater-gb200-128.csession"), &problems);
-    INFO(problems.toStdString());
-    REQUIRE(session);
-    return *session;
-}
-
 nlohmann::json nestedArrays(int depth)
 {
     nlohmann::json j = nlohmann::json::array();
@@ -115,7 +106,7 @@ TEST_CASE("a session whose parts are each within their limits saves and opens ag
     // measured step times).
     const std::string what = GENERATE("bytes", "values");
     INFO(what);
-    cs::Session session = sampleSession();
+    cs::Session session = sampleSession("fairwater-gb200-128.csession");
     if (what == "bytes") {
         const std::string notes(35'000'000, 'n');
         session.cluster.extensions.set("notes", notes);

@@ -74,15 +74,6 @@ bool pressShortcut(QWidget* focus, int key, Qt::KeyboardModifiers mods)
     return qt_sendShortcutOverrideEvent(focus, 0, key, mods);
 }
 
-cs::Session sampleSession(const char* name)
-{
-    QString problems;
-    auto session = loadSessionFromFile(sampleFile(name), &problems);
-    INFO(problems.toStdString());
-    REQUIRE(session);
-    return *session;
-}
-
 void zoomIn(TimelineView* timeline, int notches)
 {
     const QPointF at(timeline->mapping().left + 5, timeline->height() / 2.0);
