@@ -27,7 +27,7 @@ const CommandSpec kCalibrateSpec{
     SIZE_MAX,
     {{"--output", "CALIBRATION.json", "where to write the fitted constants", "-o",
       FileRole::Output},
-     {"--cross-validate", "", "also fit without each family and predict it (slow)"},
+     {"--cross-validate", "", "also fit without each model family, then each GPU, and predict it (slow)"},
      {"--closed-form-only", "", "fit on the closed form alone: faster, for exploring"},
      {"--start",
       "CALIBRATION.json",
@@ -42,11 +42,10 @@ const CommandSpec kCalibrateSpec{
     "tile's fixed cost, grouped GEMMs, attention, memory, scale-out and all-to-all efficiency,\n"
     "overlaps, host time per layer), each within its bounds and only where two or more model\n"
     "families inform it (it is named otherwise), by coordinate descent on the mean absolute\n"
-    "error of the\n"
-    "dense runs (over 4 %) and of the runs with experts (over 8 %) plus each row's excess over\n"
-    "12 % (20 % with experts). Prints the constants, the fit's MAPE and its worst rows; -o\n"
-    "writes them for --calibration FILE. A fit that runs out of time (--max-seconds) says so,\n"
-    "and prints and writes the best constants found so far."};
+    "error of the dense runs (over 4 %) and of the runs with experts (over 8 %) plus each\n"
+    "row's excess over 12 % (20 % with experts). Prints the constants, what informs each, the\n"
+    "fit's MAPE and its worst rows; -o writes them for --calibration FILE. A fit that runs out\n"
+    "of time (--max-seconds) says so, and prints and writes the best constants found so far."};
 
 namespace {
 
