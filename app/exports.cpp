@@ -46,6 +46,8 @@ std::optional<QByteArray> drawWidget(QWidget* widget, const QString& format)
         pdf.setResolution(72);
         pdf.setTitle(widget->window()->windowTitle());
         QPainter painter(&pdf);
+        // Figures are line art and text: lossless (Flate), not JPEG, in the PDF.
+        painter.setRenderHint(QPainter::LosslessImageRendering);
         widget->render(&painter);
     }
     return bytes;
@@ -219,6 +221,8 @@ std::optional<QByteArray> figureBytes(const Document& doc, const cs::ViewState& 
         pdf.setResolution(72);
         pdf.setTitle(title);
         QPainter painter(&pdf);
+        // Figures are line art and text: lossless (Flate), not JPEG, in the PDF.
+        painter.setRenderHint(QPainter::LosslessImageRendering);
         paintFigure(painter, QSizeF(size), doc, view, title);
     } else {
         return std::nullopt;
@@ -263,6 +267,8 @@ QByteArray bookmarksHandoutPdf(const Document& doc)
     pdf.setResolution(150);
     pdf.setTitle(QObject::tr("%1: bookmarks").arg(figureTitle(doc)));
     QPainter p(&pdf);
+    // The figures are line art and text: lossless (Flate), not JPEG.
+    p.setRenderHint(QPainter::LosslessImageRendering);
     const QRectF page(0, 0, pdf.width(), pdf.height());
     const auto& marks = doc.bookmarks();
     for (size_t i = 0; i < marks.size(); ++i) {
