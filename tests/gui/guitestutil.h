@@ -1,10 +1,13 @@
 #pragma once
 // Helpers for GUI tests.
 
+#include <QApplication>
 #include <QCoreApplication>
 #include <QDeadlineTimer>
+#include <QKeyEvent>
 #include <QString>
 #include <QThread>
+#include <QWidget>
 #include <functional>
 
 #include <catch2/catch.hpp>
@@ -38,4 +41,16 @@ inline bool waitUntil(const std::function<bool()>& done, int timeoutMs = 120000)
         QThread::msleep(2);
     }
     return true;
+}
+
+// Selects what the editor shows and types the text, with no Enter and no focus change: a value
+// typed but not confirmed.
+inline void typeInto(QWidget* editor, const QString& text)
+{
+    QKeyEvent selectAll(QEvent::KeyPress, Qt::Key_A, Qt::ControlModifier);
+    QApplication::sendEvent(editor, &selectAll);
+    for (const QChar c : text) {
+        QKeyEvent press(QEvent::KeyPress, 0, Qt::NoModifier, QString(c));
+        QApplication::sendEvent(editor, &press);
+    }
 }

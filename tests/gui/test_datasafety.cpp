@@ -82,18 +82,6 @@ struct Fixture {
     }
 };
 
-// Selects what the editor shows and types the text, with no Enter and no focus change: a value
-// typed but not confirmed.
-void typeInto(QWidget* editor, const QString& text)
-{
-    QKeyEvent selectAll(QEvent::KeyPress, Qt::Key_A, Qt::ControlModifier);
-    QApplication::sendEvent(editor, &selectAll);
-    for (const QChar c : text) {
-        QKeyEvent press(QEvent::KeyPress, 0, Qt::NoModifier, QString(c));
-        QApplication::sendEvent(editor, &press);
-    }
-}
-
 // Answers the question the window asks next, as a user would: its action, or Cancel.
 void answerNextQuestion(bool accept)
 {

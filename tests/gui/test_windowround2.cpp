@@ -58,16 +58,6 @@ struct Fixture {
     }
 };
 
-void typeInto(QWidget* editor, const QString& text)
-{
-    QKeyEvent selectAll(QEvent::KeyPress, Qt::Key_A, Qt::ControlModifier);
-    QApplication::sendEvent(editor, &selectAll);
-    for (const QChar c : text) {
-        QKeyEvent press(QEvent::KeyPress, 0, Qt::NoModifier, QString(c));
-        QApplication::sendEvent(editor, &press);
-    }
-}
-
 // A key press as a user makes it: the window's shortcuts first, unless the focus takes it.
 bool pressShortcut(QWidget* focus, int key, Qt::KeyboardModifiers mods)
 {
