@@ -43,9 +43,9 @@ std::optional<cs::Session> loadSessionFromFile(const QString& path, QString* pro
                                               "give its path in \"cluster\"");
             return std::nullopt;
         }
-        return cs::Session{*loaded->cluster, *loaded->run, {}, {}, {}, {}};
+        return cs::Session{*loaded->cluster, *loaded->run, {}, {}, {}, {}, {}};
     case cs::FileKind::Cluster:
-        return cs::Session{*loaded->cluster, defaultRunFor(*loaded->cluster), {}, {}, {}, {}};
+        return cs::Session{*loaded->cluster, defaultRunFor(*loaded->cluster), {}, {}, {}, {}, {}};
     default:
         *problems = path + QStringLiteral(": not a cluster, run or session file");
         return std::nullopt;

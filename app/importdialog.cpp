@@ -121,7 +121,7 @@ std::optional<cs::Session> sessionOf(const cs::ImportRequest& r, const std::stri
     report.errors.append(fits);
     if (!fits.empty())
         return std::nullopt;
-    return cs::Session{*cluster, *run, {}, {}, {}, {}};
+    return cs::Session{*cluster, *run, {}, {}, {}, {}, {}};
 }
 
 } // namespace

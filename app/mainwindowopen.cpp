@@ -144,7 +144,7 @@ bool MainWindow::openMeasuredRuns(const QString& path)
                                fromFolder ? problems : QStringList(), this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &MeasuredRunsDialog::openRequested, this, [this](const cs::MeasuredRun& run) {
-        openUnsaved(cs::Session{run.cluster, run.run, {}, {}, {}, {}});
+        openUnsaved(cs::Session{run.cluster, run.run, {}, {}, {}, {}, {}});
     });
     m_measuredRuns = dialog;
     if (!m_quiet)

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dims.h"
@@ -308,6 +309,15 @@ struct Checkpoint {
     bool operator==(const Checkpoint&) const = default;
 };
 
+// The part of a cluster a run occupies when several jobs share it (formats.md `allocation`):
+// inclusive ranges of rack or node indices, in the order `describe` numbers them.
+struct Allocation {
+    enum class Unit : uint8_t { Racks, Nodes };
+    Unit unit = Unit::Racks;
+    std::vector<std::pair<int, int>> ranges; // [first, last], inclusive
+    bool operator==(const Allocation&) const = default;
+};
+
 struct RunDesc {
     std::string name;
     std::string clusterPath; // as written in the file: relative to the run file
@@ -319,6 +329,7 @@ struct RunDesc {
     std::optional<int> trainingSteps;
     std::optional<Measured> measured;
     std::optional<Checkpoint> checkpoint;
+    std::optional<Allocation> allocation; // nothing: the whole cluster
     Extensions extensions;
     bool operator==(const RunDesc&) const = default;
 
@@ -402,7 +413,10 @@ struct ClusterRun {
 
 struct Session {
     ClusterDesc cluster;
-    RunDesc run;
+    RunDesc run; // the job the views show in detail
+    // The other jobs on the cluster (formats.md "Several jobs on one cluster"), each with its
+    // allocation; empty for a session of one run.
+    std::vector<RunDesc> jobs;
     std::optional<ClusterRun> compare;
     std::optional<ViewState> view;
     std::vector<Bookmark> bookmarks;
