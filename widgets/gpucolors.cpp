@@ -11,10 +11,6 @@
 
 namespace {
 
-constexpr QRgb kIdleGrey = 0xff5a5f66;
-
-constexpr QRgb kOutOfService = 0xff2a2224;
-
 int memoryStep(double fraction)
 {
     if (fraction > 1.0)
@@ -128,6 +124,7 @@ GpuColors colorGpus(const cs::ColorMode& mode, const cs::Topology& topology,
     case cs::ColorKind::LinkLoad:
     case cs::ColorKind::MeasuredStep: // measuredcolors.h, given to the scene by the window
     case cs::ColorKind::MeasuredComm:
+    case cs::ColorKind::Job: // jobcolors.h, from the session's jobs
         colors.palette = {kIdleGrey};
         break;
     case cs::ColorKind::Memory:
@@ -193,6 +190,9 @@ Legend legendFor(const cs::ColorMode& mode, const cs::Topology& topology,
     case cs::ColorKind::MeasuredComm:
         legend.title =
             QObject::tr("%1: no measured profile").arg(QString::fromStdString(cs::labelOf(mode)));
+        return legend;
+    case cs::ColorKind::Job:
+        legend.title = QObject::tr("Job: the job whose allocation holds each GPU");
         return legend;
     case cs::ColorKind::Memory: {
         const double hbm = topology.cluster().gpu.hbmGiB;

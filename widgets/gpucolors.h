@@ -37,6 +37,10 @@ struct Legend {
     QStringList notes;     // how each parallel dimension sits on the hardware
 };
 
+// A GPU that holds no rank (or no job), and one out of service, in every mode.
+inline constexpr QRgb kIdleGrey = 0xff5a5f66;
+inline constexpr QRgb kOutOfService = 0xff2a2224;
+
 // Categorical groups cycle through this many colours; neighbouring groups always differ.
 inline constexpr int kCategoricalColors = 24;
 inline constexpr int kMemorySteps = 16;

@@ -354,7 +354,8 @@ std::optional<PlacementOrder> placementFromText(std::string_view text);
 // What the GPUs of the topology view are coloured by: a parallel dimension's groups, the
 // NVLink domain, memory, what each GPU does during the step, or the links by their load.
 // MeasuredStep and MeasuredComm colour by a measured profile (each GPU's step against the
-// median, and its exposed communication), when the document has one.
+// median, and its exposed communication), when the document has one; Job by the job whose
+// allocation holds each GPU (several jobs on one cluster).
 enum class ColorKind : uint8_t {
     Dimension,
     Domain,
@@ -362,7 +363,8 @@ enum class ColorKind : uint8_t {
     Activity,
     LinkLoad,
     MeasuredStep,
-    MeasuredComm
+    MeasuredComm,
+    Job
 };
 // The modes other than the dimensions'.
 constexpr auto enumTexts(ColorKind)
@@ -373,7 +375,8 @@ constexpr auto enumTexts(ColorKind)
          {ColorKind::Activity, "activity", "activity during the step"},
          {ColorKind::LinkLoad, "links", "link load"},
          {ColorKind::MeasuredStep, "measured_step", "measured step"},
-         {ColorKind::MeasuredComm, "measured_comm", "measured communication"}}};
+         {ColorKind::MeasuredComm, "measured_comm", "measured communication"},
+         {ColorKind::Job, "job", "job"}}};
 }
 struct ColorMode {
     ColorKind kind = ColorKind::Dimension;
