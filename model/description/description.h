@@ -369,7 +369,7 @@ enum class ColorKind : uint8_t {
 // The modes other than the dimensions'.
 constexpr auto enumTexts(ColorKind)
 {
-    return std::array<EnumText<ColorKind>, 6>{
+    return std::array<EnumText<ColorKind>, 7>{
         {{ColorKind::Domain, "domain", "NVLink domain"},
          {ColorKind::Memory, "memory", "memory per GPU"},
          {ColorKind::Activity, "activity", "activity during the step"},
