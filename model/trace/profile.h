@@ -129,6 +129,29 @@ struct ClockAlignment {
     std::string summary;        // a sentence for people: "8 ranks aligned on 1,204 ..."
 };
 
+// The measured step of one pipeline stage's slowest rank as the timeline draws it under the
+// predicted one (measuredlanes.h makes it): contiguous intervals from the step's start, each
+// compute, communication the GPU waited for, or idle.
+enum class LaneIntervalKind : uint8_t { Compute, Comm, Idle };
+
+struct LaneInterval {
+    double startS = 0; // from the step's start
+    double durationS = 0;
+    LaneIntervalKind kind = LaneIntervalKind::Idle;
+    KernelKind collective = KernelKind::Compute; // a Comm interval's kernel kind
+    // A Comm interval's process group: index in the rank's RankProfile::groups; -1: not known.
+    int32_t group = -1;
+    double endS() const { return startS + durationS; }
+};
+
+struct MeasuredLane {
+    int stage = 0; // the rank's pipeline stage in the run the lane was made with
+    int rank = -1;
+    int64_t stepNumber = 0;              // the N of the ProfilerStep#N shown
+    double stepS = 0;                    // that step's duration
+    std::vector<LaneInterval> intervals; // by start, each starting where the last ended
+};
+
 struct MeasuredProfile {
     std::vector<RankProfile> ranks; // by rank, each once
     int worldSize = 0;              // as the files say (0: nothing read)
@@ -138,6 +161,9 @@ struct MeasuredProfile {
     bool cancelled = false;
     Diagnostics notes;  // what was assumed, left out or does not match, each naming its file
     Diagnostics errors; // files refused, each with what is wrong; the other files still load
+    // The timeline's measured lanes, one per pipeline stage that has a measured rank: made with
+    // a run from the kernels (addMeasuredLanes), kept in a session without them.
+    std::vector<MeasuredLane> lanes;
 };
 
 struct ReadProfileOptions {

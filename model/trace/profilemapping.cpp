@@ -71,18 +71,6 @@ void classify(GroupMatch& g, const Placement& p)
     }
 }
 
-// The step closest to the rank's median step.
-int medianStepIndex(const RankProfile& rank)
-{
-    const double median = rank.medianStepS();
-    int best = -1;
-    for (size_t i = 0; i < rank.steps.size(); ++i)
-        if (best < 0 || std::abs(rank.steps[i].durationS - median) <
-                            std::abs(rank.steps[size_t(best)].durationS - median))
-            best = int(i);
-    return best;
-}
-
 bool isComputeEvent(const Event& e)
 {
     switch (e.kind) {
@@ -138,6 +126,17 @@ std::string summaryOf(const ProfileComparison& run, double unmatchedS)
 }
 
 } // namespace
+
+int medianStepIndex(const RankProfile& rank)
+{
+    const double median = rank.medianStepS();
+    int best = -1;
+    for (size_t i = 0; i < rank.steps.size(); ++i)
+        if (best < 0 || std::abs(rank.steps[i].durationS - median) <
+                            std::abs(rank.steps[size_t(best)].durationS - median))
+            best = int(i);
+    return best;
+}
 
 std::optional<double> PartComparison::relative() const
 {

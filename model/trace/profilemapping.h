@@ -88,6 +88,10 @@ std::vector<int> groupMatchesOf(const RankProfile& rank, const std::vector<Group
 std::vector<int> slowestRankPerStage(const MeasuredProfile& profile, const ClusterDesc& cluster,
                                      const RunDesc& run);
 
+// The index of the rank's step closest to its median step (the one the comparison shows), -1
+// without steps.
+int medianStepIndex(const RankProfile& rank);
+
 // A rank's step (`step`: index in its steps; -1: the step closest to its median) as a
 // Breakdown: compute busy as compute, the exposed communication of each group under the
 // dimension it matched (unmatched groups' under none, said in `unmatchedS`), idle as bubble.
