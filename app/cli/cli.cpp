@@ -22,6 +22,7 @@ const std::vector<Command>& commands()
         {kEvaluateSpec, runEvaluate},
         {kCompareSpec, runCompare},
         {kLinksSpec, runLinks},
+        {kPlaceSpec, runPlace},
         {kValidateRunsSpec, runValidateRuns},
         {kSearchSpec, runSearch},
         {kImportSpec, runImport},

@@ -33,6 +33,7 @@ extern const CommandSpec kSearchSpec;
 extern const CommandSpec kImportSpec;
 extern const CommandSpec kCalibrateSpec;
 extern const CommandSpec kLinksSpec;
+extern const CommandSpec kPlaceSpec;
 
 int runCheck(const Args& args, Io io);
 int runDescribe(const Args& args, Io io);
@@ -44,5 +45,6 @@ int runSearch(const Args& args, Io io);
 int runImport(const Args& args, Io io);
 int runCalibrate(const Args& args, Io io);
 int runLinks(const Args& args, Io io);
+int runPlace(const Args& args, Io io);
 
 } // namespace cs::cli

@@ -1,5 +1,6 @@
 #include "common.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <ostream>
 
@@ -58,6 +59,23 @@ std::optional<ClusterRun> loadClusterAndRun(const std::string& clusterPath,
         return std::nullopt;
     }
     return ClusterRun{*c->cluster, *r->run};
+}
+
+size_t characters(std::string_view text)
+{
+    return size_t(std::count_if(text.begin(), text.end(), [](char c) {
+        return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    }));
+}
+
+std::string padRight(const std::string& text, size_t width)
+{
+    return text + std::string(width - std::min(width, characters(text)), ' ');
+}
+
+std::string padLeft(const std::string& text, size_t width)
+{
+    return std::string(width - std::min(width, characters(text)), ' ') + text;
 }
 
 std::optional<Calibration> calibrationOf(const ParsedArgs& args, Io io)

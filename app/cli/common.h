@@ -9,8 +9,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "clicommands.h"
 #include "calibration.h"
+#include "clicommands.h"
 #include "description.h"
 #include "diagnostics.h"
 #include "loader.h"
@@ -30,6 +30,11 @@ std::optional<ClusterRun> loadClusterAndRun(const std::string& clusterPath,
 void checkFabrics(const LoadedFile& file, Diagnostics& diags);
 
 std::string percent(double fraction, int decimals = 1);
+
+// Characters, not bytes, as a terminal shows them; text padded to `width` of them.
+size_t characters(std::string_view text);
+std::string padRight(const std::string& text, size_t width);
+std::string padLeft(const std::string& text, size_t width);
 
 // The calibration `--calibration FILE` names, read and checked, or the built-in one; nothing
 // (problems printed) when the file is bad.

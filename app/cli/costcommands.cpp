@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <optional>
 #include <ostream>
 
@@ -12,6 +13,7 @@
 #include "evaluationjson.h"
 #include "fileio.h"
 #include "importreport.h"
+#include "jobcommands.h"
 #include "measuredruns.h"
 #include "options.h"
 #include "text.h"
@@ -22,14 +24,18 @@ namespace cs::cli {
 
 const CommandSpec kEvaluateSpec{
     "evaluate",
-    "CLUSTER RUN",
+    "CLUSTER RUN [RUN...]",
     2,
-    2,
+    SIZE_MAX,
     {{"--json", "", "print one JSON object"}, kCalibrationOption},
     "the cost model's answer for one step",
     "Predicts one training step of RUN on CLUSTER: step time, its breakdown on the critical\n"
     "path, communication per dimension, MFU, memory per GPU; and the run around it: goodput\n"
-    "with checkpoints, failures and restarts, and the wait for the slowest GPU of each step."};
+    "with checkpoints, failures and restarts, and the wait for the slowest GPU of each step.\n\n"
+    "With several RUNs, several jobs on one cluster, each on its `allocation` (which must not\n"
+    "overlap): each job's step alone and with the others running, and the seconds of it each\n"
+    "other job's traffic costs; --json prints {jobs: [...]}, each job as for one RUN with its\n"
+    "name, allocation, step_time_alone_s and slowed_by."};
 
 const CommandSpec kValidateRunsSpec{
     "validate-runs",
@@ -83,24 +89,6 @@ void printGoodput(const Goodput& g, const StepVariance& v, std::ostream& out)
     if (!assumed.empty())
         out << "assumed            " << wordList(assumed, ", ")
             << " (the defaults of docs/cost-model.md, \"Goodput\")\n";
-}
-
-// Characters, not bytes, as a terminal shows them.
-size_t characters(std::string_view text)
-{
-    return size_t(std::count_if(text.begin(), text.end(), [](char c) {
-        return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-    }));
-}
-
-std::string padRight(const std::string& text, size_t width)
-{
-    return text + std::string(width - std::min(width, characters(text)), ' ');
-}
-
-std::string padLeft(const std::string& text, size_t width)
-{
-    return std::string(width - std::min(width, characters(text)), ' ') + text;
 }
 
 void printEvaluation(const Evaluation& e, const Uncertainty& u, const RunDesc& run,
@@ -194,6 +182,8 @@ int runEvaluate(const Args& args, Io io)
         return *exit;
     const ParsedArgs& p = std::get<ParsedArgs>(parsed);
     const std::optional<Calibration> cal = calibrationOf(p, io);
+    if (cal && p.positional.size() > 2)
+        return evaluateJobsCommand(p, *cal, io);
     const std::optional<ClusterRun> l =
         loadClusterAndRun(p.positional[0], p.positional[1], true, io);
     if (!l || !cal)

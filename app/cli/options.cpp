@@ -100,6 +100,15 @@ std::optional<std::string> ParsedArgs::value(std::string_view option) const
     return found;
 }
 
+std::vector<std::string> ParsedArgs::values(std::string_view option) const
+{
+    std::vector<std::string> found;
+    for (const auto& [name, value] : m_options)
+        if (name == option)
+            found.push_back(value);
+    return found;
+}
+
 std::optional<int> ParsedArgs::positiveInt(std::string_view option, int fallback, Io io) const
 {
     const std::optional<std::string> text = value(option);
@@ -140,13 +149,15 @@ std::variant<ParsedArgs, int> parseCommand(const CommandSpec& spec, const Args& 
 {
     ParsedArgs parsed;
     parsed.m_spec = &spec;
+    // "-" alone is a file (standard input or output), not an option.
+    const auto isValue = [](const std::string& w) { return w.size() < 2 || w[0] != '-'; };
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& word = args[i];
         if (word == "--help" || word == "-h") {
             printHelp(spec, io.out);
             return kExitOk;
         }
-        if (word.size() < 2 || word[0] != '-') {
+        if (isValue(word)) {
             parsed.positional.push_back(word);
             continue;
         }
@@ -157,7 +168,12 @@ std::variant<ParsedArgs, int> parseCommand(const CommandSpec& spec, const Args& 
             parsed.m_options.emplace_back(option->name, "");
             continue;
         }
-        if (i + 1 >= args.size())
+        if (option->many && i + 1 < args.size() && isValue(args[i + 1])) {
+            while (i + 1 < args.size() && isValue(args[i + 1]))
+                parsed.m_options.emplace_back(option->name, args[++i]);
+            continue;
+        }
+        if (i + 1 >= args.size() || option->many)
             return usageProblem(
                 spec, std::string(option->name) + " needs " + std::string(option->value), io);
         parsed.m_options.emplace_back(option->name, args[++i]);

@@ -23,6 +23,7 @@ struct OptionSpec {
     std::string_view help;
     std::string_view alias = {}; // "-o"
     FileRole file = FileRole::None;
+    bool many = false; // takes every word after it up to the next option ("--beside RUN...")
 };
 
 struct CommandSpec {
@@ -44,6 +45,7 @@ public:
 
     bool has(std::string_view option) const;
     std::optional<std::string> value(std::string_view option) const;
+    std::vector<std::string> values(std::string_view option) const; // each one given, in order
 
     // Typed values of options; each prints a usage problem and returns nothing when the value
     // is not what the option takes. Absent options give `fallback`.
