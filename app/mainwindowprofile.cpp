@@ -18,11 +18,14 @@
 #include "document.h"
 #include "inspectorpanel.h"
 #include "legendwidget.h"
+#include "measuredlanes.h"
 #include "profilebreakdown.h"
 #include "profiledocument.h"
 #include "profilehtml.h"
 #include "profilescene.h"
+#include "profiletimeline.h"
 #include "text.h"
+#include "timelineview.h"
 #include "topologyscene.h"
 #include "topologyview.h"
 
@@ -86,13 +89,19 @@ bool MainWindow::openMeasuredProfile(const QStringList& paths)
     const QString name =
         paths.size() == 1 ? QFileInfo(paths.first()).fileName() : tr("%1 paths").arg(paths.size());
     cs::MeasuredProfile profile;
+    const std::optional<cs::ClusterRun> model =
+        m_document->hasModel()
+            ? std::optional(cs::ClusterRun{m_document->cluster(), m_document->run()})
+            : std::nullopt;
     const bool finished = runWithProgress(
         this, tr("Reading the measured profile %1...").arg(name), [&](TaskProgress& progress) {
             cs::ReadProfileOptions options;
             options.progress = progress.report;
             options.cancel = &progress.cancelled;
-            options.keepKernels = false; // the views show figures; the traces keep the kernels
             profile = cs::readProfile(files, options);
+            // The views keep figures and the timeline's measured lanes; the traces, the kernels.
+            if (model)
+                cs::keepMeasuredLanes(profile, model->cluster, model->run);
         });
     if (!finished || profile.cancelled) {
         statusBar()->showMessage(tr("Cancelled: the measured profile %1 not opened").arg(name),
@@ -184,10 +193,13 @@ void MainWindow::createMeasuredProfileViews()
                                   .arg(c.stage)
                                   .arg(QString::fromStdString(cs::stepTimeText(c.measuredStepS)))
                                   .arg(QString::fromStdString(cs::stepTimeText(c.predictedStepS)));
-        chart->setBars(barsOf(c), title, QString::fromStdString(c.summary));
+        const QString note = measuredLanesNote(*m_profile);
+        chart->setBars(barsOf(c), title,
+                       QString::fromStdString(c.summary) + (note.isEmpty() ? "" : "\n" + note));
     };
     connect(m_profile, &ProfileDocument::changed, chart, update);
     update();
+    showMeasuredLanes(findChild<TimelineView*>(), m_profile);
     colorByMeasuredProfile();
 }
 

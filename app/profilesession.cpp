@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 
+#include "measuredlanes.h"
 #include "profilejson.h"
 #include "text.h"
 
@@ -140,6 +141,97 @@ void addTotals(const json& totals, cs::MeasuredProfile& p)
     }
 }
 
+// A lane interval's kind as stored: "compute", "idle", or the kernel kind of a communication
+// interval ("allreduce", ...).
+std::string laneKindKey(const cs::LaneInterval& iv)
+{
+    switch (iv.kind) {
+    case cs::LaneIntervalKind::Compute:
+        return "compute";
+    case cs::LaneIntervalKind::Idle:
+        return "idle";
+    case cs::LaneIntervalKind::Comm:
+        break;
+    }
+    return std::string(cs::kernelKindInfo(iv.collective).key);
+}
+
+json lanesJson(const cs::MeasuredProfile& profile)
+{
+    json lanes = json::array();
+    for (const cs::MeasuredLane& lane : profile.lanes) {
+        json intervals = json::array();
+        for (const cs::LaneInterval& iv : lane.intervals)
+            intervals.push_back({iv.startS, iv.durationS, laneKindKey(iv), iv.group});
+        lanes.push_back({{"stage", lane.stage},
+                         {"rank", lane.rank},
+                         {"step", lane.stepNumber},
+                         {"step_s", lane.stepS},
+                         {"intervals", std::move(intervals)}});
+    }
+    return lanes;
+}
+
+cs::LaneInterval laneIntervalFrom(const json& j, const std::string& where, size_t groups)
+{
+    if (!j.is_array() || j.size() != 4 || !j[0].is_number() || !j[1].is_number() ||
+        !j[2].is_string() || !j[3].is_number_integer())
+        throw StoredError{where, "is not [start, duration, kind, group]"};
+    cs::LaneInterval iv;
+    iv.startS = j[0].get<double>();
+    iv.durationS = j[1].get<double>();
+    if (!(iv.startS >= 0) || !(iv.durationS >= 0))
+        throw StoredError{where, "is not [start, duration, kind, group] in seconds"};
+    const std::string kind = j[2].get<std::string>();
+    iv.kind = kind == "compute" ? cs::LaneIntervalKind::Compute
+              : kind == "idle"  ? cs::LaneIntervalKind::Idle
+                                : cs::LaneIntervalKind::Comm;
+    if (iv.kind == cs::LaneIntervalKind::Comm) {
+        const auto known = std::find_if(cs::kKernelKinds.begin() + 1, cs::kKernelKinds.end(),
+                                        [&](const cs::KernelKindInfo& k) { return k.key == kind; });
+        if (known == cs::kKernelKinds.end())
+            throw StoredError{where + "/2", "is not compute, idle or a kind of communication"};
+        iv.collective = known->kind;
+        const int64_t group = j[3].get<int64_t>();
+        if (group < -1 || group >= int64_t(groups))
+            throw StoredError{where + "/3", "names no process group of the lane's rank"};
+        iv.group = int32_t(group);
+    }
+    return iv;
+}
+
+// The lanes a session keeps (none in sessions saved before they were kept).
+void addLanes(const json& j, cs::MeasuredProfile& p)
+{
+    const auto stored = j.find("measured_lanes");
+    if (stored == j.end())
+        return;
+    const json& lanes = arrayAt(j, "measured_lanes", "", cs::kMaxProfileFiles);
+    size_t total = 0;
+    for (size_t l = 0; l < lanes.size(); ++l) {
+        const std::string where = "/measured_lanes/" + std::to_string(l);
+        cs::MeasuredLane lane;
+        lane.stage = intAt(lanes[l], "stage", where);
+        lane.rank = intAt(lanes[l], "rank", where);
+        lane.stepNumber = intAt(lanes[l], "step", where);
+        lane.stepS = secondsAt(lanes[l], "step_s", where);
+        const auto rank =
+            std::find_if(p.ranks.begin(), p.ranks.end(),
+                         [&](const cs::RankProfile& r) { return r.rank == lane.rank; });
+        if (lane.stage < 0 || rank == p.ranks.end())
+            throw StoredError{where + "/rank", "is not a rank of the profile"};
+        const json& intervals = arrayAt(lanes[l], "intervals", where, cs::kMaxLaneIntervals);
+        if ((total += intervals.size()) > cs::kMaxLaneIntervalsTotal)
+            throw StoredError{where + "/intervals",
+                              "makes more than " + cs::withThousands(cs::kMaxLaneIntervalsTotal) +
+                                  " intervals over all lanes"};
+        for (size_t i = 0; i < intervals.size(); ++i)
+            lane.intervals.push_back(laneIntervalFrom(
+                intervals[i], where + "/intervals/" + std::to_string(i), rank->groups.size()));
+        p.lanes.push_back(std::move(lane));
+    }
+}
+
 cs::MeasuredProfile profileFrom(const json& j)
 {
     cs::MeasuredProfile p;
@@ -162,6 +254,7 @@ cs::MeasuredProfile profileFrom(const json& j)
     p.slowestRank = slowest.is_number_integer() ? slowest.get<int>() : -1;
     if (const auto a = j.find("alignment"); a != j.end() && a->is_object())
         p.alignment.summary = textAt(*a, "summary");
+    addLanes(j, p);
     return p;
 }
 
@@ -226,6 +319,8 @@ json storedProfileJson(const cs::MeasuredProfile& measured)
         }
     }
     j["process_groups"] = std::move(table);
+    if (!profile.lanes.empty())
+        j["measured_lanes"] = lanesJson(profile);
     j["steps_kept"] = keepsAllSteps(measured) ? "all" : "median";
     return j;
 }

@@ -6,7 +6,11 @@
 // in `groups`), and a profile of more than 16,384 steps over all ranks keeps each rank's median
 // step only (`steps_kept`: "median"), so that a session of 10,000 ranks stays within a
 // session's limits. The kernels stay in the traces: a session opens, and a presentation shows
-// the profile, without them.
+// the profile, without them. What the timeline draws of them is kept instead: the measured lane
+// of each stage (`measured_lanes`: `stage`, `rank`, `step`, `step_s`, and `intervals` as
+// [start_s, duration_s, kind, group], kind "compute", "idle" or the kernel kind of a
+// communication interval, group an index in the rank's `groups`; measuredlanes.h). A session
+// saved before lanes were kept has none: its timeline draws no measured lane.
 
 #include <nlohmann/json.hpp>
 #include <optional>

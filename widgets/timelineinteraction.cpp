@@ -102,17 +102,20 @@ QString TimelineView::describeGap(int stage, double t) const
 
 QString TimelineView::describeAt(QPointF pos) const
 {
+    if (const auto measured = measuredItemAt(pos))
+        return describeMeasured(measured->first, measured->second);
     const int hit = eventAt(pos);
     if (hit >= 0)
         return describeEvent(hit);
     const int row = m_geometry.rowAt(pos.y());
     if (row < 0 || row >= m_lanes.stages() || pos.x() < m_mapping.left ||
         pos.x() > m_mapping.left + m_mapping.width ||
-        !TimelineLanes::inMainLane(m_geometry.fractionInRow(pos.y())))
+        !m_lanes.inMainLane(m_geometry.fractionInRow(pos.y())))
         return {};
     // A stage waiting on its exposed collectives shows them in the lane below its compute.
     const double t = m_mapping.timeOf(pos.x());
-    const int below = m_lanes.eventAt(row, 0.9, t, 2 * m_mapping.secondsPerPixel());
+    const int below =
+        m_lanes.eventAt(row, m_lanes.commLaneMiddle(), t, 2 * m_mapping.secondsPerPixel());
     if (below >= 0)
         return tr("waiting on its exposed communication (the lane below):\n") +
                describeEvent(below);

@@ -16,8 +16,20 @@ constexpr int kSendLane = 0;
 constexpr int kMainLane = 1;
 constexpr int kCommLane = 2;
 constexpr int kStageLanes = 3;
-constexpr double kSendBottom = 0.18;
-constexpr double kCommTop = 0.80;
+// The lanes' boundaries in a stage row: without a measured band, and with one (the predicted
+// lanes in the rows' top, the measured lane under them, TimelineLanes::kMeasuredTop).
+struct StageBands {
+    double sendBottom;
+    double commTop;
+    double commBottom;
+};
+constexpr StageBands kPredictedOnly{0.18, 0.80, 1.0};
+constexpr StageBands kWithMeasured{0.12, 0.52, 0.66};
+
+const StageBands& bandsOf(bool measured)
+{
+    return measured ? kWithMeasured : kPredictedOnly;
+}
 
 } // namespace
 
@@ -97,6 +109,15 @@ double TimelineGeometry::fractionInRow(double y) const
 namespace {
 
 constexpr uint32_t kEventKindCount = uint32_t(cs::enumValues<cs::EventKind>().size());
+// "compute": forward, backward, recompute and the optimizer, and the measured lanes' compute.
+constexpr uint32_t kComputeBit = kEventKindCount + uint32_t(cs::kDimCount);
+static_assert(kComputeBit < 32);
+
+bool isComputeKind(cs::EventKind k)
+{
+    return k == cs::EventKind::Forward || k == cs::EventKind::Backward ||
+           k == cs::EventKind::Recompute || k == cs::EventKind::Optimizer;
+}
 
 std::string lowered(std::string_view word)
 {
@@ -113,6 +134,8 @@ std::optional<uint32_t> kindBit(const std::string& word)
             return uint32_t(k);
     if (word == "wait" || word == "waiting" || word == "idle")
         return uint32_t(cs::EventKind::Bubble);
+    if (word == "compute")
+        return kComputeBit;
     if (word == "send" || word == "sends")
         return kEventKindCount + uint32_t(cs::Dim::PP);
     for (const cs::DimInfo& d : cs::kDims)
@@ -185,6 +208,8 @@ std::optional<EventFilter> EventFilter::parse(std::string_view text, std::string
             f.m_hidden = true;
         else if (w == "critical")
             f.m_critical = true;
+        else if (w == "measured")
+            f.m_measured = true;
         else if (numbered({"stage", "s"}, f.m_stages) ||
                  numbered({"micro-batch", "microbatch", "mb"}, f.m_microBatches) ||
                  numbered({"chunk"}, f.m_chunks)) {
@@ -192,7 +217,8 @@ std::optional<EventFilter> EventFilter::parse(std::string_view text, std::string
             if (problem)
                 *problem = "\"" + w +
                            "\" is not a kind, dimension or stage: try forward, backward, "
-                           "bubble, tp, dp, stage 3, mb 2, chunk 1, exposed or critical";
+                           "compute, bubble, tp, dp, stage 3, mb 2, chunk 1, exposed, critical "
+                           "or measured";
             return std::nullopt;
         }
     }
@@ -202,14 +228,16 @@ std::optional<EventFilter> EventFilter::parse(std::string_view text, std::string
 bool EventFilter::empty() const
 {
     return m_kinds == 0 && m_stages.empty() && m_microBatches.empty() && m_chunks.empty() &&
-           !m_exposed && !m_hidden && !m_critical;
+           !m_exposed && !m_hidden && !m_critical && !m_measured;
 }
 
 bool EventFilter::matches(const cs::Event& e) const
 {
     const uint32_t bit = e.isComm() ? kEventKindCount + uint32_t(e.dim) : uint32_t(e.kind);
     const bool comm = m_kinds & (1u << uint32_t(cs::EventKind::Comm));
-    if (m_kinds != 0 && !(m_kinds & (1u << bit)) && !(comm && e.isComm()))
+    const bool compute = (m_kinds & (1u << kComputeBit)) && isComputeKind(e.kind);
+    if (m_measured ||
+        (m_kinds != 0 && !(m_kinds & (1u << bit)) && !(comm && e.isComm()) && !compute))
         return false;
     if (!m_stages.empty() && !contains(m_stages, e.stage))
         return false;
@@ -222,6 +250,32 @@ bool EventFilter::matches(const cs::Event& e) const
     if (m_hidden && !(e.isComm() && !e.exposed))
         return false;
     return !m_critical || e.critical;
+}
+
+bool EventFilter::matchesMeasured(const TimelineMeasuredItem& item, int stage) const
+{
+    if (m_kinds != 0) {
+        bool kind = false;
+        switch (item.kind) {
+        case cs::LaneIntervalKind::Compute:
+            kind = m_kinds & (1u << kComputeBit);
+            break;
+        case cs::LaneIntervalKind::Idle:
+            kind = m_kinds & (1u << uint32_t(cs::EventKind::Bubble));
+            break;
+        case cs::LaneIntervalKind::Comm:
+            kind = (m_kinds & (1u << uint32_t(cs::EventKind::Comm))) ||
+                   (item.dim && (m_kinds & (1u << (kEventKindCount + uint32_t(*item.dim)))));
+            break;
+        }
+        if (!kind)
+            return false;
+    }
+    if (!m_stages.empty() && !contains(m_stages, stage))
+        return false;
+    if (!m_microBatches.empty() || !m_chunks.empty() || m_hidden || m_critical)
+        return false;
+    return !m_exposed || item.kind == cs::LaneIntervalKind::Comm;
 }
 
 std::vector<TimelineOp> timelineOps(const std::vector<cs::Event>& events)
@@ -263,13 +317,15 @@ std::vector<std::pair<int, int>> dependencyArrows(const std::vector<TimelineOp>&
     return arrows;
 }
 
-TimelineLanes::TimelineLanes(const std::vector<cs::Event>& events, int stages)
+TimelineLanes::TimelineLanes(const std::vector<cs::Event>& events, int stages, bool measuredBand)
     : m_stages(std::max(1, stages))
+    , m_measuredBand(measuredBand)
 {
+    const StageBands& b = bandsOf(measuredBand);
     for (int s = 0; s < m_stages; ++s) {
-        m_lanes.push_back({s, 0.0, kSendBottom, {}, 0});
-        m_lanes.push_back({s, kSendBottom, kCommTop, {}, 0});
-        m_lanes.push_back({s, kCommTop, 1.0, {}, 0});
+        m_lanes.push_back({s, 0.0, b.sendBottom, {}, 0});
+        m_lanes.push_back({s, b.sendBottom, b.commTop, {}, 0});
+        m_lanes.push_back({s, b.commTop, b.commBottom, {}, 0});
     }
     // The fabric row: a lane across it for cluster-wide traffic, drawn first so that the
     // sub-lanes of each stage stay visible over it.
@@ -310,9 +366,21 @@ const TimelineLane& TimelineLanes::mainLane(int stage) const
     return m_lanes[size_t(laneIndex(stage, kMainLane))];
 }
 
-bool TimelineLanes::inMainLane(double fraction)
+bool TimelineLanes::inMainLane(double fraction) const
 {
-    return fraction >= kSendBottom && fraction < kCommTop;
+    const StageBands& b = bandsOf(m_measuredBand);
+    return fraction >= b.sendBottom && fraction < b.commTop;
+}
+
+double TimelineLanes::commLaneMiddle() const
+{
+    const StageBands& b = bandsOf(m_measuredBand);
+    return (b.commTop + b.commBottom) / 2;
+}
+
+bool TimelineLanes::inMeasuredBand(double fraction) const
+{
+    return m_measuredBand && fraction >= bandsOf(true).commBottom;
 }
 
 int TimelineLanes::laneIndex(int row, int sub) const

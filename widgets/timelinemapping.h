@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "costmodel.h"
+#include "timelinemeasured.h"
 
 // The visible time range [startS, startS + spanS] spread over [left, left + width] pixels,
 // always inside the step [0, totalS].
@@ -45,8 +46,9 @@ private:
 
 // Vertical layout: one row per pipeline stage, then the fabric row for data-parallel traffic.
 // A stage row has a thin lane on top for PP sends, the main lane for compute, bubble and
-// optimizer, and a thin lane below for TP, CP and DP traffic; the fabric row has one sub-lane
-// per stage. Rows that do not fit scroll under the header: `scroll` pixels are above `top`.
+// optimizer, and a thin lane below for TP, CP and DP traffic; with a measured profile, a band
+// at the bottom for the measured lane. The fabric row has one sub-lane per stage. Rows that do not
+// fit scroll under the header: `scroll` pixels are above `top`.
 struct TimelineGeometry {
     double top = 0;
     double rowHeight = 20;
@@ -74,16 +76,20 @@ struct TimelineLane {
 };
 
 // Which events a search on the timeline matches. Words name kinds ("forward", "backward",
-// "recompute", "optimizer", "bubble" or "wait", "comm"), dimensions ("tp" ... "ep", "send"),
-// stages ("stage 3", "s3"), micro-batches ("mb 4", "micro-batch 4"), chunks ("chunk 1") and
-// states ("exposed", "hidden", "critical"). Words of one sort widen the match ("forward
-// backward"); different sorts narrow it ("backward stage 3").
+// "recompute", "optimizer", "compute" for all four, "bubble" or "wait" or "idle", "comm"),
+// dimensions ("tp" ... "ep", "send"), stages ("stage 3", "s3"), micro-batches ("mb 4",
+// "micro-batch 4"), chunks ("chunk 1") and states ("exposed", "hidden", "critical",
+// "measured"). Words of one sort widen the match ("forward backward"); different sorts narrow
+// it ("backward stage 3"). The measured lanes' intervals match too: compute by "compute", idle
+// by "idle", communication by its dimension or "comm" (all of it exposed), by stage; none has
+// a micro-batch, a chunk or a place on the critical path; "measured" matches them alone.
 class EventFilter {
 public:
     // Nothing, with the problem, for a word it does not know.
     static std::optional<EventFilter> parse(std::string_view text, std::string* problem);
     bool empty() const;
     bool matches(const cs::Event& e) const;
+    bool matchesMeasured(const TimelineMeasuredItem& item, int stage) const;
 
 private:
     uint32_t m_kinds = 0; // bits: EventKind values, then kEventKindCount + Dim for traffic
@@ -93,6 +99,7 @@ private:
     bool m_exposed = false;
     bool m_hidden = false;
     bool m_critical = false;
+    bool m_measured = false;
 };
 
 // A pipeline op's extent on the timeline, from the events that carry its index.
@@ -114,7 +121,8 @@ std::vector<std::pair<int, int>> dependencyArrows(const std::vector<TimelineOp>&
 class TimelineLanes {
 public:
     TimelineLanes() = default;
-    TimelineLanes(const std::vector<cs::Event>& events, int stages);
+    // `measuredBand`: stage rows leave their bottom to a measured lane.
+    TimelineLanes(const std::vector<cs::Event>& events, int stages, bool measuredBand = false);
 
     int stages() const { return m_stages; }
     int rows() const { return m_stages + 1; }
@@ -128,13 +136,21 @@ public:
     int eventAt(int row, double fraction, double t, double toleranceS) const;
     // The lane that holds a stage's compute, bubbles and optimizer.
     const TimelineLane& mainLane(int stage) const;
-    // Whether a fraction of a stage row's height is its main lane.
-    static bool inMainLane(double fraction);
+    // Whether a fraction of a stage row's height is its main lane, its lane of TP, CP and DP
+    // traffic, or its measured lane.
+    bool inMainLane(double fraction) const;
+    double commLaneMiddle() const;
+    bool hasMeasuredBand() const { return m_measuredBand; }
+    bool inMeasuredBand(double fraction) const;
+    // The measured lane's extent inside a stage row, as fractions of its height.
+    static constexpr double kMeasuredTop = 0.72;
+    static constexpr double kMeasuredBottom = 0.96;
 
 private:
     int laneIndex(int row, int sub) const;
     TimelineLane& lane(int row, int sub) { return m_lanes[size_t(laneIndex(row, sub))]; }
 
     int m_stages = 0;
+    bool m_measuredBand = false;
     std::vector<TimelineLane> m_lanes;
 };

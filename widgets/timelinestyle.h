@@ -2,6 +2,7 @@
 // What the timeline's files share (timelineview.cpp draws, timelineinteraction.cpp answers the
 // pointer and the keys): its header's measures and how times and names read.
 
+#include <QFont>
 #include <QString>
 #include <string_view>
 
@@ -18,6 +19,13 @@ inline constexpr int kDragThresholdPx = 3;
 inline QString inStep(double s)
 {
     return QString::fromStdString(cs::inStepTimeText(s));
+}
+
+// The ruler's and the measured lanes' labels.
+inline QFont labelFont(QFont font)
+{
+    font.setPointSizeF(font.pointSizeF() * 0.85);
+    return font;
 }
 
 inline QString words(std::string_view text)

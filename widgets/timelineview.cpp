@@ -13,21 +13,23 @@
 #include "activitycolors.h"
 #include "alltoall.h"
 #include "text.h"
+#include "timelinecolors.h"
 #include "timelinestyle.h"
 
 using namespace timelinestyle;
+using namespace timelinecolors;
 
 namespace {
 
 constexpr int kLabelWidth = 84;
+// Rows are taller with a measured lane in them: it needs a few pixels, and its label a line.
+constexpr double kMinRowHeightMeasured = 30;
+constexpr double kMaxRowHeightMeasured = 52;
 constexpr int kRightMargin = 6;
 constexpr double kMinRowHeight = 16;
 constexpr double kLeastAllToAllPx = 3;
 constexpr double kMaxRowHeight = 34;
 constexpr double kTickSpacingPx = 90;
-// Box styles: one per kind of event, and one per dimension for communication.
-constexpr int kEventKinds = int(cs::enumValues<cs::EventKind>().size());
-constexpr int kStyles = kEventKinds + int(cs::kDimCount);
 constexpr QRgb kCursor = 0xffd0243f;
 constexpr QRgb kMeasure = 0xff2f80ed;
 
@@ -49,45 +51,6 @@ QFont smallFont(QFont font)
 {
     font.setPointSizeF(font.pointSizeF() * 0.8);
     return font;
-}
-
-QColor blend(const QColor& a, const QColor& b, double towardsB)
-{
-    auto mix = [&](double x, double y) { return float(x + (y - x) * towardsB); };
-    return QColor::fromRgbF(mix(a.redF(), b.redF()), mix(a.greenF(), b.greenF()),
-                            mix(a.blueF(), b.blueF()));
-}
-
-// The colours of the chart follow the widget's palette (light or dark theme).
-struct Colors {
-    QColor plot;
-    QColor labels;
-    QColor grid;
-    QColor text;
-    std::array<QColor, kStyles * 4> boxes;
-};
-
-Colors colorsFor(const QPalette& palette)
-{
-    Colors c;
-    c.plot = palette.color(QPalette::Base);
-    c.text = palette.color(QPalette::Text);
-    c.labels = blend(palette.color(QPalette::Window), c.text, 0.04);
-    c.grid = blend(c.plot, c.text, 0.16);
-    for (int k = 0; k < kStyles; ++k) {
-        cs::Event representative;
-        representative.kind = k < kEventKinds ? cs::EventKind(k) : cs::EventKind::Comm;
-        representative.dim = k < kEventKinds ? cs::Dim::TP : cs::Dim(k - kEventKinds);
-        // A waiting stage is a shade of the background, whatever the theme.
-        const QColor base = representative.kind == cs::EventKind::Bubble
-                                ? blend(c.plot, c.text, 0.22)
-                                : eventColor(representative);
-        c.boxes[size_t(k * 4)] = base;
-        c.boxes[size_t(k * 4 + 1)] = blend(base, c.plot, 0.55);
-        c.boxes[size_t(k * 4 + 2)] = blend(base, c.plot, 0.75);
-        c.boxes[size_t(k * 4 + 3)] = blend(base, c.plot, 0.85);
-    }
-    return c;
 }
 
 // 1, 2 or 5 times a power of ten, at least `raw`.
@@ -156,18 +119,27 @@ void TimelineView::setSchedule(std::vector<cs::Event> events, int stages, double
                                                m_mapping.spanS >= m_mapping.totalS * (1 - 1e-9));
     m_events = std::move(events);
     m_ops = timelineOps(m_events);
-    m_lanes = TimelineLanes(m_events, stages);
-    double total = stepTimeS;
+    m_stages = stages;
+    m_stepTimeS = stepTimeS;
+    m_selected = -1;
+    rebuildLanes(!wasWhole);
+}
+
+void TimelineView::rebuildLanes(bool keepZoom)
+{
+    m_lanes = TimelineLanes(m_events, m_stages, !m_measuredLanes.empty());
+    double total = m_stepTimeS;
     for (const cs::Event& e : m_events)
         total = std::max(total, e.end);
-    if (wasWhole) {
-        m_mapping = TimelineMapping::fit(total, kLabelWidth, m_mapping.width);
+    for (const TimelineMeasuredLane& lane : m_measuredLanes)
+        total = std::max(total, lane.endS());
+    if (!keepZoom) {
+        m_mapping = TimelineMapping::fit(total, m_labelWidth, m_mapping.width);
     } else {
         TimelineMapping kept = m_mapping;
         kept.totalS = total;
         m_mapping = kept.resized(m_mapping.left, m_mapping.width);
     }
-    m_selected = -1;
     matchFilter();
     layoutRows();
     invalidate();
@@ -224,12 +196,20 @@ void TimelineView::matchFilter()
 {
     m_matches = 0;
     m_matchesFilter.clear();
+    m_measuredMatches.clear();
     if (!m_filter)
         return;
     m_matchesFilter.resize(m_events.size());
     for (size_t i = 0; i < m_events.size(); ++i) {
         m_matchesFilter[i] = m_filter->matches(m_events[i]) ? 1 : 0;
         m_matches += m_matchesFilter[i];
+    }
+    for (const TimelineMeasuredLane& lane : m_measuredLanes) {
+        std::vector<uint8_t>& matches = m_measuredMatches.emplace_back(lane.items.size());
+        for (size_t i = 0; i < lane.items.size(); ++i) {
+            matches[i] = m_filter->matchesMeasured(lane.items[i], lane.stage) ? 1 : 0;
+            m_matches += matches[i];
+        }
     }
 }
 
@@ -272,9 +252,17 @@ void TimelineView::layoutRows()
 {
     const int rows = m_lanes.rows();
     const double available = std::max(1, height() - kHeaderHeight - 2);
+    const bool measured = m_lanes.hasMeasuredBand();
     m_geometry.top = kHeaderHeight;
     m_geometry.rows = rows;
-    m_geometry.rowHeight = std::clamp(available / rows, kMinRowHeight, kMaxRowHeight);
+    m_geometry.rowHeight =
+        std::clamp(available / rows, measured ? kMinRowHeightMeasured : kMinRowHeight,
+                   measured ? kMaxRowHeightMeasured : kMaxRowHeight);
+    m_labelWidth = kLabelWidth;
+    const QFontMetrics small(labelFont(font()));
+    for (const TimelineMeasuredLane& lane : m_measuredLanes)
+        m_labelWidth =
+            std::max(m_labelWidth, small.horizontalAdvance(measuredLabel(lane.rank)) + 14);
     const int overflow = int(std::ceil(m_geometry.contentHeight() - available));
     const int scrollWidth = overflow > 0 ? m_scroll->sizeHint().width() : 0;
     m_scroll->setVisible(overflow > 0);
@@ -288,7 +276,8 @@ void TimelineView::layoutRows()
         m_scroll->setValue(0);
     }
     m_geometry.scroll = overflow > 0 ? m_scroll->value() : 0;
-    m_mapping = m_mapping.resized(kLabelWidth, width() - kLabelWidth - kRightMargin - scrollWidth);
+    m_mapping =
+        m_mapping.resized(m_labelWidth, width() - m_labelWidth - kRightMargin - scrollWidth);
 }
 
 void TimelineView::resizeEvent(QResizeEvent*)
@@ -306,7 +295,7 @@ void TimelineView::changeEvent(QEvent* e)
 
 QRect TimelineView::plotRect() const
 {
-    return QRect(kLabelWidth, kHeaderHeight, int(m_mapping.width) + kRightMargin,
+    return QRect(m_labelWidth, kHeaderHeight, int(m_mapping.width) + kRightMargin,
                  height() - kHeaderHeight);
 }
 
@@ -347,8 +336,10 @@ void TimelineView::ensureCache()
     p.setClipRect(plotRect());
     drawGrid(p);
     drawLanes(p);
+    drawMeasuredLanes(p);
     p.restore();
     drawLabels(p);
+    drawMeasuredLabels(p);
     m_cacheValid = true;
 }
 
@@ -365,7 +356,7 @@ void TimelineView::drawGrid(QPainter& p) const
     }
     for (int row = 0; row < m_geometry.rows; ++row) {
         const int y = int(m_geometry.rowTop(row) + m_geometry.rowHeight) - 1;
-        p.drawLine(kLabelWidth, y, width(), y);
+        p.drawLine(m_labelWidth, y, width(), y);
     }
 }
 
@@ -373,14 +364,12 @@ void TimelineView::drawGrid(QPainter& p) const
 void TimelineView::drawLabels(QPainter& p) const
 {
     const Colors colors = colorsFor(palette());
-    p.fillRect(QRect(0, 0, kLabelWidth, height()), colors.labels);
+    p.fillRect(QRect(0, 0, m_labelWidth, height()), colors.labels);
     p.fillRect(QRect(0, 0, width(), kHeaderHeight), colors.labels);
     p.setPen(colors.grid);
     p.drawLine(0, kHeaderHeight - 1, width(), kHeaderHeight - 1);
 
-    QFont small = font();
-    small.setPointSizeF(small.pointSizeF() * 0.85);
-    p.setFont(small);
+    p.setFont(labelFont(font()));
     const double step = niceStep(kTickSpacingPx * m_mapping.secondsPerPixel());
     for (double t = std::ceil(m_mapping.startS / step) * step; t <= m_mapping.endS() + 1e-12;
          t += step) {
@@ -394,16 +383,20 @@ void TimelineView::drawLabels(QPainter& p) const
     p.setFont(font());
 
     p.save();
-    p.setClipRect(QRect(0, kHeaderHeight, kLabelWidth, height() - kHeaderHeight));
+    p.setClipRect(QRect(0, kHeaderHeight, m_labelWidth, height() - kHeaderHeight));
     for (int row = 0; row < m_geometry.rows; ++row) {
         const int y = int(m_geometry.rowTop(row));
         const int h = int(m_geometry.rowHeight);
-        const QString label =
-            row == m_lanes.fabricRow() ? tr("DP traffic") : tr("stage %1").arg(row);
+        const bool fabric = row == m_lanes.fabricRow();
+        const QString label = fabric ? tr("DP traffic") : tr("stage %1").arg(row);
+        // A stage's name beside its predicted lanes, above its measured lane's label.
+        const int labelHeight =
+            !fabric && m_lanes.hasMeasuredBand() ? int(h * TimelineLanes::kMeasuredTop) : h;
         p.setPen(colors.text);
-        p.drawText(QRect(6, y, kLabelWidth - 8, h), Qt::AlignLeft | Qt::AlignVCenter, label);
+        p.drawText(QRect(6, y, m_labelWidth - 8, labelHeight), Qt::AlignLeft | Qt::AlignVCenter,
+                   label);
         p.setPen(colors.grid);
-        p.drawLine(0, y + h - 1, kLabelWidth, y + h - 1);
+        p.drawLine(0, y + h - 1, m_labelWidth, y + h - 1);
     }
     p.restore();
 }

@@ -1,6 +1,8 @@
 #pragma once
 // The predicted step as a Gantt chart: one row per pipeline stage and a row for the fabric,
-// with a time cursor. Boxes are drawn into a cached image when the model, the zoom, the size,
+// with a time cursor. With a measured profile, each stage row holds under its predicted lanes
+// the measured step of the stage's slowest rank (timelinemeasured.h), in the same colours,
+// with hover and find. Boxes are drawn into a cached image when the model, the zoom, the size,
 // the filter or the palette change; a frame of the animation only blits it and draws the
 // cursor, the selection's dependencies and a measured range over it.
 //
@@ -25,12 +27,21 @@ public:
 
     // A new step. The zoom is kept unless the whole step was shown, which stays so.
     void setSchedule(std::vector<cs::Event> events, int stages, double stepTimeS);
+    // The measured lanes (none: no profile). `note`, where not empty, says in the plot's header
+    // why a profile shows none.
+    void setMeasuredLanes(std::vector<TimelineMeasuredLane> lanes, const QString& note = {});
+    const std::vector<TimelineMeasuredLane>& measuredLanes() const { return m_measuredLanes; }
+    QString measuredNote() const { return m_measuredNote; }
+    // The measured item under a point, as (lane, item); nothing elsewhere.
+    std::optional<std::pair<int, int>> measuredItemAt(QPointF pos) const;
+    QString describeMeasured(int lane, int item) const;
     // Moves the cursor, and scrolls the visible range to a time off screen: while following
     // (playback) just far enough, else to put it in the middle.
     void setTime(double timeS, bool follow);
     double time() const { return m_cursorS; }
 
     const TimelineMapping& mapping() const { return m_mapping; }
+    int stageCount() const { return m_lanes.stages(); }
     const TimelineGeometry& geometry() const { return m_geometry; }
     bool criticalPathShown() const { return m_critical; }
     void setCriticalPathShown(bool shown);
@@ -38,6 +49,7 @@ public:
     // Dims every event the filter does not match (EventFilter's words); false with the
     // problem when a word is not understood. Empty text shows everything.
     bool setFilter(const QString& text, QString* problem = nullptr);
+    // Events and measured intervals that match.
     int filterMatches() const { return m_matches; }
     // The selected event and the dependencies drawn as arrows, as (from op, to op).
     void selectEvent(int event);
@@ -77,12 +89,16 @@ private:
     enum class Drag { None, Pending, Pan, Measure };
 
     void setMapping(const TimelineMapping& mapping);
+    // The lanes and the time range again, after a new step or new measured lanes.
+    void rebuildLanes(bool keepZoom);
     void layoutRows();
     void invalidate();
     void matchFilter();
     void ensureCache();
     void drawGrid(QPainter& p) const;
     void drawLanes(QPainter& p) const;
+    void drawMeasuredLanes(QPainter& p) const;
+    void drawMeasuredLabels(QPainter& p) const;
     void drawLabels(QPainter& p) const;
     void drawMeasured(QPainter& p) const;
     void drawSelection(QPainter& p) const;
@@ -93,8 +109,15 @@ private:
     bool dimmed(const cs::Event& e) const;
     QString describeGap(int stage, double t) const;
     QString describeOp(int op) const;
+    static QString measuredLabel(int rank); // "measured (rank 5)"
 
     std::vector<cs::Event> m_events;
+    int m_stages = 1;
+    double m_stepTimeS = 0;
+    std::vector<TimelineMeasuredLane> m_measuredLanes;
+    std::vector<std::vector<uint8_t>> m_measuredMatches; // per lane and item, while filtering
+    QString m_measuredNote;
+    int m_labelWidth = 84; // wider for the measured lanes' labels
     std::vector<TimelineOp> m_ops;
     TimelineLanes m_lanes;
     TimelineMapping m_mapping;
