@@ -5,12 +5,13 @@
 #include <QChart>
 #include <QChartView>
 #include <QHorizontalStackedBarSeries>
-#include <QLegendMarker>
+#include <QLegend>
 #include <QVBoxLayout>
 #include <QValueAxis>
 #include <numeric>
 
 #include "activitycolors.h"
+#include "barlegend.h"
 #include "cachedchartview.h"
 #include "text.h"
 
@@ -21,6 +22,8 @@ constexpr QRgb kHidden = 0xffc9ced6;
 // The communication chart's title, axis and margins, and the height of each dimension's row.
 constexpr int kCommChartFrame = 107;
 constexpr int kCommChartRow = 17;
+// The step chart's title, two bars and axis, its legend being under it.
+constexpr int kStepChartLeast = 120;
 
 // Replaces everything in a chart by a horizontal stacked bar series on the given categories.
 QHorizontalStackedBarSeries* resetChart(QChart* chart, const QStringList& categories,
@@ -36,6 +39,7 @@ QHorizontalStackedBarSeries* resetChart(QChart* chart, const QStringList& catego
     series->attachAxis(categoryAxis);
     auto* valueAxis = new QValueAxis;
     valueAxis->setTitleText(valueTitle);
+    valueAxis->setTitleVisible(!valueTitle.isEmpty());
     valueAxis->setLabelFormat(QStringLiteral("%.2f"));
     chart->addAxis(valueAxis, Qt::AlignBottom);
     series->attachAxis(valueAxis);
@@ -53,7 +57,8 @@ bool shown(cs::Dim d, const cs::Evaluation& evaluation)
     return cs::dimInfo(d).placed || evaluation.commTotalS[d] > 0;
 }
 
-void fitValueAxis(QChart* chart, double maximum)
+// `unit`: after each label, for an axis without a title.
+void fitValueAxis(QChart* chart, double maximum, const QString& unit = {})
 {
     // Worked out on a detached axis, so that an unchanged range does not relayout the chart.
     QValueAxis nice;
@@ -63,7 +68,7 @@ void fitValueAxis(QChart* chart, double maximum)
         if (auto* values = qobject_cast<QValueAxis*>(axis)) {
             values->setRange(nice.min(), nice.max());
             values->setTickCount(nice.tickCount());
-            values->setLabelFormat(valueLabelFormat(nice.max()));
+            values->setLabelFormat(valueLabelFormat(nice.max()) + unit);
         }
 }
 
@@ -82,23 +87,31 @@ QString inStepTime(double s)
 BreakdownChart::BreakdownChart(QWidget* parent)
     : QWidget(parent)
     , m_stepView(new CachedChartView(this))
+    , m_stepLegend(new BarLegend(this))
     , m_commView(new CachedChartView(this))
 {
-    // The legend carries the values: beside the bar, where they have room.
-    // Beside the bars too in the communication chart: its four rows need the height.
-    for (QChart* chart : {stepChart(), communicationChart()}) {
-        chart->legend()->setAlignment(Qt::AlignRight);
-        QFont small = chart->legend()->font();
-        small.setPointSizeF(small.pointSizeF() * 0.9);
-        chart->legend()->setFont(small);
-    }
-    m_stepView->setLeastSize({260, 160});
+    // The step's parts (up to ten, each with its time) are more than a chart's legend shows
+    // beside a short bar: they take columns under it, as many as the dock's width holds.
+    stepChart()->legend()->setVisible(false);
+    // The communication chart's two entries fit beside its bars, whose rows need the height.
+    QLegend* commLegend = communicationChart()->legend();
+    commLegend->setAlignment(Qt::AlignRight);
+    QFont small = commLegend->font();
+    small.setPointSizeF(small.pointSizeF() * 0.9);
+    commLegend->setFont(small);
+    m_stepView->setLeastSize({260, kStepChartLeast});
     m_commView->setLeastSize({260, kCommChartFrame + kCommChartRow * 4});
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    // The step's parts need more lines of legend than the four dimensions.
-    layout->addWidget(m_stepView, 5);
-    layout->addWidget(m_commView, 4);
+    layout->setSpacing(0);
+    layout->addWidget(m_stepView, 1);
+    layout->addWidget(m_stepLegend);
+    layout->addWidget(m_commView, 1);
+}
+
+const BarLegend* BreakdownChart::stepLegend() const
+{
+    return m_stepLegend;
 }
 
 QChart* BreakdownChart::stepChart() const
@@ -168,6 +181,7 @@ void BreakdownChart::buildStepChart(const cs::Evaluation& evaluation,
     if (measuredStepS)
         categories << tr("measured");
     std::vector<Bar> bars;
+    std::vector<LegendEntry> legend;
     // Entries that take no time are left out of the bar and its legend.
     for (const cs::Breakdown::Part& part : evaluation.breakdown.parts()) {
         if (part.seconds <= 0)
@@ -178,8 +192,11 @@ void BreakdownChart::buildStepChart(const cs::Evaluation& evaluation,
                 {part.seconds}};
         if (measuredStepS)
             bar.values << 0.0;
+        legend.push_back({bar.color, bar.label});
         bars.push_back(bar);
     }
+    // The measured bar is named by its axis and its time is in the title: not in the legend.
+    m_stepLegend->setEntries(std::move(legend));
     // The range in the title, its basis in the tooltip: the legend keeps its room.
     QString title = tr("Step %1 predicted").arg(stepTime(evaluation.stepTimeS));
     if (range.known())
@@ -202,17 +219,10 @@ void BreakdownChart::buildStepChart(const cs::Evaluation& evaluation,
     }
 
     QChart* chart = stepChart();
-    setBars(chart, categories, tr("seconds"), bars);
-    if (measuredStepS) {
-        // Its bar is labelled "measured" and the title gives its time: the legend keeps its
-        // room for the predicted parts.
-        auto* series = qobject_cast<QHorizontalStackedBarSeries*>(chart->series().value(0));
-        for (QLegendMarker* marker : chart->legend()->markers(series))
-            if (marker->label() == bars.back().label)
-                marker->setVisible(false);
-    }
+    // The unit on the labels rather than in an axis title: the line is the bars' height.
+    setBars(chart, categories, {}, bars);
     chart->setTitle(title);
-    fitValueAxis(chart, longest);
+    fitValueAxis(chart, longest, QStringLiteral(" s"));
 }
 
 void BreakdownChart::buildCommunicationChart(const cs::Evaluation& evaluation)

@@ -10,6 +10,7 @@
 #include "uncertainty.h"
 
 class QChart;
+class BarLegend;
 class CachedChartView;
 
 class BreakdownChart : public QWidget {
@@ -23,6 +24,8 @@ public:
 
     QChart* stepChart() const;
     QChart* communicationChart() const;
+    // What each colour of the step's bar is: every part that takes time.
+    const BarLegend* stepLegend() const;
 
     QSize sizeHint() const override { return {420, 460}; }
 
@@ -32,5 +35,6 @@ private:
     void buildCommunicationChart(const cs::Evaluation& evaluation);
 
     CachedChartView* m_stepView = nullptr;
+    BarLegend* m_stepLegend = nullptr;
     CachedChartView* m_commView = nullptr;
 };

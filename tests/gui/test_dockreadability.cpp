@@ -1,0 +1,96 @@
+// Every dock readable at 1280x720 and 1920x1080 (issue 40, item 3): the breakdown's legend
+// holds every part of the step that takes time, and no chart text is cut to "...".
+
+#include <catch2/catch.hpp>
+
+#include <QApplication>
+#include <QChart>
+#include <QDockWidget>
+#include <QGraphicsScene>
+#include <QGraphicsTextItem>
+#include <QTemporaryDir>
+
+#include "barlegend.h"
+#include "breakdownchart.h"
+#include "document.h"
+#include "guitestutil.h"
+#include "mainwindow.h"
+
+namespace {
+
+// The texts of a chart that Qt Charts cut to "..." for want of room.
+QStringList cutTexts(const QChart* chart)
+{
+    QStringList cut;
+    for (const QGraphicsItem* item : chart->scene()->items())
+        if (const auto* text = qgraphicsitem_cast<const QGraphicsTextItem*>(item);
+            text && text->isVisible() && text->toPlainText().endsWith(QStringLiteral("...")))
+            cut << text->toPlainText();
+    return cut;
+}
+
+} // namespace
+
+TEST_CASE("the breakdown's legend holds every part of the step that takes time, and its charts "
+          "cut no text, at 1280x720 and 1920x1080",
+          "[layout][legend]")
+{
+    const QSize size = GENERATE(QSize(1280, 720), QSize(1920, 1080));
+    const char* sample = GENERATE("fairwater-gb200-128.csession", "gb200-16-deepseek-v3.csession",
+                                  "ndv5-h100-1344-gpt3-175b.csession");
+    INFO(sample << " at " << size.width() << "x" << size.height());
+    QTemporaryDir dir;
+    MainWindow window(dir.path());
+    window.setQuiet(true);
+    REQUIRE(window.openFile(sampleFile(sample)));
+    window.resize(size);
+    window.show();
+    window.findChild<QDockWidget*>(QStringLiteral("breakdownDock"))->raise();
+    QApplication::processEvents();
+
+    auto* breakdown = window.findChild<BreakdownChart*>();
+    REQUIRE(breakdown);
+    REQUIRE(breakdown->isVisible());
+    QStringList parts;
+    for (const cs::Breakdown::Part& part : window.document()->evaluation().breakdown.parts())
+        if (part.seconds > 0)
+            parts << QString::fromStdString(part.label);
+    const BarLegend* legend = breakdown->stepLegend();
+    QStringList entries;
+    for (const LegendEntry& entry : legend->entries())
+        entries << entry.label;
+    INFO("entries: " << entries.join(QStringLiteral(", ")).toStdString());
+    REQUIRE(entries.size() == parts.size());
+    for (int i = 0; i < parts.size(); ++i)
+        CHECK(entries[i].startsWith(parts[i]));
+    CHECK(legend->isVisible());
+    CHECK(legend->showsEveryEntryWhole());
+    INFO("step chart " << breakdown->stepChart()->size().height() << " px high");
+    for (const QChart* chart : {breakdown->stepChart(), breakdown->communicationChart()}) {
+        const QStringList cut = cutTexts(chart);
+        INFO(chart->title().toStdString()
+             << ": cut " << cut.join(QStringLiteral(" | ")).toStdString());
+        CHECK(cut.isEmpty());
+    }
+}
+
+TEST_CASE("a bar legend takes as many columns as fit, and rows for the rest", "[legend]")
+{
+    BarLegend legend;
+    std::vector<LegendEntry> entries;
+    for (const char* label : {"compute 1,016 ms", "recompute 12.0 ms", "TP exposed 165 ms",
+                              "PP exposed 0.333 ms", "DP exposed 21.4 ms", "EP exposed 3.00 ms",
+                              "bubble 93.6 ms", "optimizer 0.486 ms", "overhead 1.00 ms"})
+        entries.push_back({Qt::red, QString::fromLatin1(label)});
+    legend.setEntries(entries);
+    const int narrow = legend.heightForWidth(200), wide = legend.heightForWidth(800);
+    CHECK(legend.columnsAt(200) == 1);
+    CHECK(legend.columnsAt(800) >= 4);
+    CHECK(legend.rowsAt(800) * legend.columnsAt(800) >= 9);
+    CHECK(narrow > 2 * wide);
+    legend.resize(200, 10);
+    legend.show();
+    QApplication::processEvents();
+    CHECK(legend.height() == narrow); // it asks for the height its entries need
+    CHECK(legend.showsEveryEntryWhole());
+}
