@@ -5,6 +5,7 @@
 
 #include <QApplication>
 #include <QChart>
+#include <QChartView>
 #include <QDockWidget>
 #include <QGraphicsScene>
 #include <QGraphicsTextItem>
@@ -93,4 +94,33 @@ TEST_CASE("a bar legend takes as many columns as fit, and rows for the rest", "[
     QApplication::processEvents();
     CHECK(legend.height() == narrow); // it asks for the height its entries need
     CHECK(legend.showsEveryEntryWhole());
+}
+
+TEST_CASE("no chart of any dock cuts its text at 1280x720 and 1920x1080", "[layout]")
+{
+    const QSize size = GENERATE(QSize(1280, 720), QSize(1920, 1080));
+    const char* sample = GENERATE("fairwater-gb200-128.csession", "gb200-16-deepseek-v3.csession",
+                                  "ndv5-h100-1344-gpt3-175b.csession");
+    INFO(sample << " at " << size.width() << "x" << size.height());
+    QTemporaryDir dir;
+    MainWindow window(dir.path());
+    window.setQuiet(true);
+    REQUIRE(window.openFile(sampleFile(sample)));
+    window.resize(size);
+    window.show();
+    QApplication::processEvents();
+    for (QDockWidget* dock : window.findChildren<QDockWidget*>()) {
+        dock->raise();
+        QApplication::processEvents();
+        for (const QChartView* view : dock->findChildren<QChartView*>()) {
+            if (!view->isVisible())
+                continue;
+            const QStringList cut = cutTexts(view->chart());
+            INFO(dock->objectName().toStdString()
+                 << " " << view->size().width() << "x" << view->size().height() << ": "
+                 << view->chart()->title().toStdString() << ": cut "
+                 << cut.join(QStringLiteral(" | ")).toStdString());
+            CHECK(cut.isEmpty());
+        }
+    }
 }
