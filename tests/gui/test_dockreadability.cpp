@@ -16,6 +16,7 @@
 #include "document.h"
 #include "guitestutil.h"
 #include "mainwindow.h"
+#include "scalingchart.h"
 
 namespace {
 
@@ -112,6 +113,9 @@ TEST_CASE("no chart of any dock cuts its text at 1280x720 and 1920x1080", "[layo
     for (QDockWidget* dock : window.findChildren<QDockWidget*>()) {
         dock->raise();
         QApplication::processEvents();
+        // Weak scaling is worked out on a worker thread once its dock shows.
+        if (const auto* scaling = dock->findChild<ScalingChart*>())
+            REQUIRE(waitUntil([scaling] { return !scaling->chart()->series().isEmpty(); }));
         for (const QChartView* view : dock->findChildren<QChartView*>()) {
             if (!view->isVisible())
                 continue;
