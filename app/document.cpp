@@ -46,6 +46,20 @@ void Document::setClusterRun(const cs::ClusterDesc& cluster, const cs::RunDesc& 
     emit modelChanged();
 }
 
+void Document::setJobs(const cs::RunDesc& run, const std::vector<cs::RunDesc>& jobs)
+{
+    m_session.run = run;
+    m_session.jobs = jobs;
+    rebuild();
+    emit modelChanged();
+}
+
+void Document::setJobsResult(std::shared_ptr<const JobsResult> result)
+{
+    m_jobsResult = std::move(result);
+    emit jobsEvaluated();
+}
+
 void Document::setView(const cs::ViewState& view)
 {
     if (view == m_view)
@@ -130,6 +144,7 @@ void Document::rebuild()
     m_range.reset();
     m_traffic.reset();
     m_router.reset();
+    m_jobsResult.reset();
     m_topology = std::make_unique<cs::Topology>(m_session.cluster);
     m_placement = std::make_unique<cs::Placement>(cs::placeRun(m_session.run, m_session.cluster));
     m_evaluation = cs::evaluate(m_session.cluster, m_session.run);

@@ -9,6 +9,7 @@
 
 #include "costmodel.h"
 #include "description.h"
+#include "jobs.h"
 #include "linkloads.h"
 #include "placement.h"
 #include "routing.h"
@@ -16,6 +17,14 @@
 #include "uncertainty.h"
 
 class QUndoStack;
+
+// Every job of a document evaluated together (cs::evaluateJobs) and the links each one's
+// traffic crosses (cs::jobsTraffic), for the runs as they were when it was worked out.
+struct JobsResult {
+    std::vector<cs::RunDesc> runs; // the document's run first, then its other jobs
+    cs::JobsEvaluation evaluation;
+    cs::JobsTraffic traffic;
+};
 
 // The path a document keeps for `path`: canonical (links and ".." resolved) when the file
 // exists, else absolute; empty stays empty.
@@ -33,6 +42,8 @@ public:
     void setSession(cs::Session session, const QString& filePath);
     // Replaces cluster and run (an edit): derived data is rebuilt and modelChanged emitted.
     void setClusterRun(const cs::ClusterDesc& cluster, const cs::RunDesc& run);
+    // Replaces the run and the other jobs on the cluster (an edit): as setClusterRun.
+    void setJobs(const cs::RunDesc& run, const std::vector<cs::RunDesc>& jobs);
     void setView(const cs::ViewState& view);
     void setBookmarks(const std::vector<cs::Bookmark>& bookmarks);
     // The run shown beside this one (charts); nothing clears it.
@@ -47,6 +58,15 @@ public:
     const cs::Session& session() const { return m_session; }
     const cs::ClusterDesc& cluster() const { return m_session.cluster; }
     const cs::RunDesc& run() const { return m_session.run; }
+    // The other jobs beside the run (formats.md "Several jobs on one cluster").
+    const std::vector<cs::RunDesc>& jobs() const { return m_session.jobs; }
+    bool hasJobs() const { return !m_session.jobs.empty(); }
+    // Every job: the run first, then the others.
+    std::vector<cs::RunDesc> runs() const { return cs::sessionRuns(m_session); }
+    // The jobs evaluated together: worked out off the GUI thread after each change (the Jobs
+    // views), null until then and in a document of one job.
+    const JobsResult* jobsResult() const { return m_jobsResult.get(); }
+    void setJobsResult(std::shared_ptr<const JobsResult> result);
     const cs::ViewState& view() const { return m_view; }
     // False until the first session: topology, placement and evaluation do not exist yet.
     bool hasModel() const { return m_topology != nullptr; }
@@ -72,7 +92,8 @@ public:
     cs::Session sessionToSave() const;
 
 signals:
-    void modelChanged(); // cluster or run changed: topology, placement and evaluation are new
+    void modelChanged();  // cluster or run changed: topology, placement and evaluation are new
+    void jobsEvaluated(); // jobsResult is new
     void viewChanged();
     void filePathChanged();
     void bookmarksChanged();
@@ -93,6 +114,7 @@ private:
     mutable std::optional<cs::StepTraffic> m_traffic;
     mutable std::optional<cs::Uncertainty> m_range;
     mutable std::unique_ptr<cs::Router> m_router;
+    std::shared_ptr<const JobsResult> m_jobsResult;
     QString m_filePath;
     QString m_sourcePath;
     QUndoStack* m_undo = nullptr;

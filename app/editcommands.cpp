@@ -69,3 +69,22 @@ void SetBookmarksCommand::redo()
 {
     m_doc->setBookmarks(m_after);
 }
+
+EditJobsCommand::EditJobsCommand(Document* doc, cs::RunDesc run, std::vector<cs::RunDesc> jobs,
+                                 const QString& text)
+    : QUndoCommand(text)
+    , m_doc(doc)
+    , m_before{doc->run(), doc->jobs()}
+    , m_after{std::move(run), std::move(jobs)}
+{
+}
+
+void EditJobsCommand::undo()
+{
+    m_doc->setJobs(m_before.first, m_before.second);
+}
+
+void EditJobsCommand::redo()
+{
+    m_doc->setJobs(m_after.first, m_after.second);
+}

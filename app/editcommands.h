@@ -48,3 +48,18 @@ private:
     std::vector<cs::Bookmark> m_before;
     std::vector<cs::Bookmark> m_after;
 };
+
+// Replaces the run and the other jobs on the cluster (add, remove or move a job, or show
+// another job in detail).
+class EditJobsCommand : public QUndoCommand {
+public:
+    EditJobsCommand(Document* doc, cs::RunDesc run, std::vector<cs::RunDesc> jobs,
+                    const QString& text);
+    void undo() override;
+    void redo() override;
+
+private:
+    Document* m_doc;
+    std::pair<cs::RunDesc, std::vector<cs::RunDesc>> m_before;
+    std::pair<cs::RunDesc, std::vector<cs::RunDesc>> m_after;
+};

@@ -11,10 +11,11 @@
 #include <optional>
 
 #include "document.h"
-#include "profilescene.h"
 #include "documentio.h"
 #include "gpucolors.h"
+#include "jobsviews.h"
 #include "legendwidget.h"
+#include "profilescene.h"
 #include "text.h"
 #include "topologyscene.h"
 #include "trace.h"
@@ -172,6 +173,7 @@ void paintFigure(QPainter& p, const QSizeF& size, const Document& doc, const cs:
     TopologyScene scene(doc.topology(), doc.placement(), doc.evaluation());
     scene.setTrafficSource([&doc]() -> const cs::StepTraffic& { return doc.stepTraffic(); });
     colorByStoredProfile(scene, doc); // the measured colour modes
+    scene.addColorSource(jobColorSource(doc));
     scene.applyView(view);
     scene.renderer().setTextPixels(fontPx * 0.8); // the names of racks and tiers with the figure
     const Legend legend = scene.legend();

@@ -21,6 +21,7 @@
 #include "messagetext.h"
 #include "onscreen.h"
 #include "replan.h"
+#include "text.h"
 #include "topologyscene.h"
 #include "topologyview.h"
 #include "traffic.h"
@@ -89,6 +90,23 @@ QString groupsOnLinkText(const Document& doc, int link)
                : QObject::tr("%1 carries:\n%2").arg(name, lines.join(QLatin1Char('\n')));
 }
 
+// With several jobs evaluated: the names of those whose traffic the link carries.
+QString jobsOnLink(const JobsResult& jobs, int link)
+{
+    QStringList names;
+    for (size_t j = 0; j < jobs.runs.size(); ++j)
+        if (jobs.traffic.carries(size_t(link), int(j)))
+            names << QString::fromStdString(cs::printable(jobs.runs[j].name));
+    return names.isEmpty() ? QStringLiteral("-") : names.join(QStringLiteral(", "));
+}
+
+QString jobsLine(const Document& doc, int link)
+{
+    const JobsResult* jobs = doc.jobsResult();
+    return jobs && doc.hasJobs() ? QObject::tr("\nJobs on it: %1").arg(jobsOnLink(*jobs, link))
+                                 : QString();
+}
+
 QString linkLoadLine(const cs::StepTraffic& traffic, int link)
 {
     const cs::LinkTraffic& t = traffic.links[size_t(link)];
@@ -148,7 +166,8 @@ QString loadOf(const Document& doc, const LoadIndex& index, const Hit& hit)
         out = QObject::tr("%1%2\n%3")
                   .arg(qtext(topo.linkName(hit.index)))
                   .arg(topo.linkUsable(hit.index) ? QString() : QObject::tr(" (out of service)"))
-                  .arg(linkLoadLine(traffic, hit.index));
+                  .arg(linkLoadLine(traffic, hit.index)) +
+              jobsLine(doc, hit.index);
         break;
     case HitKind::Bundle: {
         const BundleLoad& b = index.bundles[size_t(hit.index)];
@@ -173,7 +192,8 @@ QString loadOf(const Document& doc, const LoadIndex& index, const Hit& hit)
     case HitKind::Gpu: {
         const int nic = topo.nicLinkOfGpu(hit.index);
         out = QObject::tr("NIC link %1: %2")
-                  .arg(qtext(topo.linkName(nic)), linkLoadLine(traffic, nic));
+                  .arg(qtext(topo.linkName(nic)), linkLoadLine(traffic, nic)) +
+              jobsLine(doc, nic);
         break;
     }
     case HitKind::Rack:
@@ -218,6 +238,11 @@ public:
             });
         });
         connect(doc, &Document::modelChanged, this, &FabricViews::refresh);
+        connect(doc, &Document::jobsEvaluated, this, [this] {
+            m_linksStale = true;
+            if (onScreen(m_linksDock))
+                refreshLinks();
+        });
         connect(m_linksDock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
             if (visible && m_linksStale)
                 refreshLinks();
@@ -269,7 +294,12 @@ private:
     void refreshLinks()
     {
         m_linksStale = false;
-        m_links->setTraffic(m_doc->topology(), m_doc->stepTraffic());
+        // Several jobs: every job's traffic, each link naming the jobs on it.
+        if (const JobsResult* jobs = m_doc->jobsResult(); jobs && m_doc->hasJobs())
+            m_links->setTraffic(m_doc->topology(), jobs->traffic.total,
+                                [jobs](int link) { return jobsOnLink(*jobs, link); });
+        else
+            m_links->setTraffic(m_doc->topology(), m_doc->stepTraffic());
     }
     void refreshGoodput()
     {

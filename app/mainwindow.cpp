@@ -28,6 +28,7 @@
 #include "editcommands.h"
 #include "fabricviews.h"
 #include "inspectorpanel.h"
+#include "jobsviews.h"
 #include "legendwidget.h"
 #include "presentation.h"
 #include "propertiespanel.h"
@@ -51,6 +52,8 @@ MainWindow::MainWindow(const QString& recoveryDir, QWidget* parent)
     addStepViews(this, m_document); // after the topology view: its colours are set first
     addFabricViews(this, m_document, m_topologyView,
                    findChild<QMenu*>(QStringLiteral("toolsMenu")));
+    addJobsViews(this, m_document, m_topologyView, findChild<QMenu*>(QStringLiteral("toolsMenu")),
+                 [this](const QString& why) { report(tr("Jobs"), why); });
     createMeasuredProfileViews(); // after the step views: its dock joins the breakdown's
     menuBar()->addAction(m_helpMenu->menuAction()); // Help stays last
     addDockToggles();

@@ -11,7 +11,7 @@
 void setMeasuredColorSource(TopologyScene& scene, const Document& doc,
                             std::function<const GpuMeasures*()> measures)
 {
-    scene.setColorSource([&doc, measures = std::move(measures)](
+    scene.addColorSource([&doc, measures = std::move(measures)](
                              const cs::ColorMode& mode) -> std::optional<GpuColoring> {
         if (!isMeasuredMode(mode) || !doc.hasModel())
             return std::nullopt;

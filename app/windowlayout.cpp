@@ -33,6 +33,7 @@ constexpr DockPlace kTallDocks[] = {
     {"compareDock", Qt::RightDockWidgetArea, "scalingDock"},
     {"linksDock", Qt::RightDockWidgetArea, "compareDock"},
     {"goodputDock", Qt::RightDockWidgetArea, "linksDock"},
+    {"jobsDock", Qt::RightDockWidgetArea, "goodputDock"},
     {"timelineDock", Qt::BottomDockWidgetArea, nullptr},
 };
 constexpr DockPlace kShortDocks[] = {
@@ -45,6 +46,7 @@ constexpr DockPlace kShortDocks[] = {
     {"compareDock", Qt::RightDockWidgetArea, "scalingDock"},
     {"linksDock", Qt::RightDockWidgetArea, "compareDock"},
     {"goodputDock", Qt::RightDockWidgetArea, "linksDock"},
+    {"jobsDock", Qt::RightDockWidgetArea, "goodputDock"},
     {"timelineDock", Qt::BottomDockWidgetArea, nullptr},
 };
 

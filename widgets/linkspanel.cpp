@@ -13,7 +13,7 @@
 
 namespace {
 
-enum Column { Name, Tier, Utilization, Rate, Dims, Columns };
+enum Column { Name, Tier, Utilization, Rate, Dims, Jobs, Columns };
 
 // Sorts by the number it was given, shows the text.
 class NumberItem : public QTableWidgetItem {
@@ -47,8 +47,8 @@ LinksPanel::LinksPanel(QWidget* parent)
     , m_summary(new QLabel(this))
     , m_detail(new QLabel(this))
 {
-    m_table->setHorizontalHeaderLabels(
-        {tr("Link"), tr("Tier"), tr("Utilization"), tr("Average rate"), tr("Dimensions")});
+    m_table->setHorizontalHeaderLabels({tr("Link"), tr("Tier"), tr("Utilization"),
+                                        tr("Average rate"), tr("Dimensions"), tr("Jobs")});
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
@@ -102,8 +102,10 @@ void LinksPanel::showDetail(const QString& text)
     m_detail->setText(text);
 }
 
-void LinksPanel::setTraffic(const cs::Topology& topology, const cs::StepTraffic& traffic)
+void LinksPanel::setTraffic(const cs::Topology& topology, const cs::StepTraffic& traffic,
+                            const std::function<QString(int link)>& jobsOn)
 {
+    m_table->setColumnHidden(Jobs, !jobsOn);
     const std::vector<int> hottest = traffic.hottest(kRows);
     m_table->setSortingEnabled(false);
     m_table->clearContents();
@@ -121,12 +123,15 @@ void LinksPanel::setTraffic(const cs::Topology& topology, const cs::StepTraffic&
                          new NumberItem(utilizationText(t.utilization), t.utilization));
         m_table->setItem(row, Rate, new NumberItem(rateText(t.bytes, traffic.stepTimeS), t.bytes));
         m_table->setItem(row, Dims, new QTableWidgetItem(dimsText(t)));
+        if (jobsOn)
+            m_table->setItem(row, Jobs, new QTableWidgetItem(jobsOn(link)));
     }
     m_table->setSortingEnabled(true);
     m_table->sortByColumn(Utilization, Qt::DescendingOrder);
     m_table->resizeColumnsToContents();
     m_summary->setText(
-        tr("The %1 busiest of %2 links in a step of %3 s")
+        (jobsOn ? tr("Every job's traffic: the %1 busiest of %2 links in a step of %3 s")
+                : tr("The %1 busiest of %2 links in a step of %3 s"))
             .arg(hottest.size())
             .arg(QString::fromStdString(cs::withThousands(int64_t(traffic.links.size()))))
             .arg(QString::fromStdString(cs::fixed(traffic.stepTimeS, 3))));

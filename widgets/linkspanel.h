@@ -4,6 +4,7 @@
 // link to be selected in the view; the panel then shows which groups use it.
 
 #include <QWidget>
+#include <functional>
 
 namespace cs {
 struct StepTraffic;
@@ -19,7 +20,10 @@ public:
     static constexpr int kRows = 200;
 
     explicit LinksPanel(QWidget* parent = nullptr);
-    void setTraffic(const cs::Topology& topology, const cs::StepTraffic& traffic);
+    // `jobsOn`, with several jobs on the cluster: the names of the jobs whose traffic a link
+    // carries, shown in a column of their own (none without it).
+    void setTraffic(const cs::Topology& topology, const cs::StepTraffic& traffic,
+                    const std::function<QString(int link)>& jobsOn = {});
     void clear();
     // What uses the chosen link, under the table.
     void showDetail(const QString& text);

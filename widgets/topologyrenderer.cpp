@@ -227,13 +227,15 @@ void TopologyRenderer::composeFrame(const ViewTransform& view)
         // without hiding the GPUs of racks they pass over.
         QPainter p(&m_frame);
         p.setRenderHint(QPainter::Antialiasing, false);
-        if (m_selection.rank >= 0) // ... and under the names of racks and tiers
+        if (m_selection.rank >= 0 || !m_jobLight.empty()) // ... and under the names
             p.setClipRegion(m_linkClip);
+        drawJobLinks(p, view, lod, touched);
         drawSelectedLinks(p, view, lod, touched);
     }
     fillGpuCells();
     QPainter p(&m_frame);
     p.setRenderHint(QPainter::Antialiasing, false);
+    drawJobOutline(p, view, touched);
     drawSelectedGpus(p, view, touched);
     drawGpuLabels(p, touched);
     drawHover(p, view, touched);

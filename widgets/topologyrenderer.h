@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "gpucolors.h"
+#include "jobcolors.h"
 #include "linkloadink.h"
 #include "topologylayout.h"
 
@@ -56,6 +57,11 @@ public:
     void setMark(Hit hit) { m_mark = hit; }
     const Hit& mark() const { return m_mark; }
     static QColor markColor();
+    // One job of several lit (jobcolors.h): its allocation outlined and its links drawn over
+    // the static layer in the job light's colour; an empty light: none.
+    void setJobLight(JobLight light) { m_jobLight = std::move(light); }
+    const JobLight& jobLight() const { return m_jobLight; }
+    static QColor jobLightColor();
     // Links and switches in colours of their own (link load); empty: the ink's tier colours.
     // Links are in the cached static layer: a new link ink draws it anew.
     void setLinkInk(LinkInk ink);
@@ -127,6 +133,10 @@ private:
                            std::vector<QRectF>& touched) const;
     void drawSelectedGpus(QPainter& p, const ViewTransform& view,
                           std::vector<QRectF>& touched) const;
+    // topologyjoblight.cpp: the lit job's links (under the GPU cells) and its outline (over).
+    void drawJobLinks(QPainter& p, const ViewTransform& view, const LevelOfDetail& lod,
+                      std::vector<QRectF>& touched) const;
+    void drawJobOutline(QPainter& p, const ViewTransform& view, std::vector<QRectF>& touched) const;
     void prepareGpuLabels(const ViewTransform& view, qreal devicePixelRatio);
     void drawGpuLabels(QPainter& p, std::vector<QRectF>& touched) const;
     void drawHover(QPainter& p, const ViewTransform& view, std::vector<QRectF>& touched) const;
@@ -148,6 +158,7 @@ private:
     std::vector<uint8_t> m_isMember; // per GPU, while a selection is shown
     Hit m_hover;
     Hit m_mark;
+    JobLight m_jobLight;
 
     QImage m_static;
     QImage m_scratch; // the next static layer, drawn from the previous one when panning

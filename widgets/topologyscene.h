@@ -61,6 +61,15 @@ public:
     // figures change.
     using ColorSource = std::function<std::optional<GpuColoring>(const cs::ColorMode&)>;
     void setColorSource(ColorSource source) { m_colorSource = std::move(source); }
+    // Another source beside those set before (the first that answers a mode colours it).
+    void addColorSource(ColorSource source)
+    {
+        m_colorSource = [first = std::move(m_colorSource),
+                         then = std::move(source)](const cs::ColorMode& mode) {
+            auto own = first ? first(mode) : std::nullopt;
+            return own ? own : then(mode);
+        };
+    }
     void recolor() { m_colorsApplied = false; }
 
 private:
