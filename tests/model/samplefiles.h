@@ -37,6 +37,18 @@ inline cs::ClusterRun loadSampleRun(const std::string& runFile)
     return {*f.cluster, *f.run};
 }
 
+// A sample session's cluster and every job on it: its run first, then its jobs.
+struct SampleJobs {
+    cs::ClusterDesc cluster;
+    std::vector<cs::RunDesc> runs;
+};
+inline SampleJobs loadSampleJobs(const std::string& sessionFile)
+{
+    const cs::LoadedFile f = loadSample(sessionFile);
+    REQUIRE(f.session.has_value());
+    return {f.session->cluster, cs::sessionRuns(*f.session)};
+}
+
 // DeepSeek-V3's shape cut to 8 layers (2 dense) on 2 GB200 NVL72 racks, data parallel only:
 // an MoE run whose search is quick.
 inline cs::ClusterRun smallDeepSeekV3()

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "clicommands.h"
+#include "jobs.h"
 #include "samplefiles.h"
 
 using namespace cs;
@@ -47,8 +48,10 @@ TEST_CASE("every sample names its sources and assumptions", "[samples]")
 
 TEST_CASE("a session survives load, save, load unchanged", "[samples][session]")
 {
-    for (const char* name : {"fairwater-gb200-128.csession", "ndv5-h100-1344-gpt3-175b.csession",
-                             "gb200-16-deepseek-v3.csession"}) {
+    for (const char* name :
+         {"fairwater-gb200-128.csession", "ndv5-h100-1344-gpt3-175b.csession",
+          "gb200-16-deepseek-v3.csession", "ndv5-h100-128-three-jobs-placed-badly.csession",
+          "ndv5-h100-128-three-jobs-placed-well.csession"}) {
         const Session original = *loadSample(name).session;
         Diagnostics diags;
         const auto reparsed = parseJson(toJson(original).dump(2), "saved.csession", diags);
@@ -88,6 +91,39 @@ TEST_CASE("the MoE session embeds the EP-inside-racks run and compares the EP-ac
         RunDesc embedded = desc.run;
         embedded.clusterPath = run.run->clusterPath;
         CHECK(embedded == *run.run);
+    }
+}
+
+TEST_CASE("the three-job sample: the run files placed badly, and each job alone when placed well",
+          "[samples][jobs]")
+{
+    const char* const files[] = {"ndv5-h100-128-jobs-gpt3-175b.run.json",
+                                 "ndv5-h100-128-jobs-llama3-70b.run.json",
+                                 "ndv5-h100-128-jobs-llama3-8b.run.json"};
+    const SampleJobs bad = loadSampleJobs("ndv5-h100-128-three-jobs-placed-badly.csession");
+    const SampleJobs well = loadSampleJobs("ndv5-h100-128-three-jobs-placed-well.csession");
+    REQUIRE(bad.runs.size() == 3);
+    REQUIRE(well.runs.size() == 3);
+    CHECK(bad.cluster.scaleOut.topology.oversubscriptionAt(0) == 4.0);
+    for (size_t j = 0; j < 3; ++j) {
+        INFO(files[j]);
+        const LoadedFile file = loadSample(files[j]);
+        CHECK(*file.cluster == bad.cluster);
+        RunDesc embedded = bad.runs[j];
+        embedded.clusterPath = file.run->clusterPath;
+        CHECK(embedded == *file.run);
+        embedded.allocation = well.runs[j].allocation;
+        embedded.clusterPath.clear();
+        CHECK(embedded == well.runs[j]); // the same jobs, on other racks
+    }
+    for (const SampleJobs* placed : {&bad, &well}) {
+        const JobsEvaluation e = evaluateJobs(placed->cluster, placed->runs, {nullptr, false});
+        for (const JobResult& r : e.jobs) {
+            CHECK(r.alone.fitsMemory);
+            CHECK(r.shared.stepTimeS >= r.alone.stepTimeS * (1 - 1e-9));
+            if (placed == &well) // on leaves of its own
+                CHECK(r.shared.stepTimeS <= r.alone.stepTimeS * 1.005);
+        }
     }
 }
 
