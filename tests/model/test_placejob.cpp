@@ -62,7 +62,7 @@ TEST_CASE("placements are free, fit, and come best first", "[placejob][jobs]")
     INFO(placed.nothingFits);
     REQUIRE_FALSE(placed.placements.empty());
     CHECK(placed.candidatesFound == int(placed.placements.size()));
-    // Racks 24 to 28 start a free range of 4: 24 and 28 on a leaf's first rack.
+    // Racks 24 to 28 start a free range of 4; 24 is a leaf's first rack.
     CHECK(placed.placements.size() == 5);
     for (size_t i = 0; i < placed.placements.size(); ++i) {
         const JobPlacement& p = placed.placements[i];
