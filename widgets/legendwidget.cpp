@@ -112,7 +112,10 @@ void paintLegendIn(QPainter& p, const Legend& legend, const QRectF& box, const L
     if (legend.gradient && !legend.entries.empty()) {
         // Stops but the last (the overflow colour) make a continuous bar.
         const size_t stops = legend.entries.size() - 1;
-        const double barWidth = box.width() * 0.75;
+        // The overflow colour's swatch and label ("over HBM") keep their room beside the bar.
+        const double overWidth =
+            10 + swatch + 4 + p.fontMetrics().horizontalAdvance(legend.entries.back().label) + 2;
+        const double barWidth = std::min(box.width() * 0.75, box.width() - overWidth);
         QLinearGradient gradient(box.left(), 0, box.left() + barWidth, 0);
         for (size_t i = 0; i < stops; ++i)
             gradient.setColorAt(double(i) / std::max<size_t>(1, stops - 1),

@@ -9,12 +9,15 @@
 #include <QDockWidget>
 #include <QGraphicsScene>
 #include <QGraphicsTextItem>
+#include <QImage>
+#include <QPainter>
 #include <QTemporaryDir>
 
 #include "barlegend.h"
 #include "breakdownchart.h"
 #include "document.h"
 #include "guitestutil.h"
+#include "legendwidget.h"
 #include "mainwindow.h"
 #include "scalingchart.h"
 
@@ -127,4 +130,29 @@ TEST_CASE("no chart of any dock cuts its text at 1280x720 and 1920x1080", "[layo
             CHECK(cut.isEmpty());
         }
     }
+}
+
+TEST_CASE("a colour scale's legend keeps its overflow label inside a narrow box", "[legend]")
+{
+    Legend legend;
+    legend.title = QStringLiteral("Memory per GPU");
+    legend.gradient = true;
+    for (int i = 0; i < 16; ++i)
+        legend.entries.push_back({QColor::fromHsv(i * 15, 200, 200),
+                                  i % 5 == 0 ? QStringLiteral("%1 GiB").arg(i * 12) : QString()});
+    legend.entries.push_back({Qt::red, QStringLiteral("over HBM")});
+    const int boxWidth = GENERATE(200, 260, 400);
+    INFO("box " << boxWidth << " px wide");
+    QImage image(boxWidth + 200, 200, QImage::Format_ARGB32);
+    image.fill(Qt::white);
+    {
+        QPainter painter(&image);
+        paintLegendIn(painter, legend, QRectF(0, 0, boxWidth, 200),
+                      LegendStyle::of(QApplication::palette()));
+    }
+    int inkBeyond = 0; // what was drawn right of the box
+    for (int y = 0; y < image.height(); ++y)
+        for (int x = boxWidth; x < image.width(); ++x)
+            inkBeyond += image.pixel(x, y) != qRgb(255, 255, 255);
+    CHECK(inkBeyond == 0);
 }
