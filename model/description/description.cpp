@@ -140,6 +140,20 @@ double FabricTopology::oversubscriptionAt(int boundary) const
 
 namespace {
 
+// Ranges [first, end), sorted and merged.
+std::vector<std::pair<int64_t, int64_t>> merged(std::vector<std::pair<int64_t, int64_t>> ranges)
+{
+    std::sort(ranges.begin(), ranges.end());
+    std::vector<std::pair<int64_t, int64_t>> out;
+    for (const auto& range : ranges) {
+        if (!out.empty() && range.first <= out.back().second)
+            out.back().second = std::max(out.back().second, range.second);
+        else
+            out.push_back(range);
+    }
+    return out;
+}
+
 // The GPUs out of service as ranges [first, end), merged and in order: the failure lists are
 // short while the cluster may hold 131,072 GPUs, so counting walks the ranges, not the GPUs.
 std::vector<std::pair<int64_t, int64_t>> failedGpuRanges(const ClusterDesc& c)
@@ -158,18 +172,50 @@ std::vector<std::pair<int64_t, int64_t>> failedGpuRanges(const ClusterDesc& c)
         add(int64_t(n) * c.gpusPerNode, c.gpusPerNode);
     for (int g : c.failures.gpus)
         add(g, 1);
-    std::sort(ranges.begin(), ranges.end());
-    std::vector<std::pair<int64_t, int64_t>> merged;
-    for (const auto& range : ranges) {
-        if (!merged.empty() && range.first <= merged.back().second)
-            merged.back().second = std::max(merged.back().second, range.second);
-        else
-            merged.push_back(range);
-    }
-    return merged;
+    return merged(std::move(ranges));
 }
 
 } // namespace
+
+std::vector<std::pair<int64_t, int64_t>> allocatedGpuRanges(const ClusterDesc& c,
+                                                            const Allocation& allocation)
+{
+    const int64_t perUnit =
+        int64_t(c.gpusPerNode) * (allocation.unit == Allocation::Unit::Racks ? c.nodesPerRack : 1);
+    std::vector<std::pair<int64_t, int64_t>> ranges;
+    for (const auto& [first, last] : allocation.ranges) {
+        const int64_t begin = std::max<int64_t>(first, 0) * perUnit;
+        const int64_t end = std::min((int64_t(last) + 1) * perUnit, c.gpuCount());
+        if (begin < end)
+            ranges.emplace_back(begin, end);
+    }
+    return merged(std::move(ranges));
+}
+
+int64_t allocatedGpuCount(const ClusterDesc& cluster, const RunDesc& run)
+{
+    if (!run.allocation)
+        return cluster.healthyGpuCount();
+    // Both lists are sorted and merged: one walk subtracts the failed part of each range.
+    const auto failed = failedGpuRanges(cluster);
+    auto out = failed.begin();
+    int64_t healthy = 0;
+    for (const auto& [first, end] : allocatedGpuRanges(cluster, *run.allocation)) {
+        healthy += end - first;
+        while (out != failed.end() && out->second <= first)
+            ++out;
+        for (auto f = out; f != failed.end() && f->first < end; ++f)
+            healthy -= std::min(end, f->second) - std::max(first, f->first);
+    }
+    return healthy;
+}
+
+std::vector<RunDesc> sessionRuns(const Session& session)
+{
+    std::vector<RunDesc> runs{session.run};
+    runs.insert(runs.end(), session.jobs.begin(), session.jobs.end());
+    return runs;
+}
 
 std::vector<bool> ClusterDesc::healthyGpus() const
 {

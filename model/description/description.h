@@ -414,6 +414,15 @@ struct ClusterRun {
     bool operator==(const ClusterRun&) const = default;
 };
 
+// The GPUs an allocation holds as ranges [first, end) of GPU indices, in order and merged,
+// clipped to the cluster (validation refuses ranges past it). Racks index racks and nodes
+// nodes, node = rack x nodes_per_rack + node in the rack.
+std::vector<std::pair<int64_t, int64_t>> allocatedGpuRanges(const ClusterDesc& cluster,
+                                                            const Allocation& allocation);
+// The healthy GPUs of the run's allocation: what its dp is derived from. Without an
+// allocation, the cluster's healthy GPU count.
+int64_t allocatedGpuCount(const ClusterDesc& cluster, const RunDesc& run);
+
 struct Session {
     ClusterDesc cluster;
     RunDesc run; // the job the views show in detail
@@ -426,5 +435,8 @@ struct Session {
     Extensions extensions;
     bool operator==(const Session&) const = default;
 };
+
+// Every job of a session: its run first, then the other jobs in order.
+std::vector<RunDesc> sessionRuns(const Session& session);
 
 } // namespace cs

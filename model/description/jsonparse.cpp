@@ -116,7 +116,7 @@ private:
             return token == "cluster" ? 3 : 4;
         if (depth == 3 && token == "run" && m_tokens[1] == "jobs" && m_stack[1]->is_array()) {
             const size_t job = std::stoul(m_tokens[2]); // an index: digits only
-            if (job < size_t(kMaxSessionJobs))
+            if (job < size_t(kSessionJobParts))
                 return 5 + int(job);
         }
         return 0;

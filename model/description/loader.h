@@ -27,14 +27,22 @@ inline constexpr int kMaxJsonDepth = 64;
 // 22 million arrays.
 inline constexpr int64_t kMaxJsonValues = int64_t(1) << 20;
 
+// The most jobs one session holds, its run among them (formats.md "Several jobs on one
+// cluster"): the cost model names a link's jobs in one 64-bit mask.
+inline constexpr int kMaxSessionJobs = 64;
+// The most ranges one allocation lists, so that checking every pair of jobs for overlap stays
+// quick (a range covers any number of racks or nodes).
+inline constexpr int kMaxAllocationRanges = 4096;
+
 // A session embeds whole descriptions, its parts: its cluster and run, the compared cluster and
-// run (`compare`), and the run of each of its jobs (formats.md "Several jobs on one cluster").
-// Whatever loads as parts loads as the whole: each part is held to a file's own limits
-// (kMaxFileBytes, kMaxJsonValues and kMaxJsonDepth, counted for that part alone; a reader of
-// `jobs` refuses more than kMaxSessionJobs), and the session's own keys
-// (`view`, `bookmarks`, notes) count as one part more.
-inline constexpr int kMaxSessionJobs = 3;
-inline constexpr int kSessionParts = 1 + 2 + 2 + kMaxSessionJobs;
+// run (`compare`), and the runs of its first kSessionJobParts other jobs. Whatever loads as
+// parts loads as the whole: each part is held to a file's own limits (kMaxFileBytes,
+// kMaxJsonValues and kMaxJsonDepth, counted for that part alone), and the session's own keys
+// (`view`, `bookmarks`, notes, the runs of any later jobs) count as one part more. Later jobs
+// share that part rather than each having its own, which would let a session of 64 jobs be
+// 5 GB.
+inline constexpr int kSessionJobParts = 3;
+inline constexpr int kSessionParts = 1 + 2 + 2 + kSessionJobParts;
 // Inside a session a part is indented deeper than as its own file, by at most 6 columns (a
 // job's run, /jobs/N/run) on each of its lines, and a part of kMaxJsonValues values has at most
 // twice as many lines (a container's closing bracket has a line of its own).
@@ -52,7 +60,7 @@ bool checkReadsBack(std::string_view text, const std::string& path, Diagnostics&
 
 // Parses JSON text (a UTF-8 BOM is skipped). Syntax errors, duplicate keys, nesting deeper
 // than kMaxJsonDepth and more than kMaxJsonValues values in one part (a session's /cluster,
-// /run, /compare/cluster, /compare/run, /jobs/N/run for N < kMaxSessionJobs, and all the rest
+// /run, /compare/cluster, /compare/run, /jobs/N/run for N < kSessionJobParts, and all the rest
 // together; nesting counted from the part's root) are reported; returns nothing then.
 std::optional<nlohmann::json> parseJson(std::string_view text, const std::string& file,
                                         Diagnostics& diags);

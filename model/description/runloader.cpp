@@ -223,6 +223,121 @@ Checkpoint readCheckpoint(const json& object, const std::string& pointer, const 
     return c;
 }
 
+// One range of an allocation: [first, last], two integers, first <= last, both within what
+// any cluster may hold (the cluster itself is checked by checkRunOnCluster).
+std::optional<std::pair<int, int>> readRange(const json& item, const std::string& pointer,
+                                             const char* unit, const std::string& file,
+                                             Diagnostics& diags)
+{
+    const bool pair = item.is_array() && item.size() == 2 && item[0].is_number_integer() &&
+                      item[1].is_number_integer();
+    if (!pair) {
+        diags.atPointer(file, pointer,
+                        std::string("expected [first, last], two ") + unit +
+                            " indices (integers); got " +
+                            (item.is_array() ? "an array of " + std::to_string(item.size())
+                                             : jsonTypeName(item)));
+        return std::nullopt;
+    }
+    const int64_t maxIndex = kMaxGpus - 1;
+    int64_t ends[2] = {0, 0};
+    for (size_t i = 0; i < 2; ++i) {
+        // An index past int64 reads as an unsigned integer; it is out of range either way.
+        ends[i] = item[i].is_number_unsigned() && item[i].get<uint64_t>() > uint64_t(maxIndex)
+                      ? maxIndex + 1
+                      : item[i].get<int64_t>();
+        if (ends[i] < 0 || ends[i] > maxIndex) {
+            diags.atPointer(file, pointer + "/" + std::to_string(i),
+                            std::string(unit) + " index must be from 0 to " +
+                                withThousands(maxIndex) + "; got " + item[i].dump());
+            return std::nullopt;
+        }
+    }
+    if (ends[0] > ends[1]) {
+        diags.atPointer(file, pointer,
+                        "first " + std::string(unit) + " " + std::to_string(ends[0]) +
+                            " is after last " + std::to_string(ends[1]) +
+                            "; a range is [first, last]");
+        return std::nullopt;
+    }
+    return std::pair{int(ends[0]), int(ends[1])};
+}
+
+// Two ranges of one allocation that hold the same rack or node are a typo, not a wider range.
+void checkRangesApart(const Allocation& a, const std::string& pointer, const char* unit,
+                      const std::string& file, Diagnostics& diags)
+{
+    std::vector<size_t> order(a.ranges.size());
+    for (size_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+    std::sort(order.begin(), order.end(),
+              [&](size_t x, size_t y) { return a.ranges[x] < a.ranges[y]; });
+    for (size_t k = 1; k < order.size(); ++k) {
+        const auto& before = a.ranges[order[k - 1]];
+        const auto& after = a.ranges[order[k]];
+        if (after.first <= before.second) {
+            diags.atPointer(file, pointer + "/" + std::to_string(order[k]),
+                            "overlaps range " + std::to_string(order[k - 1]) + ": both hold " +
+                                unit + " " + std::to_string(after.first));
+            return;
+        }
+    }
+}
+
+std::optional<Allocation> readAllocation(const json& object, const std::string& pointer,
+                                         const std::string& file, Diagnostics& diags)
+{
+    FieldReader f(object, file, pointer, diags);
+    const json* racks = f.readArray("racks", Need::Optional);
+    const json* nodes = f.readArray("nodes", Need::Optional);
+    f.reportUnknownKeys();
+    if (racks && nodes) {
+        diags.atPointer(file, pointer,
+                        "gives both racks and nodes; an allocation is ranges of one or the other");
+        return std::nullopt;
+    }
+    if (!racks && !nodes) {
+        if (!object.contains("racks") && !object.contains("nodes"))
+            diags.atPointer(file, pointer,
+                            "needs \"racks\" or \"nodes\": ranges [first, last] of the part of "
+                            "the cluster the run occupies");
+        return std::nullopt;
+    }
+    Allocation a;
+    a.unit = racks ? Allocation::Unit::Racks : Allocation::Unit::Nodes;
+    const char* unit = racks ? "rack" : "node";
+    const json& ranges = racks ? *racks : *nodes;
+    const std::string rangesPointer = f.pointerOf(racks ? "racks" : "nodes");
+    if (ranges.empty()) {
+        diags.atPointer(file, rangesPointer,
+                        "is empty; an allocation holds at least one range [first, last]");
+        return std::nullopt;
+    }
+    if (ranges.size() > size_t(kMaxAllocationRanges)) {
+        diags.atPointer(file, rangesPointer,
+                        "lists " + withThousands(int64_t(ranges.size())) +
+                            " ranges; an allocation lists at most " +
+                            withThousands(kMaxAllocationRanges) +
+                            " (a range may cover any number of " + unit + "s)");
+        return std::nullopt;
+    }
+    bool ok = true;
+    for (size_t i = 0; i < ranges.size(); ++i) {
+        const auto range =
+            readRange(ranges[i], rangesPointer + "/" + std::to_string(i), unit, file, diags);
+        ok = ok && range.has_value();
+        if (range)
+            a.ranges.push_back(*range);
+    }
+    if (!ok)
+        return std::nullopt;
+    const size_t before = diags.size();
+    checkRangesApart(a, rangesPointer, unit, file, diags);
+    if (diags.size() != before)
+        return std::nullopt;
+    return a;
+}
+
 } // namespace
 
 std::optional<RunDesc> runFromJson(const json& j, const std::string& file, const std::string& base,
@@ -277,6 +392,8 @@ std::optional<RunDesc> runFromJson(const json& j, const std::string& file, const
     }
     if (const json* checkpoint = top.readObject("checkpoint", Need::Optional))
         r.checkpoint = readCheckpoint(*checkpoint, top.pointerOf("checkpoint"), file, diags);
+    if (const json* allocation = top.readObject("allocation", Need::Optional))
+        r.allocation = readAllocation(*allocation, top.pointerOf("allocation"), file, diags);
     top.reportUnknownKeys();
     r.extensions = Extensions(top.extensions());
     if (shapeOk)

@@ -42,6 +42,58 @@ std::optional<ClusterRun> readClusterRun(FieldReader& owner, const std::string& 
     return ClusterRun{*cluster, *run};
 }
 
+// One entry of `jobs`: { "run": { ... } }, the run read and checked on the session's cluster
+// (when that loaded) as the session's own run is. Nothing else is kept in an entry, so nothing
+// else may be in it.
+std::optional<RunDesc> readJob(const json& j, const std::string& pointer,
+                               const std::optional<ClusterDesc>& cluster, const std::string& file,
+                               Diagnostics& diags)
+{
+    if (!requireObject(j, file, pointer, "a job", diags))
+        return std::nullopt;
+    const size_t before = diags.size();
+    FieldReader f(j, file, pointer, diags);
+    const json* runJson = f.readObject("run", Need::Required);
+    for (const auto& [key, value] : j.items()) {
+        if (key != "run")
+            f.error(key, "a job holds only its \"run\"; notes and x-* keys go inside the run");
+    }
+    if (!runJson)
+        return std::nullopt;
+    std::optional<RunDesc> run = runFromJson(*runJson, file, f.pointerOf("run"), diags);
+    if (run && cluster)
+        checkRunOnCluster(*run, *cluster, file, f.pointerOf("run"), diags);
+    if (diags.size() != before)
+        return std::nullopt;
+    return run;
+}
+
+// `jobs`, each read; nothing when any is wrong or there are more than a session holds.
+std::optional<std::vector<RunDesc>> readJobs(const json& jobs, const std::string& pointer,
+                                             const std::optional<ClusterDesc>& cluster,
+                                             const std::string& file, Diagnostics& diags)
+{
+    // The session's own run is a job too.
+    if (jobs.size() + 1 > size_t(kMaxSessionJobs)) {
+        diags.atPointer(file, pointer,
+                        "lists " + withThousands(int64_t(jobs.size())) +
+                            " jobs beside the session's run; a session holds at most " +
+                            std::to_string(kMaxSessionJobs) + " jobs, its run among them");
+        return std::nullopt;
+    }
+    std::vector<RunDesc> out;
+    bool ok = true;
+    for (size_t i = 0; i < jobs.size(); ++i) {
+        auto job = readJob(jobs[i], pointer + "/" + std::to_string(i), cluster, file, diags);
+        ok = ok && job.has_value();
+        if (job)
+            out.push_back(std::move(*job));
+    }
+    if (!ok)
+        return std::nullopt;
+    return out;
+}
+
 std::optional<Bookmark> readBookmark(const json& j, const std::string& pointer,
                                      const std::string& file, Diagnostics& diags)
 {
@@ -108,9 +160,20 @@ std::optional<Session> sessionFromJson(const json& j, const std::string& file, D
     Session s;
     FieldReader top(j, file, "", diags);
     checkFormat(top, kSessionFormat);
-    if (auto main = readClusterRun(top, file, diags)) {
+    std::optional<ClusterRun> main = readClusterRun(top, file, diags);
+    if (main) {
         s.cluster = main->cluster;
         s.run = main->run;
+    }
+    if (const json* jobs = top.readArray("jobs", Need::Optional)) {
+        std::optional<ClusterDesc> cluster;
+        if (main)
+            cluster = main->cluster;
+        const size_t beforeJobs = diags.size();
+        if (auto read = readJobs(*jobs, top.pointerOf("jobs"), cluster, file, diags))
+            s.jobs = std::move(*read);
+        if (main && diags.size() == beforeJobs)
+            checkJobs(s.cluster, sessionRuns(s), sessionRunSources(file, s.jobs.size()), diags);
     }
     if (const json* compare = top.readObject("compare", Need::Optional)) {
         FieldReader c(*compare, file, top.pointerOf("compare"), diags);

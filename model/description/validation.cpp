@@ -96,6 +96,23 @@ void checkPipelineSize(const RunDesc& r, int dp, const std::string& file, const 
                         withThousands(kMaxChunkPasses));
 }
 
+// Every range of the allocation inside the cluster; false (said) when one is past it.
+bool checkAllocationFits(const Allocation& a, const ClusterDesc& cluster, const std::string& file,
+                         const std::string& base, Diagnostics& diags)
+{
+    const bool racks = a.unit == Allocation::Unit::Racks;
+    const std::string unit = racks ? "rack" : "node";
+    const int64_t count = racks ? cluster.racks : cluster.nodeCount();
+    const size_t before = diags.size();
+    for (size_t i = 0; i < a.ranges.size(); ++i) {
+        if (a.ranges[i].second >= count)
+            diags.atPointer(file, base + "/allocation/" + unit + "s/" + std::to_string(i) + "/1",
+                            "allocation " + unit + " " + str(a.ranges[i].second) +
+                                " is past the cluster's last " + unit + " " + str(count - 1));
+    }
+    return diags.size() == before;
+}
+
 } // namespace
 
 void checkRunShape(const RunDesc& r, const std::string& file, const std::string& base,
@@ -158,20 +175,35 @@ void checkRunOnCluster(const RunDesc& run, const ClusterDesc& cluster, const std
                        const std::string& runBase, Diagnostics& diags)
 {
     const Parallelism& p = run.parallelism;
-    const int64_t gpus = cluster.healthyGpuCount();
+    if (run.allocation && !checkAllocationFits(*run.allocation, cluster, file, runBase, diags))
+        return; // its GPUs are not known
+    const int64_t gpus = allocatedGpuCount(cluster, run);
+    int64_t held = cluster.gpuCount();
+    if (run.allocation) {
+        held = 0;
+        for (const auto& [first, end] : allocatedGpuRanges(cluster, *run.allocation))
+            held += end - first;
+    }
     const std::string healthy =
-        gpus == cluster.gpuCount() ? std::string() : " healthy"; // said only when some are out
+        gpus == held ? std::string() : " healthy"; // said only when some are out
+    const std::string owner = run.allocation ? "the allocation" : "the cluster";
+    if (run.allocation && gpus == 0) {
+        diags.atPointer(file, runBase + "/allocation",
+                        "the allocation's " + withThousands(held) +
+                            " GPUs are all out of service (cluster failures)");
+        return;
+    }
     const int64_t modelParallel = int64_t(p.tp) * p.cp * p.pp;
     const std::string factors = str(p.tp) + " x " + str(p.cp) + " x " + str(p.pp);
     if (p.dp > 0) {
         if (modelParallel * p.dp > gpus)
             diags.atPointer(file, runBase + "/parallelism/dp",
                             "tp x cp x pp x dp = " + factors + " x " + str(p.dp) + " = " +
-                                withThousands(modelParallel * p.dp) + ", but the cluster has " +
+                                withThousands(modelParallel * p.dp) + ", but " + owner + " has " +
                                 withThousands(gpus) + healthy + " GPUs");
     } else if (gpus % modelParallel != 0) {
         diags.atPointer(file, runBase + "/parallelism",
-                        "the cluster's " + withThousands(gpus) + healthy +
+                        owner + "'s " + withThousands(gpus) + healthy +
                             " GPUs do not divide by tp x cp x pp = " + factors + " = " +
                             str(modelParallel) + ", so dp cannot be derived");
     } else {
@@ -181,8 +213,8 @@ void checkRunOnCluster(const RunDesc& run, const ClusterDesc& cluster, const std
                             "global batch " + str(run.batch.global) +
                                 " must be divisible by dp x micro = " + str(gpus / modelParallel) +
                                 " x " + str(run.batch.micro) + " = " + str(perStep) +
-                                " (dp derived from the cluster's " + withThousands(gpus) + healthy +
-                                " GPUs)");
+                                " (dp derived from " + owner + "'s " + withThousands(gpus) +
+                                healthy + " GPUs)");
     }
     checkExpertFolding(run, run.dpFor(gpus), file, runBase, diags);
     checkPipelineSize(run, run.dpFor(gpus), file, runBase, diags);

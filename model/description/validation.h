@@ -4,6 +4,7 @@
 // wherever it comes from.
 
 #include <string>
+#include <vector>
 
 #include "description.h"
 #include "diagnostics.h"
@@ -25,6 +26,24 @@ void checkRunShape(const RunDesc& run, const std::string& file, const std::strin
 // expert groups' folding, precision support.
 void checkRunOnCluster(const RunDesc& run, const ClusterDesc& cluster, const std::string& file,
                        const std::string& runBase, Diagnostics& diags);
+
+// Where a run was read: its file and the JSON pointer of the run object in it ("" for a run
+// file, "/jobs/2/run" in a session).
+struct RunSource {
+    std::string file;
+    std::string pointer;
+};
+// The runs of a session (sessionRuns: its run, then its jobs) where the session file has them.
+std::vector<RunSource> sessionRunSources(const std::string& file, size_t jobs);
+
+// The rules between the jobs on one cluster (formats.md "Several jobs on one cluster"), each
+// run already valid on it (checkRunOnCluster): at most kMaxSessionJobs; with more than one,
+// each has an allocation and no two hold the same node (the first shared node is named).
+// `sources` is parallel to `runs`. An allocation by nodes that splits an NVLink domain larger
+// than a node goes into `warnings` when given: it is allowed, but the domain is not shared.
+void checkJobs(const ClusterDesc& cluster, const std::vector<RunDesc>& runs,
+               const std::vector<RunSource>& sources, Diagnostics& diags,
+               Diagnostics* warnings = nullptr);
 
 // Checks descriptions built in memory (by an editor) by exactly the rules files are held to,
 // so an edit is refused with the same message a file with that value would get. Pointers are

@@ -124,6 +124,14 @@ json recomputeJson(const Recompute& r)
     return modules;
 }
 
+json allocationJson(const Allocation& a)
+{
+    json ranges = json::array();
+    for (const auto& [first, last] : a.ranges)
+        ranges.push_back({first, last});
+    return {{a.unit == Allocation::Unit::Racks ? "racks" : "nodes", ranges}};
+}
+
 json bookmarkJson(const Bookmark& b)
 {
     json j = {{"title", b.title}, {"view", toJson(b.view)}};
@@ -214,6 +222,8 @@ json toJson(const RunDesc& r)
         j["checkpoint"] = {{"interval_steps", c.intervalSteps ? json(*c.intervalSteps) : "auto"},
                            {"async", c.async}};
     }
+    if (r.allocation)
+        j["allocation"] = allocationJson(*r.allocation);
     return j;
 }
 
@@ -236,6 +246,11 @@ json toJson(const Session& s)
     j["run"] = toJson(s.run);
     if (s.compare)
         j["compare"] = {{"cluster", toJson(s.compare->cluster)}, {"run", toJson(s.compare->run)}};
+    if (!s.jobs.empty()) {
+        j["jobs"] = json::array();
+        for (const RunDesc& job : s.jobs)
+            j["jobs"].push_back({{"run", toJson(job)}});
+    }
     if (s.view)
         j["view"] = toJson(*s.view);
     if (!s.bookmarks.empty()) {

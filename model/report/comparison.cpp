@@ -163,7 +163,7 @@ json inputsJson(const ClusterRun& cr)
     ClusterDesc cluster = cr.cluster;
     cluster.gpuByName = false;
     RunDesc run = cr.run;
-    run.parallelism.dp = run.dpFor(cluster.healthyGpuCount());
+    run.parallelism.dp = run.dpFor(allocatedGpuCount(cluster, run));
     json j = {{"cluster", toJson(cluster)}, {"run", toJson(run)}};
     for (json* part : {&j["cluster"], &j["run"]}) {
         for (auto it = part->begin(); it != part->end();) {
@@ -574,9 +574,15 @@ std::string inputText(const json& value)
     if (value.is_number())
         return numberText(value.get<double>());
     if (value.is_array()) {
+        // An allocation's ranges [[first, last], ...] read "first-last, ...".
+        auto item = [](const json& v) {
+            const bool range =
+                v.is_array() && v.size() == 2 && v[0].is_number() && v[1].is_number();
+            return range ? inputText(v[0]) + "-" + inputText(v[1]) : inputText(v);
+        };
         std::string out;
         for (size_t i = 0; i < value.size(); ++i)
-            out += (i ? ", " : "") + inputText(value[i]);
+            out += (i ? ", " : "") + item(value[i]);
         return out;
     }
     return value.dump();

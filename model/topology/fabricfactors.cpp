@@ -33,8 +33,11 @@ FabricKey fabricKeyOf(const ClusterDesc& c)
             c.scaleUp.domain, c.scaleOut.topology, c.failures};
 }
 
+// A run's ranks go to the GPUs of its allocation: two jobs alike but on other racks meet
+// other links.
 struct PlacementKey {
     FabricKey fabric;
+    std::optional<Allocation> allocation;
     PerDim<int> sizes;
     int etp = 1;
     PlacementOrder order = kPlacedDims;
@@ -75,11 +78,22 @@ void hashInto(Hasher& h, const FabricKey& k)
     h.addAll(k.failures.links);
 }
 
+void hashInto(Hasher& h, const std::optional<Allocation>& a)
+{
+    h.add(uint64_t(a ? 1 + int(a->unit) : 0));
+    if (!a)
+        return;
+    h.add(uint64_t(a->ranges.size()));
+    for (const auto& [first, last] : a->ranges)
+        h.add(uint64_t(uint32_t(first)) << 32 | uint32_t(last));
+}
+
 struct PlacementKeyHash {
     size_t operator()(const PlacementKey& k) const
     {
         Hasher h;
         hashInto(h, k.fabric);
+        hashInto(h, k.allocation);
         for (int s : k.sizes)
             h.add(uint64_t(uint32_t(s)));
         h.add(uint64_t(uint32_t(k.etp)));
@@ -187,6 +201,7 @@ void merge(Dim d, const DimensionFactors& part, FabricFactors& out)
 // whether the pipeline wraps round; expert groups fold over the whole layout.
 struct DimensionKey {
     FabricKey fabric;
+    std::optional<Allocation> allocation;
     Dim dim = Dim::TP;
     std::vector<int> shape;
     bool operator==(const DimensionKey&) const = default;
@@ -197,6 +212,7 @@ struct DimensionKeyHash {
     {
         Hasher h;
         hashInto(h, k.fabric);
+        hashInto(h, k.allocation);
         h.add(uint64_t(k.dim));
         for (int v : k.shape)
             h.add(uint64_t(uint32_t(v)));
@@ -302,9 +318,10 @@ std::shared_ptr<const FabricFactors> cachedFabricFactors(const ClusterDesc& clus
     static std::unordered_map<DimensionKey, DimensionFactors, DimensionKeyHash> dimensions;
     PlacementKey key;
     key.fabric = fabricKeyOf(cluster);
+    key.allocation = run.allocation;
     for (Dim d : kAllDims)
         key.sizes[d] = run.parallelism.size(d);
-    key.sizes[Dim::DP] = run.dpFor(cluster.healthyGpuCount());
+    key.sizes[Dim::DP] = run.dpFor(allocatedGpuCount(cluster, run));
     key.etp = run.parallelism.etp;
     key.order = run.placement;
     key.interleaved = run.parallelism.vp > 1;
@@ -323,7 +340,7 @@ std::shared_ptr<const FabricFactors> cachedFabricFactors(const ClusterDesc& clus
             merge(d, DimensionFactors{1, 1, {1.0}, {1.0}, {}}, *factors);
             continue; // no traffic
         }
-        DimensionKey dimKey{key.fabric, d, dimensionShape(key, d)};
+        DimensionKey dimKey{key.fabric, key.allocation, d, dimensionShape(key, d)};
         {
             std::lock_guard lock(cacheMutex());
             if (const auto it = dimensions.find(dimKey); it != dimensions.end()) {

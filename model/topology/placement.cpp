@@ -202,10 +202,24 @@ std::vector<int> healthyGpuIndices(const ClusterDesc& cluster)
     return indices;
 }
 
+std::vector<int> allocatedGpuIndices(const ClusterDesc& cluster, const RunDesc& run)
+{
+    if (!run.allocation)
+        return healthyGpuIndices(cluster);
+    const std::vector<bool> healthy = cluster.healthyGpus();
+    std::vector<int> indices;
+    indices.reserve(size_t(allocatedGpuCount(cluster, run)));
+    for (const auto& [first, end] : allocatedGpuRanges(cluster, *run.allocation))
+        for (int64_t g = first; g < end; ++g)
+            if (healthy[size_t(g)])
+                indices.push_back(int(g));
+    return indices;
+}
+
 Placement placeRun(const RunDesc& run, const ClusterDesc& cluster)
 {
-    return Placement(run.parallelism, run.dpFor(cluster.healthyGpuCount()), run.placement,
-                     cluster.domainSize(), healthyGpuIndices(cluster));
+    return Placement(run.parallelism, run.dpFor(allocatedGpuCount(cluster, run)), run.placement,
+                     cluster.domainSize(), allocatedGpuIndices(cluster, run));
 }
 
 ExpertRange expertsOfRank(const Placement& placement, const ModelShape& model, int rank)

@@ -88,8 +88,12 @@ private:
 
 // The healthy GPUs' indices in order; empty when every GPU is in service.
 std::vector<int> healthyGpuIndices(const ClusterDesc& cluster);
+// The healthy GPUs of the run's allocation in order, the ones its ranks go to; without an
+// allocation healthyGpuIndices (empty: every GPU, only for a healthy cluster).
+std::vector<int> allocatedGpuIndices(const ClusterDesc& cluster, const RunDesc& run);
 
-// The placement of a run on a cluster (dp derived from the healthy GPUs when not given).
+// The placement of a run on a cluster: ranks on the healthy GPUs of its allocation in order
+// (dp derived from their count, allocatedGpuCount, when not given).
 Placement placeRun(const RunDesc& run, const ClusterDesc& cluster);
 
 // The routed experts a rank holds, as Megatron-Core numbers them: the ep ranks of an EP group

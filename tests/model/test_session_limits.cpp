@@ -60,7 +60,7 @@ template <typename Desc> Desc withFileBytes(Desc desc, size_t bytes)
 
 TEST_CASE("a session's limits are its parts' at their own", "[limits][session]")
 {
-    STATIC_REQUIRE(cs::kSessionParts == 5 + cs::kMaxSessionJobs);
+    STATIC_REQUIRE(cs::kSessionParts == 5 + cs::kSessionJobParts);
     STATIC_REQUIRE(cs::kMaxSessionBytes >= cs::kSessionParts * cs::kMaxFileBytes);
     CHECK(cs::byteLimitOf("a/b.csession") == cs::kMaxSessionBytes);
     CHECK(cs::byteLimitOf("a/b.cluster.json") == cs::kMaxFileBytes);
