@@ -1,4 +1,4 @@
-// evaluate CLUSTER RUN RUN... and place: several jobs on one cluster.
+// evaluate CLUSTER RUN RUN... and place: several jobs on one cluster on the command line.
 
 #include <ostream>
 
