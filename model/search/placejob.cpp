@@ -133,6 +133,13 @@ PlaceJobResult placeJob(const ClusterDesc& cluster, const RunDesc& job,
                              "how many GPUs it needs";
         return result;
     }
+    if (running.size() >= size_t(kMaxJobs)) {
+        result.nothingFits = std::to_string(running.size()) + " jobs are running; at most " +
+                             std::to_string(kMaxJobs) +
+                             " are evaluated together, the new one "
+                             "among them";
+        return result;
+    }
     const int64_t gpus = int64_t(par.tp) * par.cp * par.pp * par.dp;
     const FabricShape shape = fabricShape(cluster);
     const int nodesPerLeaf = std::max(1, shape.nodesPerLeaf);

@@ -10,6 +10,7 @@
 #include "../helpers/datasafety.h"
 
 #include "clirun.h"
+#include "jobs.h"
 #include "placejob.h"
 #include "samplefiles.h"
 
@@ -118,6 +119,12 @@ TEST_CASE("place refuses clearly when nothing fits", "[placejob][jobs]")
     CHECK(placed.placements.empty());
     CHECK(placed.nothingFits.find("512 GPUs") != std::string::npos);
     CHECK(placed.nothingFits.find("free") != std::string::npos);
+
+    // The cost model names a link's jobs in 64 bits: a 65th job is refused before any work.
+    std::vector<RunDesc> many(size_t(kMaxJobs), loadSampleRun(kLlama8b).run);
+    for (size_t j = 0; j < many.size(); ++j)
+        many[j].allocation = Allocation{Allocation::Unit::Nodes, {{int(2 * j), int(2 * j + 1)}}};
+    CHECK(placeJob(gpt.cluster, gpt.run, many).nothingFits.find("at most 64") != std::string::npos);
 
     RunDesc noDp = gpt.run;
     noDp.parallelism.dp = 0;
