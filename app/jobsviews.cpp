@@ -4,6 +4,7 @@
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QLabel>
 #include <QMainWindow>
 #include <QMenu>
 #include <QMenuBar>
@@ -41,8 +42,9 @@ QString slowedByText(const JobsResult& result, size_t j)
     const auto most = std::max_element(by.begin(), by.end());
     if (most == by.end() || *most <= 0)
         return QStringLiteral("-");
-    return QObject::tr("%1, +%2").arg(qtext(result.runs[size_t(most - by.begin())].name),
-                                      QString::fromStdString(cs::stepTimeText(*most)));
+    return QObject::tr("+%1 by %2")
+        .arg(QString::fromStdString(cs::stepTimeText(*most)),
+             qtext(result.runs[size_t(most - by.begin())].name));
 }
 
 int firstIndexOf(const cs::RunDesc& run)
@@ -252,6 +254,14 @@ private:
             return;
         }
         fillRows(nullptr);
+        // An edit of the cluster or the run may leave the jobs at odds (a rack gone, a dp that
+        // no longer fits an allocation): said, not evaluated.
+        if (const QString problems = jobsProblems(m_doc->cluster(), m_doc->runs());
+            !problems.isEmpty()) {
+            m_panel->summary()->setText(
+                tr("The jobs do not fit the cluster together: %1").arg(problems));
+            return;
+        }
         // Every job at once: one evaluation of all of them, off the GUI thread.
         m_work.start(this,
                      [cluster = m_doc->cluster(), runs = m_doc->runs(),

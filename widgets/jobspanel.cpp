@@ -42,14 +42,18 @@ JobsPanel::JobsPanel(QWidget* parent)
     , m_buttons(new QHBoxLayout)
 {
     m_table->setObjectName(QStringLiteral("jobsTable"));
-    m_table->setHorizontalHeaderLabels({tr("Job"), tr("GPUs"), tr("Step alone"), tr("Step shared"),
-                                        tr("Slowed most by"), tr("Allocation")});
+    m_table->setHorizontalHeaderLabels(
+        {tr("Job"), tr("GPUs"), tr("Alone"), tr("Shared"), tr("Slowed by"), tr("Allocation")});
+    m_table->horizontalHeaderItem(Alone)->setToolTip(
+        tr("The step of the job alone on its allocation, the rest of the cluster idle"));
     m_table->horizontalHeaderItem(Allocation)
         ->setToolTip(tr("Double-click to move the job: \"racks 0-7\" or \"nodes 0-31, 40\""));
     m_table->horizontalHeaderItem(Shared)->setToolTip(
         tr("The step with every other job running on the shared fabric"));
     m_table->horizontalHeaderItem(SlowedBy)->setToolTip(
-        tr("The other job whose traffic costs this one's step most, and how much"));
+        tr("How much of this job's shared step the other job that costs it most owes"));
+    m_table->setTextElideMode(Qt::ElideRight);
+    m_table->setWordWrap(false);
     m_table->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
@@ -145,8 +149,15 @@ void JobsPanel::setRows(std::vector<Row> rows, bool evaluating)
             m_table->item(r, c)->setFont(font);
         }
     }
+    for (int r = 0; r < m_table->rowCount(); ++r)
+        for (int c = 0; c < Columns; ++c) // what an elided cell holds
+            m_table->item(r, c)->setToolTip(m_table->item(r, c)->text());
     m_table->selectRow(rowOf(0));
     m_table->resizeColumnsToContents();
+    // Long names give way to the figures and the allocation: the rest is in the tooltip.
+    const int most = fontMetrics().averageCharWidth() * 28;
+    for (int column : {int(Name), int(SlowedBy)})
+        m_table->setColumnWidth(column, std::min(m_table->columnWidth(column), most));
     m_summary->setText(
         evaluating ? tr("%1 jobs on this cluster; evaluating them together...").arg(rows.size())
                    : tr("%1 jobs share this cluster's fabric. The bold one is shown in "

@@ -24,7 +24,7 @@ public:
         std::optional<int64_t> gpus;
         std::optional<double> aloneS;
         std::optional<double> sharedS;
-        QString slowedBy; // "name, +1.2 ms", or "-" when no other job slows it
+        QString slowedBy; // "+1.2 ms by name", or "-" when no other job slows it
     };
 
     explicit JobsPanel(QWidget* parent = nullptr);
