@@ -36,7 +36,8 @@ const CommandSpec kPlaceSpec{
     "those that start on a leaf first, then ranges of nodes for a job smaller than a rack whose\n"
     "NVLink domain is the node. Each is timed with every job running; they are ranked by the\n"
     "new job's step plus the seconds it adds to the running jobs' steps, ties going to the\n"
-    "allocation on fewer leaves. At most 64 allocations are timed, spread over the cluster."};
+    "allocation on fewer leaves, then to the one holding fewer GPUs. On a large cluster a\n"
+    "bounded number of them is timed, spread evenly over it."};
 
 namespace {
 
