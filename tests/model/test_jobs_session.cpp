@@ -326,3 +326,25 @@ TEST_CASE("runs on different allocations compare, the allocation named as an inp
     CHECK(dp->a == 16);
     CHECK(dp->b == 32);
 }
+
+TEST_CASE("a comparison puts B on A's allocation once, whatever kind of ranges each has",
+          "[jobs][compare]")
+{
+    cs::Diagnostics diags;
+    const auto cluster = cs::clusterFromJson(h100Cluster(), "c.json", "", diags);
+    const json allocationB = GENERATE(json(racks(4, 5)), json(nodes(16, 23)));
+    const auto a = cs::runFromJson(runJson("a", racks(0, 1)), "a.run.json", "", diags);
+    const auto b = cs::runFromJson(runJson("b", allocationB), "b.run.json", "", diags);
+    REQUIRE(diags.empty());
+    const cs::Comparison c = cs::compareRuns({*cluster, *a}, {*cluster, *b});
+    CHECK(c.evalA.gpusUsed == 64);
+    CHECK(c.evalB.gpusUsed == 64);
+    const auto onA =
+        std::count_if(c.oneAtATime.begin(), c.oneAtATime.end(),
+                      [](const cs::WhatIf& w) { return w.label == "B on A's allocation"; });
+    CHECK(onA == 1);
+    for (const cs::WhatIf& w : c.oneAtATime) {
+        INFO(w.label << ": " << w.why);
+        CHECK(w.valid);
+    }
+}
