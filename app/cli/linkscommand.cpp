@@ -84,8 +84,11 @@ void printText(const Topology& topo, const StepTraffic& traffic, size_t top, std
 {
     if (jobs) {
         out << "step time with the others running:\n";
+        size_t width = 0;
+        for (const std::string& name : jobs->jobs.names)
+            width = std::max(width, characters(printable(name)));
         for (size_t j = 0; j < jobs->jobs.runs.size(); ++j)
-            out << "  " << printable(jobs->jobs.names[j]) << "  "
+            out << "  " << padRight(printable(jobs->jobs.names[j]), width) << "  "
                 << fixed(jobs->evaluation.jobs[j].shared.stepTimeS, 4) << " s\n";
     } else {
         out << "step time " << fixed(traffic.stepTimeS, 4) << " s\n";
