@@ -178,7 +178,11 @@ void PropertiesPanel::addEditor(int index, QFormLayout* form)
         editor->setFocusPolicy(Qt::StrongFocus);
         editor->installEventFilter(filter);
     }
-    editor->setMinimumWidth(std::min(editor->minimumSizeHint().width(), 72));
+    // A number reads in 72 px; a choice needs its longest entry, or the form puts it under its
+    // label (WrapLongRows) rather than cut it ("rail-optimi").
+    editor->setMinimumWidth(f.kind == Kind::Choice
+                                ? editor->sizeHint().width()
+                                : std::min(editor->minimumSizeHint().width(), 72));
     if (f.kind == Kind::Text) {
         // A name runs long: under its label, the whole width of the panel.
         form->addRow(new QLabel(f.label));

@@ -6,11 +6,13 @@
 #include <QApplication>
 #include <QChart>
 #include <QChartView>
+#include <QComboBox>
 #include <QDockWidget>
 #include <QGraphicsScene>
 #include <QGraphicsTextItem>
 #include <QImage>
 #include <QPainter>
+#include <QScrollArea>
 #include <QTemporaryDir>
 
 #include "barlegend.h"
@@ -19,6 +21,7 @@
 #include "guitestutil.h"
 #include "legendwidget.h"
 #include "mainwindow.h"
+#include "propertiespanel.h"
 #include "scalingchart.h"
 
 namespace {
@@ -34,22 +37,35 @@ QStringList cutTexts(const QChart* chart)
     return cut;
 }
 
+// A window on a sample at a size, shown, its default dock layout (applied after the show)
+// settled.
+struct ShownWindow {
+    QTemporaryDir dir;
+    MainWindow window{dir.path()};
+    ShownWindow(const char* sample, QSize size)
+    {
+        window.setQuiet(true);
+        REQUIRE(window.openFile(sampleFile(sample)));
+        window.resize(size);
+        window.show();
+        for (int i = 0; i < 3; ++i) // the layout, then the docks' own resizes
+            QApplication::processEvents();
+    }
+};
+
 } // namespace
 
 TEST_CASE("the breakdown's legend holds every part of the step that takes time, and its charts "
           "cut no text, at 1280x720 and 1920x1080",
           "[layout][legend]")
 {
-    const QSize size = GENERATE(QSize(1280, 720), QSize(1920, 1080));
+    // A 1280x720 screen less its panel and the window's frame; a maximised 1920x1080 one.
+    const QSize size = GENERATE(QSize(1228, 676), QSize(1920, 1080));
     const char* sample = GENERATE("fairwater-gb200-128.csession", "gb200-16-deepseek-v3.csession",
                                   "ndv5-h100-1344-gpt3-175b.csession");
     INFO(sample << " at " << size.width() << "x" << size.height());
-    QTemporaryDir dir;
-    MainWindow window(dir.path());
-    window.setQuiet(true);
-    REQUIRE(window.openFile(sampleFile(sample)));
-    window.resize(size);
-    window.show();
+    ShownWindow shown(sample, size);
+    MainWindow& window = shown.window;
     window.findChild<QDockWidget*>(QStringLiteral("breakdownDock"))->raise();
     QApplication::processEvents();
 
@@ -102,16 +118,13 @@ TEST_CASE("a bar legend takes as many columns as fit, and rows for the rest", "[
 
 TEST_CASE("no chart of any dock cuts its text at 1280x720 and 1920x1080", "[layout]")
 {
-    const QSize size = GENERATE(QSize(1280, 720), QSize(1920, 1080));
+    // A 1280x720 screen less its panel and the window's frame; a maximised 1920x1080 one.
+    const QSize size = GENERATE(QSize(1228, 676), QSize(1920, 1080));
     const char* sample = GENERATE("fairwater-gb200-128.csession", "gb200-16-deepseek-v3.csession",
                                   "ndv5-h100-1344-gpt3-175b.csession");
     INFO(sample << " at " << size.width() << "x" << size.height());
-    QTemporaryDir dir;
-    MainWindow window(dir.path());
-    window.setQuiet(true);
-    REQUIRE(window.openFile(sampleFile(sample)));
-    window.resize(size);
-    window.show();
+    ShownWindow shown(sample, size);
+    MainWindow& window = shown.window;
     QApplication::processEvents();
     for (QDockWidget* dock : window.findChildren<QDockWidget*>()) {
         dock->raise();
@@ -155,4 +168,22 @@ TEST_CASE("a colour scale's legend keeps its overflow label inside a narrow box"
         for (int x = boxWidth; x < image.width(); ++x)
             inkBeyond += image.pixel(x, y) != qRgb(255, 255, 255);
     CHECK(inkBeyond == 0);
+}
+
+TEST_CASE("every choice of Properties shows its entry whole at 1280x720", "[layout][properties]")
+{
+    // A 1280x720 screen less its panel and the window's frame.
+    ShownWindow shown("fairwater-gb200-128.csession", QSize(1228, 676));
+    MainWindow& window = shown.window;
+    auto* panel = window.findChild<PropertiesPanel*>();
+    REQUIRE(panel);
+    const auto* viewport = panel->findChild<QScrollArea*>()->viewport();
+    const QList<QComboBox*> choices = panel->findChildren<QComboBox*>();
+    REQUIRE(choices.size() >= 4);
+    for (const QComboBox* choice : choices) {
+        INFO(choice->objectName().toStdString()
+             << ": " << choice->currentText().toStdString() << " in " << choice->width() << " px");
+        CHECK(choice->width() >= choice->sizeHint().width());
+        CHECK(choice->mapTo(viewport, QPoint(choice->width(), 0)).x() <= viewport->width());
+    }
 }
