@@ -140,6 +140,12 @@ std::optional<ClusterJobs> loadJobs(const std::string& clusterPath,
                                     const std::vector<std::string>& runPaths, bool checkTogether,
                                     Io io)
 {
+    // Refused before any file is read: each RUN may be a large file.
+    if (runPaths.size() > size_t(kMaxJobs)) {
+        io.err << "clusterscope-cli: " << withThousands(int64_t(runPaths.size()))
+               << " runs; at most " << kMaxJobs << " jobs are evaluated together\n";
+        return std::nullopt;
+    }
     ClusterJobs jobs;
     for (const std::string& path : runPaths) {
         std::optional<ClusterRun> l = loadClusterAndRun(clusterPath, path, true, io);

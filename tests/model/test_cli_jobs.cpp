@@ -153,3 +153,15 @@ TEST_CASE("overlapping allocations are refused, naming both jobs and the shared 
         CHECK(r.err.find("node 60") != std::string::npos);
     }
 }
+
+TEST_CASE("more runs than jobs evaluated together are refused before any is read", "[cli][jobs]")
+{
+    // Files that do not exist: the count is refused first.
+    const std::vector<std::string> runs(65, "/nonexistent/run.json");
+    for (const char* command : {"evaluate", "links"}) {
+        const CliRun r = runCli(words({command, kCluster}, runs));
+        CHECK(r.status == cs::cli::kExitBadInput);
+        CHECK(r.err.find("65 runs; at most 64 jobs") != std::string::npos);
+        CHECK(r.err.find("nonexistent") == std::string::npos);
+    }
+}
