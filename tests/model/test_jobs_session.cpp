@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../helpers/bounded.h"
+#include "clicommands.h"
 #include "comparison.h"
 #include "loader.h"
 #include "validation.h"
@@ -347,4 +349,32 @@ TEST_CASE("a comparison puts B on A's allocation once, whatever kind of ranges e
         INFO(w.label << ": " << w.why);
         CHECK(w.valid);
     }
+}
+
+// The most a session may ask of the jobs' checks: 64 jobs of 4,096 ranges each on 131,072 GPUs,
+// every pair sharing node 0. `check` ends, in bounded memory, naming the first pair.
+TEST_CASE("check of a session of 64 jobs of 4,096 ranges each ends naming the shared node",
+          "[jobs][session][hostile]")
+{
+    json cluster = h100Cluster();
+    cluster["racks"] = 4096; // 16,384 nodes
+    json allocation = json::array();
+    for (int i = 0; i < cs::kMaxAllocationRanges; ++i)
+        allocation.push_back({2 * i, 2 * i});
+    json run = runJson("job", {{"nodes", allocation}});
+    run["parallelism"]["dp"] = 1;
+    const std::vector<json> others(size_t(cs::kMaxSessionJobs - 1), run);
+    testing::ScratchDir dir;
+    const std::string path = dir.path("many.csession");
+    testing::writeContent(path, sessionJson(cluster, run, others).dump());
+    const testing::BoundedRun r = testing::runBounded(
+        [&](std::ostream& out, std::ostream& err) {
+            return cs::cli::run({"check", path}, {out, err});
+        },
+        1024, 300);
+    INFO(r.describe());
+    CHECK(r.clean());
+    CHECK(r.status == 1);
+    CHECK_THAT(r.out, Catch::Contains("/jobs/0/run/allocation: jobs \"job\" and \"job\" both "
+                                      "hold node 0 (rack 0)"));
 }
