@@ -157,10 +157,10 @@ ComparePanel::ComparePanel(QWidget* parent)
 
     m_figures = makeTable({tr("figure"), tr("A"), tr("B"), tr("B / A")}, m_right);
     m_inputs = makeTable({tr("input"), tr("A"), tr("B")}, m_right);
-    m_breakdown = makeTable({tr("critical path"), tr("A"), tr("B"), tr("B - A"), tr("A per token"),
-                             tr("B per token"), tr("B - A")},
-                            m_right);
-    m_breakdown->horizontalHeaderItem(4)->setToolTip(tr("GPU-ms per token"));
+    // Per step and per token in two tables of four columns: one of seven is wider than the dock
+    // at 1280x720 and squeezed the parts' names out of sight.
+    m_breakdown = makeTable({tr("critical path"), tr("A"), tr("B"), tr("B - A")}, m_right);
+    m_breakdownPerToken = makeTable({tr("critical path"), tr("A"), tr("B"), tr("B - A")}, m_right);
     m_notes = wrappedLabel(m_right);
     m_notes->setObjectName(QStringLiteral("compareNotes"));
 
@@ -177,8 +177,10 @@ ComparePanel::ComparePanel(QWidget* parent)
     right->addWidget(m_figures);
     right->addWidget(sectionTitle(tr("Inputs that differ"), m_right));
     right->addWidget(m_inputs);
-    right->addWidget(sectionTitle(tr("Breakdown: ms per step, GPU-ms per token"), m_right));
+    right->addWidget(sectionTitle(tr("Breakdown: ms per step"), m_right));
     right->addWidget(m_breakdown);
+    right->addWidget(sectionTitle(tr("Breakdown: GPU-ms per token"), m_right));
+    right->addWidget(m_breakdownPerToken);
     right->addWidget(sectionTitle(tr("Notes"), m_right));
     right->addWidget(m_notes);
     right->addStretch();
@@ -394,36 +396,41 @@ void ComparePanel::fillInputs()
 void ComparePanel::fillBreakdown()
 {
     const cs::Comparison& c = *m_comparison;
-    m_breakdown->setRowCount(0);
-    const auto addRow = [this](const QString& label, const QIcon& icon, double a, double b,
-                               double aTok, double bTok) {
-        const int r = m_breakdown->rowCount();
-        m_breakdown->insertRow(r);
+    for (QTableWidget* table : {m_breakdown, m_breakdownPerToken})
+        table->setRowCount(0);
+    // A row of a table: the part's name, A, B and B - A (`delta`, its sign shown unless zero).
+    const auto addRow = [](QTableWidget* table, const QString& label, const QIcon& icon,
+                           const QString& a, const QString& b, double delta,
+                           const QString& deltaText) {
+        const int r = table->rowCount();
+        table->insertRow(r);
         auto* name = cell(label, false);
         name->setIcon(icon);
-        m_breakdown->setItem(r, 0, name);
-        m_breakdown->setItem(r, 1, cell(inStep(a), true));
-        m_breakdown->setItem(r, 2, cell(inStep(b), true));
-        m_breakdown->setItem(r, 3, cell(signedText(b - a, inStep(b - a)), true));
-        m_breakdown->setItem(r, 4, cell(gpuMs(aTok), true));
-        m_breakdown->setItem(r, 5, cell(gpuMs(bTok), true));
-        const QString perTokenDelta = gpuMs(bTok - aTok);
-        m_breakdown->setItem(r, 6,
-                             cell(perTokenDelta == QLatin1String("0.000")
-                                      ? perTokenDelta
-                                      : signedText(bTok - aTok, perTokenDelta),
-                                  true));
-        return r;
+        table->setItem(r, 0, name);
+        table->setItem(r, 1, cell(a, true));
+        table->setItem(r, 2, cell(b, true));
+        table->setItem(
+            r, 3,
+            cell(deltaText == QLatin1String("0.000") ? deltaText : signedText(delta, deltaText),
+                 true));
+    };
+    const auto addPart = [&](const QString& label, const QIcon& icon, double a, double b,
+                             double aTok, double bTok) {
+        addRow(m_breakdown, label, icon, inStep(a), inStep(b), b - a, inStep(b - a));
+        addRow(m_breakdownPerToken, label, icon, gpuMs(aTok), gpuMs(bTok), bTok - aTok,
+               gpuMs(bTok - aTok));
     };
     for (const cs::BreakdownRow& r : c.breakdown)
-        addRow(qs(r.label), swatch(breakdownColor({r.key, r.label, 0, r.dim})), r.a, r.b,
-               r.aPerToken, r.bPerToken);
+        addPart(qs(r.label), swatch(breakdownColor({r.key, r.label, 0, r.dim})), r.a, r.b,
+                r.aPerToken, r.bPerToken);
     const cs::Figure& perToken = *c.figure("gpu_s_per_token");
-    const int total =
-        addRow(tr("step"), QIcon(), c.evalA.stepTimeS, c.evalB.stepTimeS, perToken.a, perToken.b);
+    addPart(tr("step"), QIcon(), c.evalA.stepTimeS, c.evalB.stepTimeS, perToken.a, perToken.b);
     QFont bold = m_breakdown->font();
     bold.setBold(true);
-    for (int col = 0; col < m_breakdown->columnCount(); ++col)
-        m_breakdown->item(total, col)->setFont(bold);
-    fitRows(m_breakdown);
+    for (QTableWidget* table : {m_breakdown, m_breakdownPerToken}) {
+        const int total = table->rowCount() - 1;
+        for (int col = 0; col < table->columnCount(); ++col)
+            table->item(total, col)->setFont(bold);
+        fitRows(table);
+    }
 }

@@ -34,7 +34,8 @@ public:
     QChart* chart() const;
     QTableWidget* figuresTable() const { return m_figures; }
     QTableWidget* inputsTable() const { return m_inputs; }
-    QTableWidget* breakdownTable() const { return m_breakdown; }
+    QTableWidget* breakdownTable() const { return m_breakdown; } // ms per step
+    QTableWidget* breakdownPerTokenTable() const { return m_breakdownPerToken; }
     QLabel* findingsLabel() const { return m_findings; }
     QLabel* notesLabel() const { return m_notes; }
 
@@ -65,6 +66,7 @@ private:
     QTableWidget* m_figures = nullptr;
     QTableWidget* m_inputs = nullptr;
     QTableWidget* m_breakdown = nullptr;
+    QTableWidget* m_breakdownPerToken = nullptr;
     QWidget* m_content = nullptr;
     QBoxLayout* m_columns = nullptr;
     QWidget* m_left = nullptr;

@@ -13,10 +13,13 @@
 #include <QImage>
 #include <QPainter>
 #include <QScrollArea>
+#include <QScrollBar>
+#include <QTableWidget>
 #include <QTemporaryDir>
 
 #include "barlegend.h"
 #include "breakdownchart.h"
+#include "comparepanel.h"
 #include "document.h"
 #include "guitestutil.h"
 #include "legendwidget.h"
@@ -185,5 +188,31 @@ TEST_CASE("every choice of Properties shows its entry whole at 1280x720", "[layo
              << ": " << choice->currentText().toStdString() << " in " << choice->width() << " px");
         CHECK(choice->width() >= choice->sizeHint().width());
         CHECK(choice->mapTo(viewport, QPoint(choice->width(), 0)).x() <= viewport->width());
+    }
+}
+
+TEST_CASE("the compare dock's tables show every column and every name whole at 1280x720",
+          "[layout][compare]")
+{
+    ShownWindow shown("fairwater-gb200-128.csession", QSize(1228, 676));
+    auto* dock = shown.window.findChild<QDockWidget*>(QStringLiteral("compareDock"));
+    REQUIRE(dock);
+    dock->raise();
+    for (int i = 0; i < 3; ++i)
+        QApplication::processEvents();
+    const auto* panel = dock->findChild<ComparePanel*>();
+    REQUIRE(panel);
+    for (const QTableWidget* table : {panel->figuresTable(), panel->inputsTable(),
+                                      panel->breakdownTable(), panel->breakdownPerTokenTable()}) {
+        INFO(table->horizontalHeaderItem(0)->text().toStdString()
+             << " table, " << table->width() << " px");
+        REQUIRE(table->rowCount() > 0);
+        CHECK_FALSE(table->horizontalScrollBar()->isVisible());
+        for (int r = 0; r < table->rowCount(); ++r) {
+            const QTableWidgetItem* name = table->item(r, 0);
+            INFO(name->text().toStdString());
+            CHECK(table->fontMetrics().horizontalAdvance(name->text()) + 12 <=
+                  table->columnWidth(0));
+        }
     }
 }
