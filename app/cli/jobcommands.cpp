@@ -124,7 +124,10 @@ json jobsJson(const ClusterJobs& jobs, const JobsEvaluation& e, const Calibratio
 void printPlacements(const PlaceJobResult& placed, const std::string& job, std::ostream& out)
 {
     out << "Where " << printable(job) << " fits, best first (" << placed.candidatesFound
-        << " free allocations timed; ranked by its step plus what it adds to the others'):\n";
+        << " free allocations";
+    if (size_t(placed.candidatesFound) > placed.placements.size())
+        out << ", " << placed.placements.size() << " of them timed";
+    out << "; ranked by its step plus what it adds to the others'):\n";
     for (size_t i = 0; i < placed.placements.size() && i < kTextPlacements; ++i) {
         const JobPlacement& p = placed.placements[i];
         out << "  " << i + 1 << ". " << allocationText(p.allocation) << ": its step "

@@ -107,13 +107,15 @@ std::vector<Candidate> rangesOf(const FreeUnits& units, Allocation::Unit unit, i
     return out;
 }
 
-// At most `budget` of `all`, spread evenly over them, appended to `chosen`.
-void takeSpread(std::vector<Candidate> all, int budget, std::vector<Candidate>& chosen)
+// At most `budget` of `all`, spread evenly over them, appended to `chosen`; returns how many
+// there were.
+int takeSpread(std::vector<Candidate> all, int budget, std::vector<Candidate>& chosen)
 {
     const size_t n = all.size();
     const size_t take = std::min(n, size_t(std::max(0, budget)));
     for (size_t i = 0; i < take; ++i)
         chosen.push_back(std::move(all[i * n / take]));
+    return int(n);
 }
 
 std::string gpusText(int64_t gpus)
@@ -136,8 +138,7 @@ PlaceJobResult placeJob(const ClusterDesc& cluster, const RunDesc& job,
     if (running.size() >= size_t(kMaxJobs)) {
         result.nothingFits = std::to_string(running.size()) + " jobs are running; at most " +
                              std::to_string(kMaxJobs) +
-                             " are evaluated together, the new one "
-                             "among them";
+                             " are evaluated together, the new one among them";
         return result;
     }
     const int64_t gpus = int64_t(par.tp) * par.cp * par.pp * par.dp;
@@ -149,28 +150,28 @@ PlaceJobResult placeJob(const ClusterDesc& cluster, const RunDesc& job,
     const auto onLeafStart = [&](int rack) {
         return rack * cluster.nodesPerRack % nodesPerLeaf == 0;
     };
-    takeSpread(rangesOf(racks, Allocation::Unit::Racks, gpus, nodesPerLeaf, onLeafStart),
-               options.maxCandidates, chosen);
-    takeSpread(rangesOf(racks, Allocation::Unit::Racks, gpus, nodesPerLeaf,
-                        [&](int rack) { return !onLeafStart(rack); }),
-               options.maxCandidates - int(chosen.size()), chosen);
+    int found =
+        takeSpread(rangesOf(racks, Allocation::Unit::Racks, gpus, nodesPerLeaf, onLeafStart),
+                   options.maxCandidates, chosen);
+    found += takeSpread(rangesOf(racks, Allocation::Unit::Racks, gpus, nodesPerLeaf,
+                                 [&](int rack) { return !onLeafStart(rack); }),
+                        options.maxCandidates - int(chosen.size()), chosen);
     const int64_t rackGpus = int64_t(cluster.nodesPerRack) * cluster.gpusPerNode;
     const bool nodeRanges = gpus < rackGpus && cluster.scaleUp.domain == DomainKind::Node;
     if (nodeRanges) {
         const FreeUnits nodes(cluster, running, Allocation::Unit::Nodes);
-        takeSpread(
+        found += takeSpread(
             rangesOf(nodes, Allocation::Unit::Nodes, gpus, nodesPerLeaf, [](int) { return true; }),
             options.maxCandidates - int(chosen.size()), chosen);
     }
-    result.candidatesFound = int(chosen.size());
+    result.candidatesFound = found;
     if (chosen.empty()) {
         const int64_t freeGpus =
             nodeRanges ? FreeUnits(cluster, running, Allocation::Unit::Nodes).freeHealthyGpus()
                        : racks.freeHealthyGpus();
         result.nothingFits = "no free range of " + std::string(nodeRanges ? "nodes" : "racks") +
                              " holds the " + gpusText(gpus) +
-                             " the new run needs (tp x cp x pp x "
-                             "dp); the running jobs leave " +
+                             " the new run needs (tp x cp x pp x dp); the running jobs leave " +
                              gpusText(freeGpus) + " in service free";
         return result;
     }

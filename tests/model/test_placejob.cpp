@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <fstream>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -87,6 +88,17 @@ TEST_CASE("placements are free, fit, and come best first", "[placejob][jobs]")
     }
     // A whole leaf beats a range that straddles two at the same cost.
     CHECK(placed.placements.front().leaves == 1);
+
+    // Past the bound, the leaf's start and others spread over the rest are timed.
+    PlaceJobOptions bounded;
+    bounded.maxCandidates = 3;
+    const PlaceJobResult few = placeJob(cluster, job, running, bounded);
+    CHECK(few.candidatesFound == 5);
+    REQUIRE(few.placements.size() == 3);
+    std::set<int> firsts;
+    for (const JobPlacement& p : few.placements)
+        firsts.insert(p.allocation.ranges[0].first);
+    CHECK(firsts == std::set<int>{24, 25, 27});
 }
 
 TEST_CASE("a job smaller than a rack is offered ranges of nodes on a cluster of 8-GPU domains",
