@@ -28,10 +28,6 @@ public:
         const int64_t units = perUnit > 0 ? cluster.gpuCount() / perUnit : 0;
         m_held.assign(size_t(units), false);
         for (const RunDesc& run : running) {
-            if (!run.allocation) {
-                m_held.assign(size_t(units), true);
-                break;
-            }
             for (const auto& [first, end] : allocatedGpuRanges(cluster, *run.allocation))
                 for (int64_t u = first / perUnit; u < units && u * perUnit < end; ++u)
                     m_held[size_t(u)] = true;
@@ -141,6 +137,12 @@ PlaceJobResult placeJob(const ClusterDesc& cluster, const RunDesc& job,
                              " are evaluated together, the new one among them";
         return result;
     }
+    for (const RunDesc& other : running)
+        if (!other.allocation) {
+            result.nothingFits = "the running job " + inQuotes(other.name) +
+                                 " has no allocation: it holds the whole cluster";
+            return result;
+        }
     const int64_t gpus = int64_t(par.tp) * par.cp * par.pp * par.dp;
     const FabricShape shape = fabricShape(cluster);
     const int nodesPerLeaf = std::max(1, shape.nodesPerLeaf);

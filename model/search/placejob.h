@@ -48,8 +48,8 @@ struct PlaceJobResult {
 };
 
 // `job` must be valid on the cluster and give its data-parallel size (parallelism.dp); its own
-// allocation is ignored. `running` must be valid together (checkJobs), each with an allocation
-// (a running job without one holds the whole cluster).
+// allocation is ignored. `running` must be valid together (checkJobs); a running job without
+// an allocation holds the whole cluster, and nothing fits beside it.
 PlaceJobResult placeJob(const ClusterDesc& cluster, const RunDesc& job,
                         const std::vector<RunDesc>& running, const PlaceJobOptions& options = {});
 

@@ -138,6 +138,11 @@ TEST_CASE("place refuses clearly when nothing fits", "[placejob][jobs]")
         many[j].allocation = Allocation{Allocation::Unit::Nodes, {{int(2 * j), int(2 * j + 1)}}};
     CHECK(placeJob(gpt.cluster, gpt.run, many).nothingFits.find("at most 64") != std::string::npos);
 
+    RunDesc whole = gpt.run;
+    whole.allocation.reset();
+    CHECK(placeJob(gpt.cluster, gpt.run, {whole}).nothingFits.find("holds the whole cluster") !=
+          std::string::npos);
+
     RunDesc noDp = gpt.run;
     noDp.parallelism.dp = 0;
     CHECK(placeJob(gpt.cluster, noDp, running).nothingFits.find("parallelism.dp") !=
