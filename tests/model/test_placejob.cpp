@@ -189,6 +189,9 @@ TEST_CASE("place on the command line: placements best first, in JSON and in word
     CHECK(runCli({"place", cluster, samplePath(kLlama70b)}).status == cs::cli::kExitUsage);
     CHECK(runCli({"place", cluster, samplePath(kLlama70b), "--beside"}).status ==
           cs::cli::kExitUsage);
+    const CliRun noRuns = runCli({"place", cluster, samplePath(kLlama70b), "--beside", "--json"});
+    CHECK(noRuns.status == cs::cli::kExitUsage);
+    CHECK(noRuns.err.find("--beside needs RUN...") != std::string::npos);
 }
 
 TEST_CASE("an allocation in words", "[placejob]")
