@@ -152,9 +152,10 @@ void TimelineView::drawMeasuredLabels(QPainter& p) const
         if (lane.stage >= m_lanes.stages())
             continue;
         const double rowTop = m_geometry.rowTop(lane.stage);
-        const double top = rowTop + TimelineLanes::kMeasuredTop * m_geometry.rowHeight - 3;
-        const QRectF box(6, top, m_labelWidth - 8, rowTop + m_geometry.rowHeight - 1 - top);
-        p.drawText(box, Qt::AlignLeft | Qt::AlignVCenter, measuredLabel(lane.rank));
+        // The row's lower half, under the stage's name in its upper half.
+        const double half = m_geometry.rowHeight / 2;
+        p.drawText(QRectF(6, rowTop + half - 1, m_labelWidth - 8, half),
+                   Qt::AlignLeft | Qt::AlignVCenter, measuredLabel(lane.rank));
     }
     p.restore();
 }

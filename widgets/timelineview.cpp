@@ -23,7 +23,7 @@ namespace {
 
 constexpr int kLabelWidth = 84;
 // Rows are taller with a measured lane in them: it needs a few pixels, and its label a line.
-constexpr double kMinRowHeightMeasured = 30;
+constexpr double kMinRowHeightMeasured = 36;
 constexpr double kMaxRowHeightMeasured = 52;
 constexpr int kRightMargin = 6;
 constexpr double kMinRowHeight = 16;
@@ -390,8 +390,7 @@ void TimelineView::drawLabels(QPainter& p) const
         const bool fabric = row == m_lanes.fabricRow();
         const QString label = fabric ? tr("DP traffic") : tr("stage %1").arg(row);
         // A stage's name beside its predicted lanes, above its measured lane's label.
-        const int labelHeight =
-            !fabric && m_lanes.hasMeasuredBand() ? int(h * TimelineLanes::kMeasuredTop) : h;
+        const int labelHeight = !fabric && m_lanes.hasMeasuredBand() ? h / 2 + 1 : h;
         p.setPen(colors.text);
         p.drawText(QRect(6, y, m_labelWidth - 8, labelHeight), Qt::AlignLeft | Qt::AlignVCenter,
                    label);
