@@ -62,6 +62,9 @@ PlaceJobDialog::PlaceJobDialog(cs::ClusterDesc cluster, cs::RunDesc copy,
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_summary->setWordWrap(true);
+    // Two lines of summary stay whole however many rows the table has.
+    m_summary->setMinimumHeight(m_summary->fontMetrics().lineSpacing() * 3);
+    m_summary->setAlignment(Qt::AlignLeft | Qt::AlignTop);
     m_fromCopy->setChecked(true);
     auto* source = new QHBoxLayout;
     source->addWidget(new QLabel(tr("New job:"), this));

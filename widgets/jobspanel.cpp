@@ -61,6 +61,7 @@ JobsPanel::JobsPanel(QWidget* parent)
     m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_summary->setWordWrap(true);
+    m_summary->setMinimumHeight(m_summary->fontMetrics().lineSpacing() * 2);
     m_summary->setObjectName(QStringLiteral("jobsSummary"));
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
