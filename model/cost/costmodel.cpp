@@ -28,10 +28,10 @@ void finish(const ClusterDesc& cluster, const RunDesc& run, const Workload& w, E
     e.fitsMemory = e.memoryGiBPerGpu <= cluster.gpu.hbmGiB;
     if (run.trainingSteps)
         e.timeToTrainS = e.stepTimeS * *run.trainingSteps;
-    const int64_t healthy = cluster.healthyGpuCount();
+    // A job on an allocation: the GPUs idle in it; the failed ones are the cluster's.
     e.gpusUsed = w.gpus;
-    e.gpusIdle = healthy - w.gpus;
-    e.gpusFailed = cluster.gpuCount() - healthy;
+    e.gpusIdle = allocatedGpuCount(cluster, run) - w.gpus;
+    e.gpusFailed = cluster.gpuCount() - cluster.healthyGpuCount();
 }
 
 // The training run around the step: only what is shown, so the search's estimates skip it.
@@ -82,7 +82,7 @@ std::string_view eventName(const Event& e)
 
 Evaluation evaluate(const ClusterDesc& cluster, const RunDesc& run, const EvalOptions& opts)
 {
-    const Workload w = buildWorkload(cluster, run, calibrationOf(opts));
+    const Workload w = buildWorkload(cluster, run, calibrationOf(opts), opts.fabric);
     Evaluation e = simulateStep(w, opts.timeline);
     finish(cluster, run, w, e);
     finishTrainingRun(cluster, run, w, e);
@@ -92,7 +92,7 @@ Evaluation evaluate(const ClusterDesc& cluster, const RunDesc& run, const EvalOp
 Evaluation estimate(const ClusterDesc& cluster, const RunDesc& run, const EvalOptions& opts)
 {
     thread_local Workload w; // its buffers serve the next estimate on the thread
-    rebuildWorkload(cluster, run, calibrationOf(opts), w);
+    rebuildWorkload(cluster, run, calibrationOf(opts), w, opts.fabric);
     Evaluation e = estimateStep(w);
     finish(cluster, run, w, e);
     return e;

@@ -2,11 +2,14 @@
 // The cost model of one training step: the one evaluation behind every figure the product
 // shows for a layout. See docs/cost-model.md for every formula and constant.
 
+#include <memory>
+
 #include "evaluation.h"
 
 namespace cs {
 
 struct Calibration;
+struct FabricFactors;
 
 struct EvalOptions {
     // The efficiency constants; nullptr: defaultCalibration() (calibration.h). Fitting tools
@@ -16,6 +19,10 @@ struct EvalOptions {
     // from the simulated schedule after its figures are read, so no figure depends on them; a
     // search that lists figures only leaves them out.
     bool timeline = true;
+    // How the fabric slows each dimension's traffic; nullptr: the run's own placement alone
+    // on the cluster (cachedFabricFactors). Several jobs pass the factors with the others
+    // running (jobs.h).
+    std::shared_ptr<const FabricFactors> fabric;
 };
 
 // The run must be valid on the cluster (checkRunOnCluster reports nothing). The step is

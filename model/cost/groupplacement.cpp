@@ -58,8 +58,6 @@ bool alignedOnDomains(const PerDim<int>& sizes, const PerDim<int>& strides, int 
     return true;
 }
 
-// Strides follow the placement, innermost first; gradients are reduced over the data and
-// context parallel ranks together.
 // Whether the GPUs out of service are whole NVLink domains (or none): then the healthy ones,
 // which ranks fill in order, are whole domains too, laid out as if the others did not exist.
 bool onlyWholeDomainsOut(const ClusterDesc& cluster)
@@ -72,6 +70,19 @@ bool onlyWholeDomainsOut(const ClusterDesc& cluster)
         for (size_t g = first + 1; g < std::min(first + domain, healthy.size()); ++g)
             if (healthy[g] != healthy[first])
                 return false;
+    return true;
+}
+
+// Whether the run's allocation, if it has one, is of whole NVLink domains: then its ranks sit
+// on domains as they would from GPU 0.
+bool allocationOfWholeDomains(const ClusterDesc& cluster, const RunDesc& run)
+{
+    if (!run.allocation)
+        return true;
+    const int64_t domain = cluster.domainSize();
+    for (const auto& [first, end] : allocatedGpuRanges(cluster, *run.allocation))
+        if (first % domain != 0 || end % domain != 0)
+            return false;
     return true;
 }
 
@@ -136,6 +147,8 @@ LinkSpeed slowedBy(LinkSpeed link, double factor)
     return {link.GBps * factor, link.latencyUs};
 }
 
+// Strides follow the placement, innermost first; gradients are reduced over the data and
+// context parallel ranks together.
 void placeDimensions(const ClusterDesc& cluster, const RunDesc& run, Workload& w)
 {
     PerDim<int> sizes;
@@ -151,7 +164,8 @@ void placeDimensions(const ClusterDesc& cluster, const RunDesc& run, Workload& w
     }
     const int domain = cluster.domainSize();
     std::optional<Placement> placement;
-    const bool wholeDomains = w.gpus % domain == 0 && onlyWholeDomainsOut(cluster);
+    const bool wholeDomains = w.gpus % domain == 0 && onlyWholeDomainsOut(cluster) &&
+                              allocationOfWholeDomains(cluster, run);
     if (!wholeDomains || !alignedOnDomains(sizes, strides, domain))
         placement = placeRun(run, cluster);
     auto dimComm = [&](Dim dim, GroupShape shape) { return dimCommOf(dim, shape, w.links); };
@@ -193,7 +207,7 @@ void placeExperts(const ClusterDesc& cluster, const RunDesc& run, Workload& w)
         w.expertData = w.dims[Dim::DP];
         return;
     }
-    if (cluster.healthyGpuCount() == cluster.gpuCount()) {
+    if (cluster.healthyGpuCount() == cluster.gpuCount() && allocationOfWholeDomains(cluster, run)) {
         // Every group is laid out alike: the one of rank 0 tells, without walking the ranks.
         const int domain = cluster.domainSize();
         w.dims[Dim::EP] = comm(stageGroupShape(run, w, etp, ep, domain));

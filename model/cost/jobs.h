@@ -10,11 +10,14 @@
 
 #include "costmodel.h"
 #include "linkloads.h"
+#include "loader.h"
 
 namespace cs {
 
-// The most jobs one evaluation takes (a link names its jobs in one 64-bit mask).
-inline constexpr int kMaxJobs = 64;
+// The most jobs one evaluation takes: as many as a session holds, which a link's 64-bit mask
+// of jobs can name.
+inline constexpr int kMaxJobs = kMaxSessionJobs;
+static_assert(kMaxJobs <= 64);
 
 struct JobResult {
     Evaluation alone;  // the job on its allocation, the rest of the cluster idle
@@ -35,7 +38,9 @@ JobsEvaluation evaluateJobs(const ClusterDesc& cluster, const std::vector<RunDes
 
 // The traffic of every job's step on every link, each job at its shared step time.
 struct JobsTraffic {
-    StepTraffic total;            // all jobs' bytes and busy time together
+    // All jobs together: bytes and busy seconds (each of its own job's step) add, and so do
+    // utilizations (the fraction of time each job keeps the link busy), up to 1.
+    StepTraffic total;
     std::vector<uint64_t> jobsOn; // per link: a bit per job (index in the runs) it carries
     bool carries(size_t link, int job) const { return (jobsOn[link] >> unsigned(job)) & 1u; }
 };

@@ -46,7 +46,7 @@ void resolveSizes(const ClusterDesc& cluster, const RunDesc& run, const Calibrat
                   Workload& w)
 {
     const Parallelism& par = run.parallelism;
-    const int64_t healthy = cluster.healthyGpuCount();
+    const int64_t healthy = allocatedGpuCount(cluster, run);
     w.p = std::max(1, par.pp);
     w.v = std::max(1, par.vp);
     w.t = std::max(1, par.tp);
@@ -72,7 +72,7 @@ void resolveSizes(const ClusterDesc& cluster, const RunDesc& run, const Calibrat
 // The fabric's oversubscription, routing and failures enter through the contention factors of
 // the run's routed flows (placeDimensions, pipelineSends), not here.
 void resolveLinks(const ClusterDesc& cluster, const RunDesc& run, const Calibration& cal,
-                  Workload& w)
+                  std::shared_ptr<const FabricFactors> fabric, Workload& w)
 {
     const FabricTopology& topology = cluster.scaleOut.topology;
     w.links.nvlink = {cluster.nvlinkGBpsPerDirection() * cal.nvlinkEfficiency,
@@ -83,7 +83,9 @@ void resolveLinks(const ClusterDesc& cluster, const RunDesc& run, const Calibrat
     w.links.spanClass = topology.tiers >= 3   ? LinkClass::ScaleOut3
                         : topology.tiers == 2 ? LinkClass::ScaleOut2
                                               : LinkClass::ScaleOut1;
-    if (fabricCanContend(cluster))
+    if (fabric)
+        w.links.factors = std::move(fabric);
+    else if (fabricCanContend(cluster))
         w.links.factors = cachedFabricFactors(cluster, run);
 }
 
@@ -556,15 +558,16 @@ void reuseBuffers(Workload& from, Workload& to, Buffers Workload::*... buffers)
     ((to.*buffers).swap(from.*buffers), ...);
 }
 
-Workload buildWorkload(const ClusterDesc& cluster, const RunDesc& run, const Calibration& cal)
+Workload buildWorkload(const ClusterDesc& cluster, const RunDesc& run, const Calibration& cal,
+                       std::shared_ptr<const FabricFactors> fabric)
 {
     Workload w;
-    rebuildWorkload(cluster, run, cal, w);
+    rebuildWorkload(cluster, run, cal, w, std::move(fabric));
     return w;
 }
 
 void rebuildWorkload(const ClusterDesc& cluster, const RunDesc& run, const Calibration& cal,
-                     Workload& w)
+                     Workload& w, std::shared_ptr<const FabricFactors> fabric)
 {
     Workload fresh;
     reuseBuffers(w, fresh, &Workload::layers, &Workload::forward, &Workload::backward,
@@ -574,7 +577,7 @@ void rebuildWorkload(const ClusterDesc& cluster, const RunDesc& run, const Calib
                  &Workload::optimizerS, &Workload::dpHbmS, &Workload::memoryGiB);
     w = std::move(fresh);
     resolveSizes(cluster, run, cal, w);
-    resolveLinks(cluster, run, cal, w);
+    resolveLinks(cluster, run, cal, std::move(fabric), w);
     placeDimensions(cluster, run, w);
     placeExperts(cluster, run, w);
     const Rates r = resolveRates(cluster, run, cal, w);

@@ -138,11 +138,13 @@ struct Workload {
     bool hopScaleOut(int from, int to) const;
 };
 
-// The run must be valid on the cluster (checkRunOnCluster reports nothing).
-Workload buildWorkload(const ClusterDesc& cluster, const RunDesc& run, const Calibration& cal);
+// The run must be valid on the cluster (checkRunOnCluster reports nothing). `fabric`: the
+// contention factors to use in place of the run's own (EvalOptions::fabric).
+Workload buildWorkload(const ClusterDesc& cluster, const RunDesc& run, const Calibration& cal,
+                       std::shared_ptr<const FabricFactors> fabric = nullptr);
 // The same into `w`, whatever it held, reusing its buffers: a search builds one per layout.
 void rebuildWorkload(const ClusterDesc& cluster, const RunDesc& run, const Calibration& cal,
-                     Workload& w);
+                     Workload& w, std::shared_ptr<const FabricFactors> fabric = nullptr);
 
 // What the compute waits for `offloaded` (0 to layers - 1) of a chunk's `layers` layers whose
 // activations each take `copyS` to copy to or from host memory, against `layerS` of compute a

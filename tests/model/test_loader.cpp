@@ -404,7 +404,7 @@ TEST_CASE("catalog, layout and parallel sizes", "[description]")
         CHECK(cs::enumFromString<cs::Dim>(cs::toString(d)) == d);
     CHECK(cs::enumFromString<cs::Precision>("nvfp4") == cs::Precision::NVFP4);
     CHECK_FALSE(cs::enumFromString<cs::Precision>("fp16"));
-    CHECK(cs::colorModes().size() == cs::kDimCount + 6); // with the two measured modes
+    CHECK(cs::colorModes().size() == cs::kDimCount + 7); // with the two measured modes
     for (const cs::ColorMode& mode : cs::colorModes())
         CHECK(cs::colorModeFromString(cs::toString(mode)) == mode);
 }

@@ -1,0 +1,129 @@
+// Several jobs on one fabric (jobs.h, sharedfabric.h): one job is timed as alone, jobs on
+// disjoint leaves leave each other alone, jobs sharing oversubscribed uplinks slow each other's
+// data-parallel traffic, and what each job costs the others adds up to its slowdown.
+
+#include <catch2/catch.hpp>
+
+#include "costmodel.h"
+#include "fabricclusters.h"
+#include "jobs.h"
+#include "topology.h"
+
+using namespace cs;
+
+namespace {
+
+// HGX nodes on a two-tier fabric of four nodes per leaf, 4:1 at the leaves' uplinks.
+ClusterDesc sharedCluster() { return hgxCluster(32, 4, 4.0); }
+
+Allocation nodes(std::vector<std::pair<int, int>> ranges)
+{
+    return {Allocation::Unit::Nodes, std::move(ranges)};
+}
+
+// tp 8 x pp 4 x dp 4 on the allocation's 16 nodes; data parallelism across leaves.
+RunDesc jobOn(const ClusterDesc& cluster, Allocation allocation, const char* name)
+{
+    ClusterDesc half = hgxCluster(16, 4, 4.0);
+    RunDesc r = hgxRun(half, kDpAcrossLeaves);
+    r.name = name;
+    r.allocation = std::move(allocation);
+    Diagnostics diags;
+    validateClusterRun(cluster, r, diags);
+    INFO(diags.formatAll());
+    REQUIRE(diags.empty());
+    return r;
+}
+
+// Every other pair of nodes: two of each leaf's four.
+Allocation halfOfEveryLeaf(int first)
+{
+    std::vector<std::pair<int, int>> ranges;
+    for (int leaf = 0; leaf < 8; ++leaf)
+        ranges.push_back({4 * leaf + first, 4 * leaf + first + 1});
+    return nodes(std::move(ranges));
+}
+
+} // namespace
+
+TEST_CASE("one job is timed exactly as evaluate times it", "[jobs]")
+{
+    const ClusterDesc cluster = sharedCluster();
+    const RunDesc run = hgxRun(cluster, kDpAcrossLeaves);
+    const JobsEvaluation jobs = evaluateJobs(cluster, {run});
+    REQUIRE(jobs.jobs.size() == 1);
+    const double alone = evaluate(cluster, run).stepTimeS;
+    CHECK(jobs.jobs[0].alone.stepTimeS == alone);
+    CHECK(jobs.jobs[0].shared.stepTimeS == alone);
+    CHECK(jobs.jobs[0].slowedByS == std::vector<double>{0.0});
+}
+
+TEST_CASE("jobs on disjoint leaves do not change each other's step", "[jobs]")
+{
+    const ClusterDesc cluster = sharedCluster();
+    const std::vector<RunDesc> runs{jobOn(cluster, nodes({{0, 15}}), "a"),
+                                    jobOn(cluster, nodes({{16, 31}}), "b")};
+    const JobsEvaluation jobs = evaluateJobs(cluster, runs);
+    for (const JobResult& r : jobs.jobs) {
+        CHECK(r.shared.stepTimeS == Approx(r.alone.stepTimeS).epsilon(0.005));
+        for (double s : r.slowedByS)
+            CHECK(s == 0.0);
+    }
+}
+
+TEST_CASE("jobs on halves of every leaf of a 4:1 fabric slow each other's data parallelism",
+          "[jobs]")
+{
+    const ClusterDesc cluster = sharedCluster();
+    const std::vector<RunDesc> runs{jobOn(cluster, halfOfEveryLeaf(0), "a"),
+                                    jobOn(cluster, halfOfEveryLeaf(2), "b")};
+    const JobsEvaluation jobs = evaluateJobs(cluster, runs);
+    for (size_t j = 0; j < 2; ++j) {
+        const JobResult& r = jobs.jobs[j];
+        INFO("job " << j);
+        CHECK(r.shared.commTotalS[Dim::DP] >= 1.3 * r.alone.commTotalS[Dim::DP]);
+        CHECK(r.shared.stepTimeS > r.alone.stepTimeS);
+        // All of the slowdown is owed to the one other job.
+        CHECK(r.slowedByS[j] == 0.0);
+        CHECK(r.slowedByS[1 - j] == Approx(r.shared.stepTimeS - r.alone.stepTimeS));
+    }
+}
+
+TEST_CASE("a neighbour's share of the blame follows its traffic on the binding link", "[jobs]")
+{
+    // Three jobs: b shares a's leaves' uplinks, c sits on leaves of its own.
+    const ClusterDesc cluster = hgxCluster(48, 4, 4.0);
+    std::vector<std::pair<int, int>> a, b;
+    for (int leaf = 0; leaf < 8; ++leaf) {
+        a.push_back({4 * leaf, 4 * leaf + 1});
+        b.push_back({4 * leaf + 2, 4 * leaf + 3});
+    }
+    const std::vector<RunDesc> runs{jobOn(cluster, nodes(a), "a"), jobOn(cluster, nodes(b), "b"),
+                                    jobOn(cluster, nodes({{32, 47}}), "c")};
+    const JobsEvaluation jobs = evaluateJobs(cluster, runs);
+    CHECK(jobs.jobs[0].slowedByS[1] > 0);
+    CHECK(jobs.jobs[0].slowedByS[2] == 0.0);
+    CHECK(jobs.jobs[2].shared.stepTimeS == jobs.jobs[2].alone.stepTimeS);
+}
+
+TEST_CASE("a link names the jobs whose traffic it carries", "[jobs]")
+{
+    const ClusterDesc cluster = sharedCluster();
+    const std::vector<RunDesc> runs{jobOn(cluster, halfOfEveryLeaf(0), "a"),
+                                    jobOn(cluster, halfOfEveryLeaf(2), "b")};
+    const JobsEvaluation jobs = evaluateJobs(cluster, runs);
+    const Topology topology(cluster);
+    const JobsTraffic traffic = jobsTraffic(topology, runs, jobs);
+    REQUIRE(traffic.jobsOn.size() == topology.links().size());
+    int shared = 0, onlyA = 0;
+    for (size_t l = 0; l < topology.links().size(); ++l) {
+        const bool a = traffic.carries(l, 0), b = traffic.carries(l, 1);
+        shared += a && b;
+        onlyA += a && !b;
+        if (!a && !b)
+            CHECK(traffic.total.links[l].bytes == 0.0);
+        CHECK(traffic.total.links[l].utilization <= 1.0);
+    }
+    CHECK(shared > 0); // the leaves' uplinks
+    CHECK(onlyA > 0);  // a's NICs and NVLink
+}
