@@ -66,6 +66,7 @@ MainWindow::MainWindow(const QString& recoveryDir, QWidget* parent)
     });
     connect(m_document, &Document::filePathChanged, this, &MainWindow::updateTitle);
     connect(m_document, &Document::modelChanged, this, &MainWindow::updateStepFigure);
+    connect(m_document, &Document::jobsEvaluated, this, &MainWindow::updateStepFigure);
     connect(m_document, &Document::modifiedChanged, this, &QWidget::setWindowModified);
     connect(m_document, &Document::modelChanged, this,
             [this] { m_properties->setValues(m_document->cluster(), m_document->run()); });
@@ -335,6 +336,11 @@ void MainWindow::updateStepFigure()
                     .arg(QString::fromStdString(cs::stepTimeText(measured->stepTimeS)),
                          QString::fromStdString(
                              cs::signedPercentText(e.stepTimeS / measured->stepTimeS - 1)));
+    // Several jobs: the step with the others running too, from the jobs' evaluation.
+    if (const JobsResult* jobs = m_document->jobsResult(); jobs && m_document->hasJobs())
+        text += tr(", %1 shared")
+                    .arg(QString::fromStdString(
+                        cs::stepTimeText(jobs->evaluation.jobs.front().shared.stepTimeS)));
     text += tr("  |  %1 GPUs  |  MFU %2 %")
                 .arg(QString::fromStdString(cs::withThousands(e.gpusUsed)))
                 .arg(e.mfu * 100, 0, 'f', 1);

@@ -229,6 +229,15 @@ TEST_CASE("the Links dock lists every job's traffic and names the jobs on each l
     REQUIRE(names != QStringLiteral("-"));
     for (const QString& name : names.split(QStringLiteral(", ")))
         CHECK(jobNames.count(name.toStdString()) == 1);
+    // A link's tooltip names them too.
+    const int link = links->linkAt(0);
+    const QString tip = f.window.topologyView()->scene()->describe({HitKind::Link, link});
+    CHECK(tip.contains(QStringLiteral("Jobs on it: ") + names));
+    // The status bar gives the step of the job shown with the others running.
+    auto* figure = f.window.findChild<QLabel*>(QStringLiteral("stepFigure"));
+    REQUIRE(figure);
+    const double shared = f.doc->jobsResult()->evaluation.jobs.front().shared.stepTimeS;
+    CHECK(figure->text().contains(stepText(shared) + QStringLiteral(" shared")));
 }
 
 TEST_CASE("Place Job ranks the free allocations and Apply adds the job there as one undo step",
@@ -241,10 +250,12 @@ TEST_CASE("Place Job ranks the free allocations and Apply adds the job there as 
     const size_t jobs = f.doc->runs().size();
     f.action("placeJob")->trigger();
     PlaceJobDialog* dialog = nullptr;
-    REQUIRE(waitUntil([&] {
-        dialog = f.window.findChild<PlaceJobDialog*>();
-        return dialog && dialog->table()->rowCount() > 0;
-    }, 20000));
+    REQUIRE(waitUntil(
+        [&] {
+            dialog = f.window.findChild<PlaceJobDialog*>();
+            return dialog && dialog->table()->rowCount() > 0;
+        },
+        20000));
     const cs::Allocation best = dialog->result().placements.front().allocation;
     REQUIRE(dialog->applyButton()->isEnabled());
     dialog->applyButton()->click();
