@@ -4,6 +4,7 @@
 #include <map>
 
 #include "placement.h"
+#include "text.h"
 
 namespace cs {
 
@@ -88,7 +89,7 @@ std::vector<LaneInterval> merged(const std::vector<LaneInterval>& in, double lea
 
 size_t laneIntervalCap(int stages)
 {
-    return std::clamp<size_t>(kMaxLaneIntervalsTotal / size_t(std::max(1, stages)), 64,
+    return std::clamp<size_t>(kMaxLaneIntervalsTotal / size_t(std::max(1, stages)), 16,
                               kMaxLaneIntervals);
 }
 
@@ -154,7 +155,17 @@ std::vector<MeasuredLane> measuredLanes(const MeasuredProfile& profile, const Cl
     std::vector<MeasuredLane> lanes;
     const std::vector<int> slowest = slowestRankPerStage(profile, cluster, run);
     const size_t cap = laneIntervalCap(int(slowest.size()));
+    size_t total = 0;
     for (size_t stage = 0; stage < slowest.size(); ++stage) {
+        if (total + cap > kMaxLaneIntervalsTotal) { // past 2,048 stages
+            if (notes)
+                notes->atPointer("", "",
+                                 "stages " + std::to_string(stage) +
+                                     " and after have no measured "
+                                     "lane on the timeline: the lanes hold " +
+                                     withThousands(kMaxLaneIntervalsTotal) + " intervals at most");
+            break;
+        }
         const auto rank =
             std::find_if(profile.ranks.begin(), profile.ranks.end(),
                          [&](const RankProfile& r) { return r.rank == slowest[stage]; });
@@ -173,6 +184,7 @@ std::vector<MeasuredLane> measuredLanes(const MeasuredProfile& profile, const Cl
         const StepFigures& s = rank->steps[size_t(step)];
         lanes.push_back({int(stage), rank->rank, s.number, s.durationS,
                          compactIntervals(stepIntervals(*rank, step), s.durationS, cap)});
+        total += lanes.back().intervals.size();
     }
     return lanes;
 }

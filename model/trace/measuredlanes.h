@@ -30,7 +30,8 @@ inline constexpr double kLaneResolution = 1.0 / 4096;
 inline constexpr size_t kMaxLaneIntervalsTotal = 32768;
 inline constexpr size_t kMaxLaneIntervals = 4096;
 
-// The cap of each lane of a run of `stages` pipeline stages (at least 64).
+// The cap of each lane of a run of `stages` pipeline stages (at least 16; past 2,048 stages the
+// later stages get no lane, so that the total holds).
 size_t laneIntervalCap(int stages);
 
 // A rank's step (index in its steps) as contiguous intervals from the step's start, exact
