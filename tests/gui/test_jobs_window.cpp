@@ -6,6 +6,7 @@
 
 #include <QAction>
 #include <QDockWidget>
+#include <QImage>
 #include <QLabel>
 #include <QPushButton>
 #include <QTableWidget>
@@ -21,6 +22,7 @@
 #include "linkspanel.h"
 #include "mainwindow.h"
 #include "placejobdialog.h"
+#include "render.h"
 #include "text.h"
 #include "topologyscene.h"
 #include "topologyview.h"
@@ -278,6 +280,28 @@ TEST_CASE("a session with jobs saves and opens again with the same jobs", "[jobs
     again.setQuiet(true);
     REQUIRE(again.openFile(path));
     CHECK(again.document()->runs() == runs);
+}
+
+TEST_CASE("--render colours a session's jobs by job as the window does", "[jobs][gui]")
+{
+    QTemporaryDir dir;
+    RenderRequest request;
+    request.input = sampleFile(kThreeJobs);
+    request.output = dir.filePath(QStringLiteral("jobs.png"));
+    request.size = {800, 500};
+    request.colorBy = QStringLiteral("job");
+    REQUIRE(renderToPng(request) == 0);
+    const QImage image(request.output);
+    REQUIRE_FALSE(image.isNull());
+    std::set<QRgb> jobColours;
+    for (int j = 0; j < 3; ++j)
+        jobColours.insert(categoricalColor(j).rgb());
+    std::set<QRgb> seen;
+    for (int y = 0; y < image.height(); ++y)
+        for (int x = 0; x < image.width(); ++x)
+            if (jobColours.count(image.pixel(x, y)))
+                seen.insert(image.pixel(x, y));
+    CHECK(seen == jobColours); // every job's GPUs, not the grey of a mode nobody coloured
 }
 
 TEST_CASE("allocations typed in the Jobs dock", "[jobs]")
