@@ -85,7 +85,9 @@ public:
                 m_dock->raise();
         });
         connect(m_panel, &JobsPanel::jobChosen, this, &JobsViews::showJob);
-        connect(m_panel, &JobsPanel::allocationEdited, this, &JobsViews::moveJob);
+        // Queued: the move refills the table, which must not happen inside its own signal.
+        connect(m_panel, &JobsPanel::allocationEdited, this, &JobsViews::moveJob,
+                Qt::QueuedConnection);
     }
 
 private:
@@ -197,13 +199,17 @@ private:
         const auto allocation = allocationFromText(text, &why);
         if (!allocation) {
             refuse(tr("\"%1\" is not an allocation: %2.").arg(text, why));
-            refresh();
+            fillRows(m_doc->jobsResult());
+            return;
+        }
+        if (runs[size_t(job)].allocation == allocation) {
+            fillRows(m_doc->jobsResult()); // the allocation in its own words again
             return;
         }
         runs[size_t(job)].allocation = allocation;
         const QString name = qtext(runs[size_t(job)].name);
         if (!push(std::move(runs), tr("Move Job %1 to %2").arg(name, allocationText(allocation))))
-            refresh();
+            fillRows(m_doc->jobsResult());
     }
 
     void placeJob()
