@@ -26,7 +26,8 @@ int marked(const std::vector<bool>& v)
 // leaf of its node group (and rail); every leaf of a pod has uplinks to each spine of the pod;
 // spine j of every pod to each core of plane j. The graph itself, tens of bytes a GPU, is not
 // built: at 131,072 GPUs it would double the memory of an evaluation.
-ComponentsInUse componentsInUse(const ClusterDesc& cluster, int64_t gpusUsed)
+ComponentsInUse componentsInUse(const ClusterDesc& cluster, int64_t gpusUsed,
+                                const Allocation* allocation)
 {
     const FabricShape s = fabricShape(cluster);
     const std::vector<bool> healthy = cluster.healthyGpus();
@@ -37,19 +38,23 @@ ComponentsInUse componentsInUse(const ClusterDesc& cluster, int64_t gpusUsed)
     std::vector<bool> leaves(size_t(s.leaves), false);
     std::vector<bool> pods(size_t(s.pods), false);
     ComponentsInUse used;
-    for (size_t g = 0; g < healthy.size() && used.gpus < gpusUsed; ++g) {
-        if (!healthy[g])
-            continue;
-        ++used.gpus;
-        const int64_t node = int64_t(g) / gpusPerNode;
-        const int local = int(int64_t(g) % gpusPerNode);
-        nodes[size_t(node)] = true;
-        domains[size_t(int64_t(g) / domainSize)] = true;
-        const int leaf = int(node / s.nodesPerLeaf) * s.leavesPerGroup() +
-                         (s.railLeaves ? s.nicOfLocal(local) : 0);
-        leaves[size_t(leaf)] = true;
-        pods[size_t(leaf / s.leavesPerPod)] = true;
-    }
+    const std::vector<std::pair<int64_t, int64_t>> ranges =
+        allocation ? allocatedGpuRanges(cluster, *allocation)
+                   : std::vector<std::pair<int64_t, int64_t>>{{0, int64_t(healthy.size())}};
+    for (const auto& [first, end] : ranges)
+        for (int64_t g = first; g < end && used.gpus < gpusUsed; ++g) {
+            if (!healthy[size_t(g)])
+                continue;
+            ++used.gpus;
+            const int64_t node = int64_t(g) / gpusPerNode;
+            const int local = int(int64_t(g) % gpusPerNode);
+            nodes[size_t(node)] = true;
+            domains[size_t(int64_t(g) / domainSize)] = true;
+            const int leaf = int(node / s.nodesPerLeaf) * s.leavesPerGroup() +
+                             (s.railLeaves ? s.nicOfLocal(local) : 0);
+            leaves[size_t(leaf)] = true;
+            pods[size_t(leaf / s.leavesPerPod)] = true;
+        }
     used.nodes = marked(nodes);
     // An HGX board's NVSwitches are part of its node; an NVL72 rack's switch trays are not.
     if (cluster.scaleUp.domain == DomainKind::Rack)

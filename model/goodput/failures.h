@@ -22,7 +22,10 @@ struct ComponentsInUse {
     bool operator==(const ComponentsInUse&) const = default;
 };
 
-ComponentsInUse componentsInUse(const ClusterDesc& cluster, int64_t gpusUsed);
+// The first `gpusUsed` healthy GPUs of the allocation (nullptr: of the cluster), as ranks take
+// them.
+ComponentsInUse componentsInUse(const ClusterDesc& cluster, int64_t gpusUsed,
+                                const Allocation* allocation = nullptr);
 
 // Failures per hour of the job, by kind of component.
 struct FailureRate {

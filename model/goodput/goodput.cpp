@@ -30,18 +30,21 @@ Segment segmentOf(const GoodputInputs& in, double workS)
 
 // A search evaluates hundreds of layouts on one cluster, mostly with the same GPU count: each
 // thread keeps the last answer rather than walk the GPUs again.
-ComponentsInUse componentsOf(const ClusterDesc& cluster, int64_t gpusUsed)
+ComponentsInUse componentsOf(const ClusterDesc& cluster, int64_t gpusUsed,
+                             const std::optional<Allocation>& allocation)
 {
     struct Last {
         ClusterDesc cluster;
         int64_t gpus = -1;
+        std::optional<Allocation> allocation;
         ComponentsInUse used;
     };
     thread_local Last last;
-    if (last.gpus != gpusUsed || !(last.cluster == cluster)) {
-        last.used = componentsInUse(cluster, gpusUsed);
+    if (last.gpus != gpusUsed || !(last.cluster == cluster) || last.allocation != allocation) {
+        last.used = componentsInUse(cluster, gpusUsed, allocation ? &*allocation : nullptr);
         last.cluster = cluster;
         last.gpus = gpusUsed;
+        last.allocation = allocation;
     }
     return last.used;
 }
@@ -170,7 +173,7 @@ TrainingRun trainingRunOf(const ClusterDesc& cluster, const RunDesc& run, double
     out.variance = stepVariance({stepS, reliability.stepJitter, gpusUsed});
 
     Goodput& g = out.goodput;
-    g.components = componentsOf(cluster, gpusUsed);
+    g.components = componentsOf(cluster, gpusUsed, run.allocation);
     g.failures = failureRate(g.components, reliability);
     g.failures.reliabilityAssumed = !cluster.reliability;
     g.checkpoint = checkpointCost(cluster, checkpoint.async, modelParams, gpusUsed);

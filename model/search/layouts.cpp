@@ -60,14 +60,15 @@ bool isValid(const RunDesc& run, const ClusterDesc& cluster)
     return diags.empty();
 }
 
-// Data-parallel width of a model-parallel layout: all the healthy GPUs when the global batch
-// divides over them; with GPUs out of service, the widest the batch divides that fits on what
-// is left (the rest idle), so that a re-plan keeps the global batch.
+// Data-parallel width of a model-parallel layout: all the healthy GPUs (of the run's
+// allocation) when the global batch divides over them; with GPUs out of service, the widest
+// the batch divides that fits on what is left (the rest idle), so that a re-plan keeps the
+// global batch.
 int dataParallelWidth(int64_t modelParallel, const ClusterDesc& cluster, const RunDesc& run)
 {
-    const int64_t healthy = cluster.healthyGpuCount();
+    const int64_t healthy = allocatedGpuCount(cluster, run); // of its allocation, if any
     const int64_t widest = healthy / modelParallel;
-    if (healthy == cluster.gpuCount())
+    if (cluster.healthyGpuCount() == cluster.gpuCount())
         return run.batch.global % widest == 0 ? int(widest) : 0;
     for (int64_t dp = std::min<int64_t>(widest, run.batch.global); dp >= 1; --dp)
         if (run.batch.global % dp == 0)
