@@ -118,15 +118,15 @@ StepTraffic stepTraffic(const Topology& topology, const RunDesc& run, double ste
     for (Dim d : kAllDims) {
         const uint32_t tag = 1u << unsigned(d);
         for (const Flow& f : dimensionFlows(topology, placement, d, interleaved)) {
-            const int stage = placement.coord(placement.rankOfGpu(f.src))[Dim::PP];
             if (d == Dim::PP) {
                 const double bytes = w.sendBytes * sendsOverHop(w, f.hop);
                 sum.add(f.src, f.dst, bytes, tag); // activations
                 sum.add(f.dst, f.src, bytes, tag); // their gradients
                 continue;
             }
-            const double in = inner.perStage[size_t(stage)][d];
-            const double out = outer.perStage[size_t(stage)][d];
+            const size_t stage = size_t(placement.stageOf(placement.rankOfGpu(f.src)));
+            const double in = inner.perStage[stage][d];
+            const double out = outer.perStage[stage][d];
             const double sent = f.phase == FlowPhase::Inner   ? in
                                 : f.phase == FlowPhase::Outer ? out
                                                               : in + out;
@@ -137,14 +137,15 @@ StepTraffic stepTraffic(const Topology& topology, const RunDesc& run, double ste
 
     StepTraffic traffic;
     traffic.stepTimeS = stepTimeS;
-    traffic.links.resize(topology.links().size());
-    for (size_t l = 0; l < traffic.links.size(); ++l) {
+    // Filled in one pass (reserve, not resize: no zeroing first); 46 MB at 131,072 GPUs.
+    traffic.links.reserve(topology.links().size());
+    for (size_t l = 0; l < topology.links().size(); ++l) {
         const Link& link = topology.links()[l];
-        LinkTraffic& t = traffic.links[l];
-        t.bytes = sum.up()[l] + sum.down()[l];
-        t.busyS = std::max(sum.up()[l], sum.down()[l]) / (link.GBps * kBytesPerGB);
+        LinkTraffic& t = traffic.links.emplace_back();
+        t.bytes = sum.up(l) + sum.down(l);
+        t.busyS = std::max(sum.up(l), sum.down(l)) / (link.GBps * kBytesPerGB);
         t.utilization = stepTimeS > 0 ? std::min(1.0, t.busyS / stepTimeS) : 0.0;
-        t.dims = sum.tags().empty() ? 0 : sum.tags()[l];
+        t.dims = sum.tags(l);
         TierTraffic& tier = traffic.tiers[size_t(link.cls)];
         tier.links += 1;
         tier.bytes += t.bytes;

@@ -103,8 +103,8 @@ public:
             m_used.resize(2 * m_topology.links().size(), 0.0);
             for (int link : held.touched()) {
                 const size_t l = size_t(link);
-                m_used[2 * l] += held.up()[l];
-                m_used[2 * l + 1] += held.down()[l];
+                m_used[2 * l] += held.up(l);
+                m_used[2 * l + 1] += held.down(l);
             }
             active.swap(still);
             later.emplace(m_router);
@@ -132,18 +132,18 @@ private:
         double level = kInfinity;
         for (int link : rising.touched()) {
             const size_t l = size_t(link);
-            if (rising.up()[l] > 0)
-                level = std::min(level, remaining(l, 0) / rising.up()[l]);
-            if (rising.down()[l] > 0)
-                level = std::min(level, remaining(l, 1) / rising.down()[l]);
+            if (rising.up(l) > 0)
+                level = std::min(level, remaining(l, 0) / rising.up(l));
+            if (rising.down(l) > 0)
+                level = std::min(level, remaining(l, 1) / rising.down(l));
         }
         m_full.assign(2 * m_topology.links().size(), false);
         for (int link : rising.touched()) {
             const size_t l = size_t(link);
             m_full[2 * l] =
-                rising.up()[l] > 0 && remaining(l, 0) / rising.up()[l] <= level * (1 + kTolerance);
-            m_full[2 * l + 1] = rising.down()[l] > 0 &&
-                                remaining(l, 1) / rising.down()[l] <= level * (1 + kTolerance);
+                rising.up(l) > 0 && remaining(l, 0) / rising.up(l) <= level * (1 + kTolerance);
+            m_full[2 * l + 1] =
+                rising.down(l) > 0 && remaining(l, 1) / rising.down(l) <= level * (1 + kTolerance);
         }
         m_pairFull.clear();
         return level;

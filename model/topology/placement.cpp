@@ -137,7 +137,7 @@ DimensionPlacement Placement::measureGroups(int size, Members members, First fir
     for (int r = 0; r < m_world; ++r) {
         if (!first(r))
             continue;
-        const std::vector<int> group = members(r);
+        const std::vector<int>& group = members(r);
         // Members are increasing ranks on increasing GPUs, so domains change monotonically.
         int domains = 1, run = 1, minRun = p.size;
         int domain = domainOfRank(group.front());
@@ -163,9 +163,21 @@ DimensionPlacement Placement::measureGroups(int size, Members members, First fir
 
 DimensionPlacement Placement::measure(Dim d) const
 {
-    DimensionPlacement p = measureGroups(
-        size(d), [&](int r) { return groupMembers(r, d); },
-        [&](int r) { return coord(r)[d] == 0; });
+    // A placed dimension's group from its first rank r: r, r + stride, ..., into one buffer (at
+    // 131,072 GPUs an allocation a group would cost more than the walk).
+    std::vector<int> group(size_t(size(d)));
+    const auto members = [&](int r) -> const std::vector<int>& {
+        if (d == Dim::EP)
+            group = groupMembers(r, d);
+        else
+            for (int k = 0; k < size(d); ++k)
+                group[size_t(k)] = r + k * stride(d);
+        return group;
+    };
+    DimensionPlacement p = measureGroups(size(d), members, [&](int r) {
+        // A placed dimension's digit without the others' (expert groups fold in the stage).
+        return d == Dim::EP ? coord(r)[d] == 0 : (r / stride(d)) % size(d) == 0;
+    });
     p.dim = d;
     p.stride = stride(d);
     return p;

@@ -50,6 +50,8 @@ public:
     // -1 for a GPU that holds no rank (out of service, or idle).
     int rankOfGpu(int gpu) const;
     RankCoord coord(int rank) const;
+    // The rank's pipeline stage: coord(rank)[Dim::PP] without the other digits.
+    int stageOf(int rank) const { return (rank / m_strides[Dim::PP]) % m_sizes[Dim::PP]; }
     int rankOf(const RankCoord& c) const; // from the placed dimensions' coordinates
     // Index of the rank's group in dimension d, in [0, groupCount(d)).
     int groupIndex(int rank, Dim d) const;

@@ -216,30 +216,40 @@ std::string Router::whyNoPath(int srcGpu, int dstGpu) const
 
 LinkLoadSum::LinkLoadSum(const Router& router)
     : m_router(router)
-    , m_up(router.topology().links().size(), 0.0)
-    , m_down(router.topology().links().size(), 0.0)
-    , m_seen(router.topology().links().size(), false)
+    , m_links(router.topology().links().size())
 {
 }
 
 void LinkLoadSum::apply(const std::vector<Hop>& hops, double volume, uint32_t tags)
 {
-    if (tags != 0 && m_tags.empty())
-        m_tags.assign(m_up.size(), 0);
     for (const Hop& h : hops) {
-        if (!m_seen[size_t(h.link)]) {
-            m_seen[size_t(h.link)] = true;
+        Sum& sum = m_links[size_t(h.link)];
+        if (!sum.seen) {
+            sum.seen = true;
             m_touched.push_back(h.link);
         }
-        (h.down ? m_down : m_up)[size_t(h.link)] += volume * h.share;
-        if (tags != 0)
-            m_tags[size_t(h.link)] |= tags;
+        (h.down ? sum.down : sum.up) += volume * h.share;
+        sum.tags |= tags;
     }
 }
 
 bool LinkLoadSum::add(int srcGpu, int dstGpu, double volume, uint32_t tags)
 {
     m_scratch.clear();
+    const Topology& topology = m_router.topology();
+    if (!m_router.throughFabric(srcGpu, dstGpu) && !topology.hasFabricFailures() &&
+        topology.nvSwitchesPerDomain() > 0) {
+        if (m_sent.empty()) {
+            m_sent.resize(topology.gpus().size());
+            m_received.resize(topology.gpus().size());
+        }
+        for (Pending* p : {&m_sent[size_t(srcGpu)], &m_received[size_t(dstGpu)]}) {
+            p->volume += volume;
+            p->tags |= tags;
+            p->any = true;
+        }
+        return true;
+    }
     if (m_router.hashed() || !m_router.throughFabric(srcGpu, dstGpu)) {
         if (!m_router.route(srcGpu, dstGpu, m_scratch))
             return false;
@@ -266,8 +276,28 @@ bool LinkLoadSum::add(int srcGpu, int dstGpu, double volume, uint32_t tags)
     return true;
 }
 
+void LinkLoadSum::applyInsideDomains()
+{
+    const Topology& t = m_router.topology();
+    const int switches = t.nvSwitchesPerDomain();
+    for (size_t g = 0; g < m_sent.size(); ++g) {
+        for (bool down : {false, true}) {
+            const Pending& p = (down ? m_received : m_sent)[g];
+            if (!p.any)
+                continue;
+            m_scratch.clear();
+            for (int k = 0; k < switches; ++k)
+                m_scratch.push_back({t.nvLinkOf(int(g), k), down, 1.0 / switches});
+            apply(m_scratch, p.volume, p.tags);
+        }
+    }
+    m_sent.clear();
+    m_received.clear();
+}
+
 void LinkLoadSum::finish()
 {
+    applyInsideDomains();
     for (const auto& [key, pending] : m_betweenLeaves) {
         if (pending.volume <= 0)
             continue;

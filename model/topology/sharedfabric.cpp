@@ -29,8 +29,8 @@ ClassLoads loadsOf(const Router& router, const std::vector<Flow>& flows, std::op
     out.up.reserve(out.links.size());
     out.down.reserve(out.links.size());
     for (int l : out.links) {
-        out.up.push_back(float(sum.up()[size_t(l)]));
-        out.down.push_back(float(sum.down()[size_t(l)]));
+        out.up.push_back(float(sum.up(size_t(l))));
+        out.down.push_back(float(sum.down(size_t(l))));
     }
     return out;
 }

@@ -42,7 +42,8 @@ void allToAll(const std::vector<int>& members, FlowPhase phase, std::vector<Flow
 // Inside each domain, then across domains among the members at the same position.
 void hierarchical(const Topology& t, std::vector<int> gpus, bool everyPair, std::vector<Flow>& out)
 {
-    std::sort(gpus.begin(), gpus.end());
+    if (!std::is_sorted(gpus.begin(), gpus.end())) // ranks in order are GPUs in order
+        std::sort(gpus.begin(), gpus.end());
     const auto runs = domainRuns(t, gpus);
     const auto collective = everyPair ? allToAll : ring;
     std::vector<int> members;
@@ -119,7 +120,8 @@ std::vector<int> collectiveGroup(const Placement& p, int rank, Dim d)
     for (int c = 0; c < p.size(Dim::CP); ++c)
         for (int r : p.groupMembers(first + c * p.stride(Dim::CP), Dim::DP))
             members.push_back(r);
-    std::sort(members.begin(), members.end());
+    if (!std::is_sorted(members.begin(), members.end()))
+        std::sort(members.begin(), members.end());
     return members;
 }
 

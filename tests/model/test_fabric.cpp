@@ -237,19 +237,19 @@ TEST_CASE("bytes are conserved: what leaves the NICs arrives, every switch passe
                 if (link.cls == LinkClass::NVLink)
                     continue;
                 if (link.cls == LinkClass::ScaleOut1) {
-                    leftNics += sum.up()[l];
-                    reachedNics += sum.down()[l];
+                    leftNics += sum.up(l);
+                    reachedNics += sum.down(l);
                 } else {
-                    out[size_t(link.a.index)] += sum.up()[l];
-                    in[size_t(link.a.index)] += sum.down()[l];
+                    out[size_t(link.a.index)] += sum.up(l);
+                    in[size_t(link.a.index)] += sum.down(l);
                 }
-                in[size_t(link.b.index)] += sum.up()[l];
-                out[size_t(link.b.index)] += sum.down()[l];
+                in[size_t(link.b.index)] += sum.up(l);
+                out[size_t(link.b.index)] += sum.down(l);
                 const bool failedEnd =
                     t.switchFailed(link.b.index) ||
                     (link.a.kind == EndpointKind::Switch && t.switchFailed(link.a.index));
                 if (failures && failedEnd)
-                    CHECK(sum.up()[l] + sum.down()[l] == 0);
+                    CHECK(sum.up(l) + sum.down(l) == 0);
             }
             CHECK(leftNics == Approx(sent));
             CHECK(reachedNics == Approx(sent));
