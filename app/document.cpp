@@ -3,6 +3,9 @@
 #include <QFileInfo>
 #include <QUndoStack>
 
+#include "jobs.h"
+#include "jobsedit.h"
+
 QString storedPath(const QString& path)
 {
     if (path.isEmpty())
@@ -147,5 +150,13 @@ void Document::rebuild()
     m_jobsResult.reset();
     m_topology = std::make_unique<cs::Topology>(m_session.cluster);
     m_placement = std::make_unique<cs::Placement>(cs::placeRun(m_session.run, m_session.cluster));
-    m_evaluation = cs::evaluate(m_session.cluster, m_session.run);
+    m_evaluation = evaluateShown();
+}
+
+cs::Evaluation Document::evaluateShown() const
+{
+    // Jobs that do not fit together are evaluated alone; the Jobs dock says why.
+    if (!hasJobs() || !jobsProblems(m_session.cluster, runs()).isEmpty())
+        return cs::evaluate(m_session.cluster, m_session.run);
+    return cs::evaluateJob(m_session.cluster, runs(), 0);
 }

@@ -105,6 +105,9 @@ signals:
 
 private:
     void rebuild();
+    // The run shown in detail, with the other jobs running when the session has any: the
+    // evaluation every view of the document reads.
+    cs::Evaluation evaluateShown() const;
 
     cs::Session m_session;
     cs::ViewState m_view;

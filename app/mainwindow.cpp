@@ -336,11 +336,12 @@ void MainWindow::updateStepFigure()
                     .arg(QString::fromStdString(cs::stepTimeText(measured->stepTimeS)),
                          QString::fromStdString(
                              cs::signedPercentText(e.stepTimeS / measured->stepTimeS - 1)));
-    // Several jobs: the step with the others running too, from the jobs' evaluation.
+    // Several jobs: the step above is with the others running; alone, from the jobs'
+    // evaluation.
     if (const JobsResult* jobs = m_document->jobsResult(); jobs && m_document->hasJobs())
-        text += tr(", %1 shared")
+        text += tr(", %1 alone")
                     .arg(QString::fromStdString(
-                        cs::stepTimeText(jobs->evaluation.jobs.front().shared.stepTimeS)));
+                        cs::stepTimeText(jobs->evaluation.jobs.front().alone.stepTimeS)));
     text += tr("  |  %1 GPUs  |  MFU %2 %")
                 .arg(QString::fromStdString(cs::withThousands(e.gpusUsed)))
                 .arg(e.mfu * 100, 0, 'f', 1);

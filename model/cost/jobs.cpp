@@ -73,52 +73,111 @@ void sumTiers(const Topology& topology, StepTraffic& traffic)
 
 } // namespace
 
+namespace {
+
+// The fabric as each job sees it with the others running, from every job timed alone.
+class SharedFabric {
+public:
+    SharedFabric(const ClusterDesc& cluster, const std::vector<RunDesc>& runs,
+                 const std::vector<const Evaluation*>& alone)
+        : m_cluster(cluster)
+        , m_runs(runs)
+        , m_topology(cachedTopology(cluster))
+    {
+        for (size_t j = 0; j < runs.size(); ++j) {
+            m_loads.push_back(cachedJobLoads(cluster, runs[j]));
+            m_busy.push_back(busyOf(*alone[j]));
+        }
+    }
+
+    // Job j's factors with the others running; `neighbourJobs` gets the others' indices in
+    // the order of SharedFactors::blame.
+    SharedFactors factorsOf(size_t j, std::vector<size_t>& neighbourJobs) const
+    {
+        std::vector<NeighbourJob> neighbours;
+        neighbourJobs.clear();
+        for (size_t k = 0; k < m_runs.size(); ++k) {
+            if (k == j)
+                continue;
+            neighbours.push_back({m_loads[k].get(), m_busy[k]});
+            neighbourJobs.push_back(k);
+        }
+        const std::shared_ptr<const FabricFactors> alone =
+            cachedFabricFactors(m_cluster, m_runs[j]);
+        return sharedFactors(*m_topology, *alone, {m_loads[j].get(), m_busy[j]}, neighbours);
+    }
+
+    static bool changes(const SharedFactors& shared, const FabricFactors& alone)
+    {
+        return shared.factors.fabric != alone.fabric || shared.factors.hopFabric != alone.hopFabric;
+    }
+
+private:
+    const ClusterDesc& m_cluster;
+    const std::vector<RunDesc>& m_runs;
+    std::shared_ptr<const Topology> m_topology;
+    std::vector<std::shared_ptr<const JobLoads>> m_loads;
+    std::vector<PerDim<double>> m_busy;
+};
+
+// Where nothing can hold a flow but its own ends, no job slows another (fabricshape.h).
+bool jobsCanContend(const ClusterDesc& cluster, const std::vector<RunDesc>& runs)
+{
+    return runs.size() > 1 && fabricCanContend(cluster);
+}
+
+} // namespace
+
 JobsEvaluation evaluateJobs(const ClusterDesc& cluster, const std::vector<RunDesc>& runs,
                             const EvalOptions& opts)
 {
     JobsEvaluation out;
     out.jobs.resize(runs.size());
+    std::vector<const Evaluation*> alone;
     for (size_t j = 0; j < runs.size(); ++j) {
         out.jobs[j].alone = evaluate(cluster, runs[j], opts);
+        out.jobs[j].shared = out.jobs[j].alone;
         out.jobs[j].slowedByS.assign(runs.size(), 0.0);
+        alone.push_back(&out.jobs[j].alone);
     }
-    // Where nothing can hold a flow but its own ends, no job slows another (fabricshape.h).
-    if (runs.size() < 2 || !fabricCanContend(cluster)) {
-        for (JobResult& r : out.jobs)
-            r.shared = r.alone;
+    if (!jobsCanContend(cluster, runs))
         return out;
-    }
-    const std::shared_ptr<const Topology> topology = cachedTopology(cluster);
-    std::vector<std::shared_ptr<const JobLoads>> loads;
-    std::vector<PerDim<double>> busy;
+    const SharedFabric fabric(cluster, runs, alone);
+    std::vector<size_t> neighbourJobs;
     for (size_t j = 0; j < runs.size(); ++j) {
-        loads.push_back(cachedJobLoads(cluster, runs[j]));
-        busy.push_back(busyOf(out.jobs[j].alone));
-    }
-    for (size_t j = 0; j < runs.size(); ++j) {
-        std::vector<NeighbourJob> neighbours;
-        std::vector<size_t> neighbourJobs;
-        for (size_t k = 0; k < runs.size(); ++k) {
-            if (k == j)
-                continue;
-            neighbours.push_back({loads[k].get(), busy[k]});
-            neighbourJobs.push_back(k);
-        }
-        const std::shared_ptr<const FabricFactors> alone = cachedFabricFactors(cluster, runs[j]);
-        const SharedFactors shared =
-            sharedFactors(*topology, *alone, {loads[j].get(), busy[j]}, neighbours);
-        JobResult& r = out.jobs[j];
-        if (shared.factors.fabric == alone->fabric &&
-            shared.factors.hopFabric == alone->hopFabric) {
-            r.shared = r.alone;
+        const SharedFactors shared = fabric.factorsOf(j, neighbourJobs);
+        if (!SharedFabric::changes(shared, *cachedFabricFactors(cluster, runs[j])))
             continue;
-        }
+        JobResult& r = out.jobs[j];
         EvalOptions withOthers = opts;
         withOthers.fabric = std::make_shared<const FabricFactors>(shared.factors);
         r.shared = evaluate(cluster, runs[j], withOthers);
         r.slowedByS = slowedBy(r, shared, neighbourJobs, runs.size());
     }
     return out;
+}
+
+Evaluation evaluateJob(const ClusterDesc& cluster, const std::vector<RunDesc>& runs, size_t job,
+                       const EvalOptions& opts)
+{
+    if (!jobsCanContend(cluster, runs))
+        return evaluate(cluster, runs[job], opts);
+    EvalOptions figures = opts;
+    figures.timeline = false;
+    std::vector<Evaluation> alone;
+    alone.reserve(runs.size());
+    std::vector<const Evaluation*> pointers;
+    for (const RunDesc& run : runs) {
+        alone.push_back(evaluate(cluster, run, figures));
+        pointers.push_back(&alone.back());
+    }
+    std::vector<size_t> neighbourJobs;
+    const SharedFactors shared =
+        SharedFabric(cluster, runs, pointers).factorsOf(job, neighbourJobs);
+    EvalOptions withOthers = opts;
+    if (SharedFabric::changes(shared, *cachedFabricFactors(cluster, runs[job])))
+        withOthers.fabric = std::make_shared<const FabricFactors>(shared.factors);
+    return evaluate(cluster, runs[job], withOthers);
 }
 
 JobsTraffic jobsTraffic(const Topology& topology, const std::vector<RunDesc>& runs,

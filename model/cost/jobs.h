@@ -36,6 +36,11 @@ struct JobsEvaluation {
 JobsEvaluation evaluateJobs(const ClusterDesc& cluster, const std::vector<RunDesc>& runs,
                             const EvalOptions& opts = {});
 
+// Job `job`'s evaluation with the others running: evaluateJobs(...).jobs[job].shared, without
+// laying out the other jobs' events (what the views show for the job in detail).
+Evaluation evaluateJob(const ClusterDesc& cluster, const std::vector<RunDesc>& runs, size_t job,
+                       const EvalOptions& opts = {});
+
 // The traffic of every job's step on every link, each job at its shared step time.
 struct JobsTraffic {
     // All jobs together: bytes and busy seconds (each of its own job's step) add, and so do

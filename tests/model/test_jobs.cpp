@@ -127,3 +127,19 @@ TEST_CASE("a link names the jobs whose traffic it carries", "[jobs]")
     CHECK(shared > 0); // the leaves' uplinks
     CHECK(onlyA > 0);  // a's NICs and NVLink
 }
+
+TEST_CASE("one job's evaluation with the others running is the jobs' shared one", "[jobs]")
+{
+    const ClusterDesc cluster = sharedCluster();
+    const std::vector<RunDesc> runs{jobOn(cluster, halfOfEveryLeaf(0), "a"),
+                                    jobOn(cluster, halfOfEveryLeaf(2), "b")};
+    const JobsEvaluation jobs = evaluateJobs(cluster, runs);
+    for (size_t j = 0; j < runs.size(); ++j) {
+        const Evaluation shown = evaluateJob(cluster, runs, j);
+        CHECK(shown.stepTimeS == jobs.jobs[j].shared.stepTimeS);
+        CHECK(shown.breakdown.exposed == jobs.jobs[j].shared.breakdown.exposed);
+        CHECK_FALSE(shown.events.empty()); // laid out for the views
+    }
+    // Alone on the cluster, as evaluate.
+    CHECK(evaluateJob(cluster, {runs[0]}, 0).stepTimeS == evaluate(cluster, runs[0]).stepTimeS);
+}
