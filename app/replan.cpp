@@ -112,8 +112,8 @@ std::optional<Replan> replanWithProgress(QWidget* parent, const cs::ClusterDesc&
     const bool finished = runWithProgress(
         parent,
         QObject::tr("Searching layouts on %1 healthy GPUs, and on all %2 for comparison...")
-            .arg(qtext(cs::withThousands(left.healthyGpuCount())),
-                 qtext(cs::withThousands(healthy.healthyGpuCount()))),
+            .arg(qtext(cs::withThousands(cs::allocatedGpuCount(left, run))),
+                 qtext(cs::withThousands(cs::allocatedGpuCount(healthy, run)))),
         [&](TaskProgress& progress) {
             replanned = replanOnHealthy(left, run, &progress.cancelled, progress.report);
             if (replanned && !progress.cancelled)
@@ -123,8 +123,9 @@ std::optional<Replan> replanWithProgress(QWidget* parent, const cs::ClusterDesc&
         return std::nullopt;
     Replan out;
     out.run = *replanned;
-    out.healthyGpus = healthy.healthyGpuCount();
-    out.leftGpus = left.healthyGpuCount();
+    // A job on an allocation is re-planned on the GPUs of its allocation only.
+    out.healthyGpus = cs::allocatedGpuCount(healthy, run);
+    out.leftGpus = cs::allocatedGpuCount(left, run);
     out.asItWas = figureOf(healthy, run);
     out.bestHealthy = figureOf(healthy, *bestHealthy);
     out.replanned = figureOf(left, *replanned);

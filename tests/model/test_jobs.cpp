@@ -7,14 +7,20 @@
 #include "costmodel.h"
 #include "fabricclusters.h"
 #include "jobs.h"
+#include "placement.h"
+#include "search.h"
 #include "topology.h"
+#include "validation.h"
 
 using namespace cs;
 
 namespace {
 
 // HGX nodes on a two-tier fabric of four nodes per leaf, 4:1 at the leaves' uplinks.
-ClusterDesc sharedCluster() { return hgxCluster(32, 4, 4.0); }
+ClusterDesc sharedCluster()
+{
+    return hgxCluster(32, 4, 4.0);
+}
 
 Allocation nodes(std::vector<std::pair<int, int>> ranges)
 {
@@ -142,4 +148,35 @@ TEST_CASE("one job's evaluation with the others running is the jobs' shared one"
     }
     // Alone on the cluster, as evaluate.
     CHECK(evaluateJob(cluster, {runs[0]}, 0).stepTimeS == evaluate(cluster, runs[0]).stepTimeS);
+}
+
+TEST_CASE("a failure inside one job's allocation re-plans that job alone", "[jobs]")
+{
+    ClusterDesc cluster = sharedCluster();
+    const std::vector<RunDesc> runs{jobOn(cluster, nodes({{0, 15}}), "a"),
+                                    jobOn(cluster, nodes({{16, 31}}), "b")};
+    const Evaluation bBefore = evaluate(cluster, runs[1]);
+    cluster.failures.nodes = {5}; // in a's allocation
+    // b is untouched: the same GPUs, the same step.
+    CHECK(allocatedGpuCount(cluster, runs[1]) == 128);
+    CHECK(evaluate(cluster, runs[1]).stepTimeS == bBefore.stepTimeS);
+    // a's re-plan (the search, as the window's Re-plan runs it) stays on a's healthy GPUs.
+    RunDesc free = runs[0];
+    free.parallelism.dp = 0;
+    SearchOptions options;
+    options.keep = 1;
+    const SearchOutcome outcome = searchParallelism(cluster, free, options);
+    REQUIRE_FALSE(outcome.results.empty());
+    const RunDesc replanned = withLayout(runs[0], outcome.results.front().layout);
+    REQUIRE(replanned.allocation == runs[0].allocation);
+    const Placement placement = placeRun(replanned, cluster);
+    CHECK(placement.worldSize() <= allocatedGpuCount(cluster, replanned));
+    for (int rank = 0; rank < placement.worldSize(); ++rank) {
+        const int node = placement.gpuOfRank(rank) / cluster.gpusPerNode;
+        CHECK(node < 16);
+        CHECK(node != 5);
+    }
+    Diagnostics diags;
+    checkJobs(cluster, {replanned, runs[1]}, sessionRunSources("", 1), diags);
+    CHECK(diags.empty());
 }
