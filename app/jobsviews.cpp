@@ -24,6 +24,7 @@
 #include "jobspanel.h"
 #include "placejobdialog.h"
 #include "placement.h"
+#include "propertiespanel.h"
 #include "text.h"
 #include "topologyscene.h"
 #include "topologyview.h"
@@ -33,6 +34,12 @@ namespace {
 QString qtext(const std::string& s)
 {
     return QString::fromStdString(cs::printable(s));
+}
+
+// "racks 0-3, 8-11", "the whole cluster": as the dock, the Properties panel and the CLI say it.
+QString allocationWords(const std::optional<cs::Allocation>& allocation)
+{
+    return QString::fromStdString(cs::allocationText(allocation));
 }
 
 // The other job whose traffic costs job `j` most, and how much; "-" when none does.
@@ -68,6 +75,7 @@ public:
         , m_doc(doc)
         , m_view(view)
         , m_panel(new JobsPanel(window))
+        , m_properties(window->findChild<PropertiesPanel*>())
     {
         m_dock = new QDockWidget(tr("Jobs"), window);
         m_dock->setObjectName(QStringLiteral("jobsDock"));
@@ -86,8 +94,11 @@ public:
         });
         connect(m_panel, &JobsPanel::jobChosen, this, &JobsViews::showJob);
         // Queued: the move refills the table, which must not happen inside its own signal.
-        connect(m_panel, &JobsPanel::allocationEdited, this, &JobsViews::moveJob,
+        connect(m_panel, &JobsPanel::allocationEdited, this, &JobsViews::moveJobFromDock,
                 Qt::QueuedConnection);
+        if (m_properties)
+            connect(m_properties, &PropertiesPanel::allocationEdited, this,
+                    &JobsViews::moveJobFromProperties);
     }
 
 private:
@@ -156,7 +167,7 @@ private:
         run.allocation = racks;
         const QString name = qtext(run.name);
         runs.push_back(std::move(run));
-        push(std::move(runs), tr("Add Job %1 (%2) on %3").arg(name, what, allocationText(racks)));
+        push(std::move(runs), tr("Add Job %1 (%2) on %3").arg(name, what, allocationWords(racks)));
     }
 
     void addJobFromFile(const QString& path)
@@ -190,26 +201,42 @@ private:
         m_doc->undoStack()->push(new EditJobsCommand(m_doc, edit.run, edit.jobs, text));
     }
 
-    void moveJob(int job, const QString& text)
+    // Job `job` to the allocation typed, as one undo step (none when it is where it was): why
+    // not, when the text is no allocation or the jobs would not fit together; else empty.
+    QString moveJob(int job, const QString& text)
     {
         std::vector<cs::RunDesc> runs = m_doc->runs();
         if (job < 0 || job >= int(runs.size()))
-            return;
-        QString why;
-        const auto allocation = allocationFromText(text, &why);
-        if (!allocation) {
-            refuse(tr("\"%1\" is not an allocation: %2.").arg(text, why));
-            fillRows(m_doc->jobsResult());
-            return;
-        }
-        if (runs[size_t(job)].allocation == allocation) {
-            fillRows(m_doc->jobsResult()); // the allocation in its own words again
-            return;
-        }
+            return {};
+        std::string why;
+        const auto allocation = cs::parseAllocation(text.toStdString(), &why);
+        if (!allocation)
+            return tr("\"%1\" is not an allocation: %2.")
+                .arg(qtext(text.toStdString()), QString::fromStdString(why));
+        if (runs[size_t(job)].allocation == allocation)
+            return {};
         runs[size_t(job)].allocation = allocation;
         const QString name = qtext(runs[size_t(job)].name);
-        if (!push(std::move(runs), tr("Move Job %1 to %2").arg(name, allocationText(allocation))))
+        return tryPush(std::move(runs),
+                       tr("Move Job %1 to %2").arg(name, allocationWords(allocation)));
+    }
+
+    void moveJobFromDock(int job, const QString& text)
+    {
+        const std::vector<cs::RunDesc> before = m_doc->runs();
+        if (const QString why = moveJob(job, text); !why.isEmpty())
+            refuse(why);
+        if (m_doc->runs() == before) // refused or where it was: the jobs' figures again
             fillRows(m_doc->jobsResult());
+    }
+
+    // The job shown in detail; a refusal is shown in the panel, beside the field.
+    void moveJobFromProperties(const QString& text)
+    {
+        const QString why = moveJob(0, text);
+        if (!why.isEmpty())
+            m_window->statusBar()->showMessage(why.section(QLatin1Char('\n'), 0, 0), 15'000);
+        m_properties->showAllocationRefused(why);
     }
 
     void placeJob()
@@ -222,7 +249,7 @@ private:
             cs::RunDesc run = placed;
             run.name = freeName(run.name, runs);
             const QString name = qtext(run.name);
-            const QString where = allocationText(run.allocation);
+            const QString where = allocationWords(run.allocation);
             runs.push_back(std::move(run));
             push(std::move(runs), tr("Place Job %1 on %2").arg(name, where));
         });
@@ -231,17 +258,20 @@ private:
         QTimer::singleShot(0, dialog, [dialog, copy = sized(m_doc->run())] { dialog->rank(copy); });
     }
 
-    // One undo step, when the jobs are valid together; else says why and returns false.
-    bool push(std::vector<cs::RunDesc> runs, const QString& text)
+    // One undo step, when the jobs are valid together; else why not.
+    QString tryPush(std::vector<cs::RunDesc> runs, const QString& text)
     {
         const QString problems = jobsProblems(m_doc->cluster(), runs);
-        if (!problems.isEmpty()) {
-            refuse(tr("%1 is not applied:\n%2").arg(text, problems));
-            return false;
-        }
+        if (!problems.isEmpty())
+            return tr("%1 is not applied:\n%2").arg(text, problems);
         JobsEdit edit = splitRuns(std::move(runs));
         m_doc->undoStack()->push(new EditJobsCommand(m_doc, edit.run, edit.jobs, text));
-        return true;
+        return {};
+    }
+    void push(std::vector<cs::RunDesc> runs, const QString& text)
+    {
+        if (const QString why = tryPush(std::move(runs), text); !why.isEmpty())
+            refuse(why);
     }
 
     void refuse(const QString& why)
@@ -255,6 +285,8 @@ private:
         m_remove->setEnabled(m_doc->hasJobs());
         if (!m_doc->hasModel())
             return;
+        if (m_properties)
+            m_properties->showAllocation(m_doc->hasJobs() || m_doc->run().allocation);
         if (!m_doc->hasJobs()) {
             m_panel->setSingleJob(qtext(m_doc->run().name));
             return;
@@ -294,7 +326,7 @@ private:
             JobsPanel::Row row;
             row.job = int(j);
             row.name = qtext(runs[j].name);
-            row.allocation = allocationText(runs[j].allocation);
+            row.allocation = allocationWords(runs[j].allocation);
             row.firstIndex = firstIndexOf(runs[j]);
             if (result) {
                 const cs::JobResult& r = result->evaluation.jobs[j];
@@ -338,6 +370,7 @@ private:
     Document* m_doc;
     TopologyView* m_view;
     JobsPanel* m_panel;
+    PropertiesPanel* m_properties; // its Allocation moves the job shown in detail
     QDockWidget* m_dock = nullptr;
     QAction* m_remove = nullptr;
     LatestWork m_work;

@@ -11,6 +11,7 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include "allocationtext.h"
 #include "backgroundwork.h"
 #include "dialogsize.h"
 #include "documentio.h"

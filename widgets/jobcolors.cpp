@@ -49,9 +49,10 @@ GpuColoring jobColoring(const cs::Topology& topology, const std::vector<cs::RunD
                                "another)");
     for (int j = 0; j < jobs; ++j)
         out.legend.entries.push_back(
-            {categoricalColor(j), QStringLiteral("%1: %2").arg(
-                                      QString::fromStdString(cs::printable(runs[size_t(j)].name)),
-                                      allocationText(runs[size_t(j)].allocation))});
+            {categoricalColor(j),
+             QStringLiteral("%1: %2").arg(
+                 QString::fromStdString(cs::printable(runs[size_t(j)].name)),
+                 QString::fromStdString(cs::allocationText(runs[size_t(j)].allocation)))});
     if (std::count(job.begin(), job.end(), -1) > 0)
         out.legend.entries.push_back({QColor(kIdleGrey), QObject::tr("no job")});
     return out;

@@ -15,6 +15,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
+#include "allocationtext.h"
 #include "comparison.h"
 #include "editcheck.h"
 #include "propertiesfield.h"
@@ -83,6 +84,7 @@ PropertiesPanel::PropertiesPanel(QWidget* parent)
     buildFields();
     auto* inner = new QWidget;
     auto* innerLayout = new QVBoxLayout(inner);
+    addAllocationField(innerLayout);
     QFormLayout* form = nullptr;
     QString group;
     for (size_t i = 0; i < m_fields.size(); ++i) {
@@ -104,6 +106,7 @@ PropertiesPanel::PropertiesPanel(QWidget* parent)
     scroll->setFrameShape(QFrame::NoFrame);
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     m_problem = new QLabel(this);
+    m_problem->setTextFormat(Qt::PlainText); // it quotes what was typed
     m_problem->setWordWrap(true);
     m_problem->setMargin(4);
     QPalette red = m_problem->palette();
@@ -123,6 +126,60 @@ PropertiesPanel::PropertiesPanel(QWidget* parent)
 }
 
 PropertiesPanel::~PropertiesPanel() = default;
+
+void PropertiesPanel::addAllocationField(QVBoxLayout* layout)
+{
+    m_allocationBox = new QGroupBox(tr("Job"));
+    auto* form = new QFormLayout(m_allocationBox);
+    const QString label = tr("Allocation");
+    m_allocation = new QLineEdit;
+    m_allocation->setObjectName(label);
+    m_allocation->setToolTip(
+        wrappedTip(tr("The racks or nodes the job shown in detail holds, as the Jobs dock shows "
+                      "them: \"racks 0-3, 8-11\" or \"nodes 0-31\". Typing others moves the job "
+                      "there (one undo step) and evaluates every job again; racks another job "
+                      "holds are refused.")));
+    m_allocation->setPlaceholderText(tr("racks 0-3, 8-11"));
+    connect(m_allocation, &QLineEdit::editingFinished, this, [this] {
+        if (m_allocation->text() != m_allocationShown || m_allocationRefused)
+            emit allocationEdited(m_allocation->text());
+    });
+    // Under its label, the whole width of the panel: a list of ranges runs long.
+    form->addRow(new QLabel(label));
+    form->addRow(m_allocation);
+    m_allocationBox->hide();
+    layout->addWidget(m_allocationBox);
+}
+
+void PropertiesPanel::showAllocation(bool shown)
+{
+    m_allocationBox->setVisible(shown);
+}
+
+void PropertiesPanel::showAllocationText()
+{
+    const QSignalBlocker block(m_allocation);
+    m_allocationShown = QString::fromStdString(cs::allocationText(m_values.run.allocation));
+    m_allocation->setText(m_allocationShown);
+    if (!m_allocation->hasFocus())
+        m_allocation->setCursorPosition(0);
+    m_allocation->setStyleSheet(QString());
+}
+
+void PropertiesPanel::showAllocationRefused(const QString& why)
+{
+    m_allocationRefused = !why.isEmpty();
+    if (!m_allocationRefused) {
+        if (m_badField < 0)
+            m_problem->hide();
+        showAllocationText();
+        return;
+    }
+    m_problem->setText(why);
+    m_problem->show();
+    m_notice->hide();
+    m_allocation->setStyleSheet(QStringLiteral("background: #f6d5d1;"));
+}
 
 void PropertiesPanel::addEditor(int index, QFormLayout* form)
 {
@@ -211,8 +268,10 @@ void PropertiesPanel::setValues(const cs::ClusterDesc& cluster, const cs::RunDes
         m_notice->hide();
     m_values = {cluster, run};
     m_badField = -1;
+    m_allocationRefused = false;
     m_problem->hide();
     refresh();
+    showAllocationText();
 }
 
 void PropertiesPanel::refresh()
@@ -368,13 +427,23 @@ bool PropertiesPanel::commitPendingEdit()
             typed.emplace_back(int(i), spin->property("value"));
         }
     }
+    const QString allocation = m_allocation->text();
     for (const auto& [index, value] : typed)
         commit(index, value);
-    return m_badField < 0;
+    if (!m_allocationBox->isHidden() && allocation != m_allocationShown)
+        emit allocationEdited(allocation);
+    return m_badField < 0 && !m_allocationRefused;
 }
 
 bool PropertiesPanel::editField(const QString& label, const QVariant& value)
 {
+    if (label == m_allocation->objectName()) {
+        if (m_allocationBox->isHidden())
+            return false;
+        m_allocation->setText(value.toString());
+        emit allocationEdited(value.toString());
+        return true;
+    }
     for (size_t i = 0; i < m_fields.size(); ++i) {
         if (m_fields[i].label == label) {
             commit(int(i), value);

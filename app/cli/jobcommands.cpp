@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "allocationtext.h"
 #include "common.h"
 #include "evaluationjson.h"
 #include "jobcommands.h"
@@ -58,11 +59,6 @@ std::vector<std::string> uniqueNames(const std::vector<RunDesc>& runs)
     return names;
 }
 
-std::string allocationOf(const RunDesc& run)
-{
-    return run.allocation ? allocationText(*run.allocation) : "the whole cluster";
-}
-
 json allocationJson(const RunDesc& run)
 {
     return toJson(run).value("allocation", json());
@@ -84,7 +80,8 @@ void printJobsTable(const ClusterJobs& jobs, const JobsEvaluation& e, std::ostre
     for (size_t j = 0; j < jobs.runs.size(); ++j) {
         names.push_back(printable(jobs.names[j]));
         nameWidth = std::max(nameWidth, characters(names.back()));
-        allocationWidth = std::max(allocationWidth, characters(allocationOf(jobs.runs[j])));
+        allocationWidth =
+            std::max(allocationWidth, characters(allocationText(jobs.runs[j].allocation)));
     }
     out << padRight("job", nameWidth) << "  " << padLeft("GPUs", 6) << "  "
         << padRight("allocation", allocationWidth) << "  " << padLeft("alone s", 9) << "  "
@@ -92,7 +89,7 @@ void printJobsTable(const ClusterJobs& jobs, const JobsEvaluation& e, std::ostre
     for (size_t j = 0; j < jobs.runs.size(); ++j) {
         const JobResult& r = e.jobs[j];
         out << padRight(names[j], nameWidth) << "  " << padLeft(withThousands(r.shared.gpusUsed), 6)
-            << "  " << padRight(allocationOf(jobs.runs[j]), allocationWidth) << "  "
+            << "  " << padRight(allocationText(jobs.runs[j].allocation), allocationWidth) << "  "
             << padLeft(fixed(r.alone.stepTimeS, 4), 9) << "  "
             << padLeft(fixed(r.shared.stepTimeS, 4), 9) << "  " << slowedByText(r, jobs.names)
             << "\n";

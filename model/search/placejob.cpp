@@ -200,20 +200,4 @@ PlaceJobResult placeJob(const ClusterDesc& cluster, const RunDesc& job,
     return result;
 }
 
-std::string allocationText(const Allocation& allocation)
-{
-    const bool racks = allocation.unit == Allocation::Unit::Racks;
-    const bool one =
-        allocation.ranges.size() == 1 && allocation.ranges[0].first == allocation.ranges[0].second;
-    std::string text = racks ? (one ? "rack " : "racks ") : (one ? "node " : "nodes ");
-    const char* separator = "";
-    for (const auto& [first, last] : allocation.ranges) {
-        text += separator + std::to_string(first);
-        if (last != first)
-            text += "-" + std::to_string(last);
-        separator = ", ";
-    }
-    return text;
-}
-
 } // namespace cs

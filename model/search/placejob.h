@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "allocationtext.h" // a placement's allocation in words (allocationText)
 #include "costmodel.h"
 #include "description.h"
 
@@ -52,8 +53,5 @@ struct PlaceJobResult {
 // an allocation holds the whole cluster, and nothing fits beside it.
 PlaceJobResult placeJob(const ClusterDesc& cluster, const RunDesc& job,
                         const std::vector<RunDesc>& running, const PlaceJobOptions& options = {});
-
-// "racks 8-15", "node 12", "racks 0-3, 8-11": an allocation in words.
-std::string allocationText(const Allocation& allocation);
 
 } // namespace cs

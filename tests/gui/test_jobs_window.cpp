@@ -14,7 +14,6 @@
 #include <QUndoStack>
 #include <set>
 
-#include "allocationtext.h"
 #include "document.h"
 #include "guitestutil.h"
 #include "jobcolors.h"
@@ -313,31 +312,4 @@ TEST_CASE("--render colours a session's jobs by job as the window does", "[jobs]
             if (jobColours.count(image.pixel(x, y)))
                 seen.insert(image.pixel(x, y));
     CHECK(seen == jobColours); // every job's GPUs, not the grey of a mode nobody coloured
-}
-
-TEST_CASE("allocations typed in the Jobs dock", "[jobs]")
-{
-    using Unit = cs::Allocation::Unit;
-    struct Case {
-        const char* text;
-        std::optional<cs::Allocation> expected;
-    };
-    const Case c = GENERATE(values<Case>({
-        {"racks 0-7", cs::Allocation{Unit::Racks, {{0, 7}}}},
-        {"racks 0-3, 8-11, 16", cs::Allocation{Unit::Racks, {{0, 3}, {8, 11}, {16, 16}}}},
-        {" Nodes 4 - 9 ", cs::Allocation{Unit::Nodes, {{4, 9}}}},
-        {"node 12", cs::Allocation{Unit::Nodes, {{12, 12}}}},
-        {"racks 7-3", std::nullopt},
-        {"racks", std::nullopt},
-        {"gpus 0-7", std::nullopt},
-        {"racks 0-3,", std::nullopt},
-        {"racks -1", std::nullopt},
-    }));
-    QString why;
-    const auto parsed = allocationFromText(QString::fromLatin1(c.text), &why);
-    INFO(c.text << ": " << why.toStdString());
-    CHECK(parsed == c.expected);
-    CHECK(parsed.has_value() == why.isEmpty());
-    if (parsed) // shown as typed back
-        CHECK(allocationFromText(allocationText(parsed), nullptr) == parsed);
 }
