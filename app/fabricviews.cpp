@@ -16,6 +16,7 @@
 #include "editcheck.h"
 #include "editcommands.h"
 #include "goodputpanel.h"
+#include "legendwidget.h"
 #include "linkloadink.h"
 #include "linkspanel.h"
 #include "messagetext.h"
@@ -107,6 +108,15 @@ QString jobsLine(const Document& doc, int link)
                                  : QString();
 }
 
+// The traffic link loads show, in colour and in tooltips: with several jobs, every job's
+// together once they are evaluated (as the Links dock lists them); else the run's own.
+const cs::StepTraffic& linkLoadTraffic(const Document& doc)
+{
+    if (const JobsResult* jobs = doc.jobsResult(); jobs && doc.hasJobs())
+        return jobs->traffic.total;
+    return doc.stepTraffic();
+}
+
 QString linkLoadLine(const cs::StepTraffic& traffic, int link)
 {
     const cs::LinkTraffic& t = traffic.links[size_t(link)];
@@ -127,8 +137,11 @@ struct LoadIndex {
     std::vector<int> busiestAtSwitch;   // per switch: a link index, -1 for none
     std::vector<int> busiestAtNvSwitch; // per NVSwitch
 
+    const cs::StepTraffic* source; // the traffic it was worked out from
+
     LoadIndex(const TopologyLayout& layout, const cs::StepTraffic& traffic)
         : bundles(bundleLoads(layout, traffic))
+        , source(&traffic)
     {
         const cs::Topology& topo = layout.topology();
         busiestAtSwitch.assign(topo.switches().size(), -1);
@@ -159,7 +172,7 @@ QString busiestLine(const cs::Topology& topo, const cs::StepTraffic& traffic, in
 QString loadOf(const Document& doc, const LoadIndex& index, const Hit& hit)
 {
     const cs::Topology& topo = doc.topology();
-    const cs::StepTraffic& traffic = doc.stepTraffic();
+    const cs::StepTraffic& traffic = *index.source;
     QString out;
     switch (hit.kind) {
     case HitKind::Link:
@@ -222,8 +235,13 @@ public:
         scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
         m_goodputDock = addDock(scroll, tr("Goodput"), QStringLiteral("goodputDock"));
         view->setSceneHooks([this](TopologyScene& scene) {
-            scene.setTrafficSource(
-                [this]() -> const cs::StepTraffic& { return m_doc->stepTraffic(); });
+            // Link loads are every job's; the activity mode's routes are the detail job's own,
+            // as its timeline is.
+            scene.setTrafficSource([this]() -> const cs::StepTraffic& {
+                return m_doc->view().colorBy.kind == cs::ColorKind::LinkLoad
+                           ? linkLoadTraffic(*m_doc)
+                           : m_doc->stepTraffic();
+            });
             const TopologyLayout* layout = &scene.layout();
             auto index = std::make_shared<std::optional<LoadIndex>>();
             scene.setLoadDescriber([this, layout, index](const Hit& hit) {
@@ -232,13 +250,15 @@ public:
                                    m_linksDock->isVisible();
                 if (!shown)
                     return QString();
-                if (!*index)
-                    index->emplace(*layout, m_doc->stepTraffic());
+                // Again once the jobs' traffic has arrived.
+                if (!*index || (*index)->source != &linkLoadTraffic(*m_doc))
+                    index->emplace(*layout, linkLoadTraffic(*m_doc));
                 return loadOf(*m_doc, **index, hit);
             });
         });
         connect(doc, &Document::modelChanged, this, &FabricViews::refresh);
         connect(doc, &Document::jobsEvaluated, this, [this] {
+            recolorLinkLoads();
             m_linksStale = true;
             if (onScreen(m_linksDock))
                 refreshLinks();
@@ -300,6 +320,17 @@ private:
                                 [jobs](int link) { return jobsOnLink(*jobs, link); });
         else
             m_links->setTraffic(m_doc->topology(), m_doc->stepTraffic());
+    }
+    // The link-load colours and legend again, from every job's traffic now evaluated.
+    void recolorLinkLoads()
+    {
+        TopologyScene* scene = m_view->scene();
+        if (!scene || m_doc->view().colorBy.kind != cs::ColorKind::LinkLoad)
+            return;
+        scene->recolor();
+        m_view->viewStateChanged();
+        if (auto* legend = m_window->findChild<LegendWidget*>())
+            legend->setLegend(scene->legend());
     }
     void refreshGoodput()
     {
