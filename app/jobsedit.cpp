@@ -16,9 +16,9 @@ QString jobsProblems(const cs::ClusterDesc& cluster, const std::vector<cs::RunDe
     for (const cs::RunDesc& run : runs)
         cs::checkEdit(cluster, run, diags);
     if (diags.empty()) {
-        std::vector<cs::RunSource> sources;
-        for (size_t i = 0; i < runs.size(); ++i)
-            sources.push_back({"", i == 0 ? "/run" : "/jobs/" + std::to_string(i - 1) + "/run"});
+        // Each message names its jobs; the place is a run's field ("Allocation: jobs ... both
+        // hold node 16"), not where a session file would hold it ("0 run: allocation").
+        const std::vector<cs::RunSource> sources(runs.size(), {"", "/run"});
         cs::checkJobs(cluster, runs, sources, diags);
     }
     return problemsForPeople(diags);

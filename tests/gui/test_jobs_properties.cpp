@@ -136,8 +136,10 @@ TEST_CASE("Properties' Allocation refuses an overlap and text that is no allocat
     CHECK(f.doc->undoStack()->count() == 0);
     CHECK(f.allocation->text() == c.typed); // kept, to be corrected
     CHECK_FALSE(f.panel->commitPendingEdit());
-    if (c.reason == QStringLiteral("is not applied")) // the overlap names the other job
+    if (c.reason == QStringLiteral("is not applied")) { // the overlap names the other job
         CHECK(f.panel->problem().contains(QString::fromStdString(original[1].name)));
+        CHECK(f.panel->problem().contains(QStringLiteral("\nAllocation: jobs ")));
+    }
 }
 
 TEST_CASE("a document of one job without an allocation shows no Allocation field",
