@@ -1,8 +1,10 @@
 #include "profilemapping.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
+#include <string_view>
 
 #include "intervals.h"
 #include "placement.h"
@@ -18,7 +20,9 @@ std::vector<int> sorted(std::vector<int> v)
     return v;
 }
 
-// The same group in every rank's file: by its ranks, or by its name where it gives none.
+// The same group in every rank's file: by its ranks and name (two groups may have the same
+// ranks: with DP 1, Megatron's DP-with-CP group and the CP group), or by its name alone where it
+// gives no ranks.
 std::string keyOf(const std::string& name, const std::vector<int>& sortedRanks)
 {
     if (sortedRanks.empty())
@@ -26,7 +30,7 @@ std::string keyOf(const std::string& name, const std::vector<int>& sortedRanks)
     std::string key;
     for (int r : sortedRanks)
         key += std::to_string(r) + ",";
-    return key;
+    return key + "|" + name;
 }
 
 // The data-parallel ranks of a rank's context-parallel peers together (DP's gradients are
@@ -40,35 +44,160 @@ std::vector<int> dataContextMembers(const Placement& p, int rank)
     return sorted(members);
 }
 
-void classify(GroupMatch& g, const Placement& p)
+// One way a group's ranks can be read in the run: which role, counted under which dimension.
+struct Reading {
+    GroupRole role = GroupRole::Unmatched;
+    std::optional<Dim> dim;
+    std::string label;
+};
+
+// Every reading whose groups have exactly these ranks, most specific first: a dimension's
+// (kDims order), the expert data-parallel group, DP with CP, all ranks. Several where groups
+// coincide: with DP 1, DP x CP and CP; with EP = DP (CP 1), DP and EP.
+std::vector<Reading> readingsOf(const std::vector<int>& ranks, const Placement& p)
 {
-    const int n = int(g.ranks.size());
+    const int n = int(ranks.size());
     const int world = p.worldSize();
-    g.role = GroupRole::Unmatched;
-    g.label = "unmatched";
-    if (n < 2 || g.ranks.back() >= world)
-        return;
-    const int first = g.ranks.front();
-    for (const DimInfo& d : kDims) {
-        if (p.size(d.dim) == n && sorted(p.groupMembers(first, d.dim)) == g.ranks) {
-            g.role = GroupRole::Dimension;
-            g.dim = d.dim;
-            g.label = std::string(d.shortLabel);
-            return;
+    std::vector<Reading> out;
+    if (n < 2 || ranks.back() >= world)
+        return out;
+    const int first = ranks.front();
+    for (const DimInfo& d : kDims)
+        if (p.size(d.dim) == n && sorted(p.groupMembers(first, d.dim)) == ranks)
+            out.push_back({GroupRole::Dimension, d.dim, std::string(d.shortLabel)});
+    if (p.expertData().size == n && sorted(p.expertDataMembers(first)) == ranks)
+        out.push_back({GroupRole::ExpertData, Dim::DP, "expert-DP"});
+    if (p.size(Dim::CP) > 1 && dataContextMembers(p, first) == ranks)
+        out.push_back({GroupRole::DataContext, Dim::DP, "DP x CP"});
+    if (n == world)
+        out.push_back({GroupRole::World, std::nullopt, "world"});
+    return out;
+}
+
+// The descriptions Megatron-Core gives torch.distributed.new_group (`group_desc`, which Kineto
+// writes as pg_desc) of the groups whose time is one dimension's. Not "default_pg": plain DDP
+// reduces its gradients in it.
+struct DescribedGroup {
+    std::string_view description;
+    GroupRole role;
+    Dim dim;
+};
+constexpr std::array<DescribedGroup, 9> kMegatronGroups{{
+    {"TENSOR_MODEL_PARALLEL_GROUP", GroupRole::Dimension, Dim::TP},
+    {"EXPERT_TENSOR_PARALLEL_GROUP", GroupRole::Dimension, Dim::TP},
+    {"CONTEXT_PARALLEL_GROUP", GroupRole::Dimension, Dim::CP},
+    {"PIPELINE_MODEL_PARALLEL_GROUP", GroupRole::Dimension, Dim::PP},
+    {"DATA_PARALLEL_GROUP", GroupRole::Dimension, Dim::DP},
+    {"DATA_PARALLEL_GROUP_WITH_CP", GroupRole::DataContext, Dim::DP},
+    {"INTRA_PARTIAL_DATA_PARALLEL_GROUP_WITH_CP", GroupRole::DataContext, Dim::DP},
+    {"EXPERT_MODEL_PARALLEL_GROUP", GroupRole::Dimension, Dim::EP},
+    {"EXPERT_DATA_PARALLEL_GROUP", GroupRole::ExpertData, Dim::DP},
+}};
+
+// The reading the group's description names, if it is one of `readings`: the same role and
+// dimension, else the same dimension (DP with CP is the DP group itself when CP is 1).
+std::optional<size_t> describedReading(const std::string& description,
+                                       const std::vector<Reading>& readings)
+{
+    const auto described =
+        std::find_if(kMegatronGroups.begin(), kMegatronGroups.end(),
+                     [&](const DescribedGroup& g) { return g.description == description; });
+    if (described == kMegatronGroups.end())
+        return std::nullopt;
+    for (size_t i = 0; i < readings.size(); ++i)
+        if (readings[i].role == described->role && readings[i].dim == described->dim)
+            return i;
+    for (size_t i = 0; i < readings.size(); ++i)
+        if (readings[i].dim == described->dim)
+            return i;
+    return std::nullopt;
+}
+
+// What a group's kernels were, over every rank read: by kind where the ranks kept their
+// kernels, else only how many collectives (not send/recv) it ran (RankProfile::collectiveEnds).
+struct GroupKernels {
+    PerKernelKind<int64_t> byKind;
+    bool kindsKnown = false;
+    int64_t collectives = 0;
+};
+
+// Whether a dimension's communication runs kernels of this kind in Megatron-LM: TP all-reduce
+// (reduce-scatter and all-gather with sequence parallelism); CP's K/V exchange send/recv (the
+// all-gather and all-to-all variants too); PP send/recv; the data-parallel gradient reduction
+// reduce-scatter or all-reduce, and the distributed optimizer's parameter all-gather; EP's token
+// dispatch all-to-all (all-gather and reduce-scatter with the all-gather dispatcher).
+bool runsKind(const Reading& r, KernelKind k)
+{
+    using K = KernelKind;
+    if (!r.dim)
+        return false;
+    switch (*r.dim) {
+    case Dim::TP:
+        return k == K::AllReduce || k == K::ReduceScatter || k == K::AllGather;
+    case Dim::CP:
+        return k == K::SendRecv || k == K::AllGather || k == K::AllToAll;
+    case Dim::PP:
+        return k == K::SendRecv;
+    case Dim::DP:
+        return k == K::ReduceScatter || k == K::AllReduce || k == K::AllGather;
+    case Dim::EP:
+        return k == K::AllToAll || k == K::AllGather || k == K::ReduceScatter;
+    }
+    return false;
+}
+
+// How many of the group's kernels the reading explains. Without kinds, the collectives count
+// for the readings that run more than send/recv (not CP's ring, not PP).
+int64_t kernelsExplained(const Reading& r, const GroupKernels& k)
+{
+    if (!k.kindsKnown)
+        return r.dim && *r.dim != Dim::CP && *r.dim != Dim::PP ? k.collectives : 0;
+    int64_t n = 0;
+    for (const KernelKindInfo& info : kKernelKinds)
+        if (runsKind(r, info.kind))
+            n += k.byKind[info.kind];
+    return n;
+}
+
+// Where a group's ranks allow several readings: the one its description names, else the one
+// that explains most of its kernels, else the most specific.
+size_t chosenReading(const GroupMatch& g, const std::vector<Reading>& readings,
+                     const GroupKernels& kernels)
+{
+    if (const std::optional<size_t> described = describedReading(g.description, readings))
+        return *described;
+    size_t best = 0;
+    for (size_t i = 1; i < readings.size(); ++i)
+        if (kernelsExplained(readings[i], kernels) > kernelsExplained(readings[best], kernels))
+            best = i;
+    return best;
+}
+
+// The kernels of each group (index in matchGroups' answer, by key) over every rank.
+std::vector<GroupKernels> kernelsOfGroups(const MeasuredProfile& profile,
+                                          const std::map<std::string, size_t>& byKey,
+                                          size_t groupCount)
+{
+    std::vector<GroupKernels> out(groupCount);
+    for (const RankProfile& r : profile.ranks) {
+        std::vector<GroupKernels*> of(r.groups.size() + 1, nullptr); // [0]: no group
+        for (size_t i = 0; i < r.groups.size(); ++i) {
+            const auto it = byKey.find(keyOf(r.groups[i].name, sorted(r.groups[i].ranks)));
+            of[i + 1] = it == byKey.end() ? nullptr : &out[it->second];
         }
+        auto groupOf = [&](int32_t g) {
+            return g >= 0 && size_t(g) < r.groups.size() ? of[size_t(g) + 1] : nullptr;
+        };
+        for (const RankProfile::CollectiveEnd& e : r.collectiveEnds)
+            if (GroupKernels* k = groupOf(e.group))
+                ++k->collectives;
+        for (const ProfileKernel& kernel : r.kernels)
+            if (GroupKernels* k = groupOf(kernel.group)) {
+                k->kindsKnown = true;
+                ++k->byKind[kernel.kind];
+            }
     }
-    if (p.expertData().size == n && sorted(p.expertDataMembers(first)) == g.ranks) {
-        g.role = GroupRole::ExpertData;
-        g.dim = Dim::DP;
-        g.label = "expert-DP";
-    } else if (p.size(Dim::CP) > 1 && dataContextMembers(p, first) == g.ranks) {
-        g.role = GroupRole::DataContext;
-        g.dim = Dim::DP;
-        g.label = "DP x CP";
-    } else if (n == world) {
-        g.role = GroupRole::World;
-        g.label = "world";
-    }
+    return out;
 }
 
 bool isComputeEvent(const Event& e)
@@ -150,7 +279,9 @@ std::vector<GroupMatch> matchGroups(const MeasuredProfile& profile, const Cluste
 {
     const Placement placement = placeRun(run, cluster);
     std::vector<GroupMatch> groups;
+    std::vector<std::vector<Reading>> readings;
     std::map<std::string, size_t> seen;
+    bool undecided = false;
     for (const RankProfile& r : profile.ranks)
         for (const ProcessGroup& g : r.groups) {
             std::vector<int> ranks = sorted(g.ranks);
@@ -162,9 +293,24 @@ std::vector<GroupMatch> matchGroups(const MeasuredProfile& profile, const Cluste
             m.name = g.name;
             m.description = g.description;
             m.ranks = std::move(ranks);
-            classify(m, placement);
+            m.label = "unmatched";
+            readings.push_back(readingsOf(m.ranks, placement));
+            undecided = undecided || (readings.back().size() > 1 &&
+                                      !describedReading(m.description, readings.back()));
             groups.push_back(std::move(m));
         }
+    // The kernels are counted only where the ranks and descriptions leave a choice.
+    const std::vector<GroupKernels> kernels = undecided
+                                                  ? kernelsOfGroups(profile, seen, groups.size())
+                                                  : std::vector<GroupKernels>(groups.size());
+    for (size_t i = 0; i < groups.size(); ++i) {
+        if (readings[i].empty())
+            continue;
+        const Reading& r = readings[i][chosenReading(groups[i], readings[i], kernels[i])];
+        groups[i].role = r.role;
+        groups[i].dim = r.dim;
+        groups[i].label = r.label;
+    }
     return groups;
 }
 

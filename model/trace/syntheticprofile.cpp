@@ -149,7 +149,29 @@ std::vector<SynthGroup> groupsOfRank(const Placement& p, int rank)
     std::sort(mp.begin(), mp.end());
     groups.push_back(
         {std::to_string(1 + int(kDimCount) * world + mp.front()), "MODEL_PARALLEL_GROUP", mp});
+    // The group Megatron's gradients are reduced over: data parallel with the CP ranks (with
+    // DP 1, the CP group's ranks; with CP 1, the DP group's).
+    std::vector<int> dpcp;
+    for (int c : p.groupMembers(rank, Dim::CP))
+        for (int d : p.groupMembers(c, Dim::DP))
+            dpcp.push_back(d);
+    std::sort(dpcp.begin(), dpcp.end());
+    groups.push_back({std::to_string(1 + int(kDimCount + 1) * world + dpcp.front()),
+                      "DATA_PARALLEL_GROUP_WITH_CP", dpcp});
     return groups;
+}
+
+// The group of the rank's groups (groupsOfRank) a dimension's communication runs in: its own,
+// DP's over the CP ranks too.
+const SynthGroup& commGroup(const std::vector<SynthGroup>& groups, Dim d)
+{
+    return d == Dim::DP ? groups.back() : groups[1 + size_t(d)];
+}
+
+// Megatron's model-parallel group, which the gradient norm's all-reduce runs in.
+const SynthGroup& modelParallelGroup(const std::vector<SynthGroup>& groups)
+{
+    return groups[1 + kDimCount];
 }
 
 struct KernelOut {
@@ -297,7 +319,7 @@ std::string syntheticRankTrace(const Evaluation& e, const ClusterDesc& cluster, 
           "\"baseTimeNanoseconds\":1700000000000000000,\n\"traceEvents\":[\n");
     RankWriter out(w, o);
     const int parts = std::max(1, o.kernelsPerEvent);
-    const SynthGroup& modelParallel = groups.back();
+    const SynthGroup& modelParallel = modelParallelGroup(groups);
     for (int s = 0; s < o.steps; ++s) {
         const double stepUs = offsetUs + s * e.stepTimeS * 1e6;
         w.raw("  {\n    \"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#")
@@ -323,7 +345,7 @@ std::string syntheticRankTrace(const Evaluation& e, const ClusterDesc& cluster, 
                      0,
                      look.kernel,
                      20 + int(ev.dim),
-                     &groups[1 + size_t(ev.dim)],
+                     &commGroup(groups, ev.dim),
                      look.collective,
                      look.namedOnKernel};
             }
