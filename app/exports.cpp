@@ -171,7 +171,9 @@ void paintFigure(QPainter& p, const QSizeF& size, const Document& doc, const cs:
     }
     // The window's layout, so that a session's zoom and centre show the same racks.
     TopologyScene scene(doc.topology(), doc.placement(), doc.evaluation());
-    scene.setTrafficSource([&doc]() -> const cs::StepTraffic& { return doc.stepTraffic(); });
+    scene.setTrafficSource([&doc, mode = view.colorBy]() -> const cs::StepTraffic& {
+        return sceneTraffic(doc, mode);
+    });
     colorByStoredProfile(scene, doc); // the measured colour modes
     scene.addColorSource(jobColorSource(doc));
     scene.applyView(view);

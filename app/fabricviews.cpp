@@ -16,6 +16,7 @@
 #include "editcheck.h"
 #include "editcommands.h"
 #include "goodputpanel.h"
+#include "jobsviews.h"
 #include "legendwidget.h"
 #include "linkloadink.h"
 #include "linkspanel.h"
@@ -106,15 +107,6 @@ QString jobsLine(const Document& doc, int link)
     const JobsResult* jobs = doc.jobsResult();
     return jobs && doc.hasJobs() ? QObject::tr("\nJobs on it: %1").arg(jobsOnLink(*jobs, link))
                                  : QString();
-}
-
-// The traffic link loads show, in colour and in tooltips: with several jobs, every job's
-// together once they are evaluated (as the Links dock lists them); else the run's own.
-const cs::StepTraffic& linkLoadTraffic(const Document& doc)
-{
-    if (const JobsResult* jobs = doc.jobsResult(); jobs && doc.hasJobs())
-        return jobs->traffic.total;
-    return doc.stepTraffic();
 }
 
 QString linkLoadLine(const cs::StepTraffic& traffic, int link)
@@ -235,12 +227,8 @@ public:
         scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
         m_goodputDock = addDock(scroll, tr("Goodput"), QStringLiteral("goodputDock"));
         view->setSceneHooks([this](TopologyScene& scene) {
-            // Link loads are every job's; the activity mode's routes are the detail job's own,
-            // as its timeline is.
             scene.setTrafficSource([this]() -> const cs::StepTraffic& {
-                return m_doc->view().colorBy.kind == cs::ColorKind::LinkLoad
-                           ? linkLoadTraffic(*m_doc)
-                           : m_doc->stepTraffic();
+                return sceneTraffic(*m_doc, m_doc->view().colorBy);
             });
             const TopologyLayout* layout = &scene.layout();
             auto index = std::make_shared<std::optional<LoadIndex>>();

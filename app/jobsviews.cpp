@@ -378,6 +378,18 @@ private:
 
 } // namespace
 
+const cs::StepTraffic& linkLoadTraffic(const Document& doc)
+{
+    if (const JobsResult* jobs = doc.jobsResult(); jobs && doc.hasJobs())
+        return jobs->traffic.total;
+    return doc.stepTraffic();
+}
+
+const cs::StepTraffic& sceneTraffic(const Document& doc, const cs::ColorMode& mode)
+{
+    return mode.kind == cs::ColorKind::LinkLoad ? linkLoadTraffic(doc) : doc.stepTraffic();
+}
+
 TopologyScene::ColorSource jobColorSource(const Document& doc)
 {
     return [&doc](const cs::ColorMode& mode) -> std::optional<GpuColoring> {

@@ -22,3 +22,10 @@ void addJobsViews(QMainWindow* window, Document* document, TopologyView* view, Q
 
 // The "job" colour mode of a scene of `doc` (the window's and exported figures').
 TopologyScene::ColorSource jobColorSource(const Document& doc);
+
+// The traffic link loads show, in colour, tooltips and the Links dock: with several jobs, every
+// job's together once they are evaluated; else (and until then) the run's own.
+const cs::StepTraffic& linkLoadTraffic(const Document& doc);
+// The traffic a scene of `doc` coloured by `mode` draws: link loads as above; the activity
+// mode's routes are the detail job's own, as its timeline is.
+const cs::StepTraffic& sceneTraffic(const Document& doc, const cs::ColorMode& mode);

@@ -1,6 +1,6 @@
 // Link loads with several jobs (issue 38): the link-load colours and their tooltips are every
 // job's traffic together, as the Links dock lists it, also when the jobs' evaluation arrives
-// after the view is drawn.
+// after the view is drawn; exported figures draw the same.
 
 #include <catch2/catch.hpp>
 
@@ -10,6 +10,7 @@
 
 #include "document.h"
 #include "guitestutil.h"
+#include "jobsviews.h"
 #include "linkloadink.h"
 #include "mainwindow.h"
 #include "topologyscene.h"
@@ -61,4 +62,19 @@ TEST_CASE("link loads with several jobs colour every job's traffic, as the Links
     REQUIRE(doc->runs().size() == 3);
     REQUIRE(evaluated());
     CHECK(lit());
+}
+
+TEST_CASE("exported figures and the window draw link loads from the same traffic", "[jobs][gui]")
+{
+    QTemporaryDir dir;
+    MainWindow window(dir.path());
+    window.setQuiet(true);
+    REQUIRE(window.openFile(sampleFile("ndv5-h100-128-three-jobs-placed-badly.csession")));
+    const Document& doc = *window.document();
+    // Before the jobs are evaluated, and for the activity mode's routes: the run's own.
+    CHECK(&sceneTraffic(doc, {cs::ColorKind::LinkLoad}) == &doc.stepTraffic());
+    REQUIRE(waitUntil([&doc] { return doc.jobsResult() != nullptr; }));
+    CHECK(&sceneTraffic(doc, {cs::ColorKind::LinkLoad}) == &doc.jobsResult()->traffic.total);
+    CHECK(&linkLoadTraffic(doc) == &doc.jobsResult()->traffic.total);
+    CHECK(&sceneTraffic(doc, {cs::ColorKind::Activity}) == &doc.stepTraffic());
 }
