@@ -14,6 +14,7 @@
 #include "alltoall.h"
 #include "text.h"
 #include "timelinecolors.h"
+#include "timelineruler.h"
 #include "timelinestyle.h"
 
 using namespace timelinestyle;
@@ -29,7 +30,6 @@ constexpr int kRightMargin = 6;
 constexpr double kMinRowHeight = 16;
 constexpr double kLeastAllToAllPx = 3;
 constexpr double kMaxRowHeight = 34;
-constexpr double kTickSpacingPx = 90;
 constexpr QRgb kCursor = 0xffd0243f;
 constexpr QRgb kMeasure = 0xff2f80ed;
 
@@ -51,28 +51,6 @@ QFont smallFont(QFont font)
 {
     font.setPointSizeF(font.pointSizeF() * 0.8);
     return font;
-}
-
-// 1, 2 or 5 times a power of ten, at least `raw`.
-double niceStep(double raw)
-{
-    const double p = std::pow(10.0, std::floor(std::log10(raw)));
-    for (double m : {1.0, 2.0, 5.0, 10.0})
-        if (m * p >= raw)
-            return m * p;
-    return 10 * p;
-}
-
-// A time within the step, in milliseconds, with as many decimals as the tick spacing needs.
-QString tickText(double t, double resolution)
-{
-    const double ms = t * 1e3;
-    const int decimals =
-        resolution >= 1e-3 ? 0 : std::min(3, int(std::ceil(-std::log10(resolution * 1e3))));
-    if (decimals == 0)
-        return QString::fromStdString(cs::withThousands(int64_t(std::llround(ms)))) +
-               QStringLiteral(" ms");
-    return QStringLiteral("%1 ms").arg(ms, 0, 'f', decimals);
 }
 
 // Boxes narrower than a pixel in a row are drawn as one sliver, in the colour of the longest.
@@ -293,6 +271,12 @@ void TimelineView::changeEvent(QEvent* e)
     QWidget::changeEvent(e);
 }
 
+std::vector<timelineruler::Tick> TimelineView::rulerTicks() const
+{
+    return timelineruler::ticks(m_mapping, QFontMetricsF(labelFont(font())), width(),
+                                kTickHeight - 2);
+}
+
 QRect TimelineView::plotRect() const
 {
     return QRect(m_labelWidth, kHeaderHeight, int(m_mapping.width) + kRightMargin,
@@ -347,13 +331,9 @@ void TimelineView::drawGrid(QPainter& p) const
 {
     const Colors colors = colorsFor(palette());
     const int plotBottom = int(m_geometry.rowTop(m_geometry.rows));
-    const double step = niceStep(kTickSpacingPx * m_mapping.secondsPerPixel());
     p.setPen(colors.grid);
-    for (double t = std::ceil(m_mapping.startS / step) * step; t <= m_mapping.endS() + 1e-12;
-         t += step) {
-        const int x = int(std::lround(m_mapping.xOf(t)));
-        p.drawLine(x, kHeaderHeight, x, plotBottom);
-    }
+    for (const timelineruler::Tick& tick : rulerTicks())
+        p.drawLine(tick.x, kHeaderHeight, tick.x, plotBottom);
     for (int row = 0; row < m_geometry.rows; ++row) {
         const int y = int(m_geometry.rowTop(row) + m_geometry.rowHeight) - 1;
         p.drawLine(m_labelWidth, y, width(), y);
@@ -370,15 +350,11 @@ void TimelineView::drawLabels(QPainter& p) const
     p.drawLine(0, kHeaderHeight - 1, width(), kHeaderHeight - 1);
 
     p.setFont(labelFont(font()));
-    const double step = niceStep(kTickSpacingPx * m_mapping.secondsPerPixel());
-    for (double t = std::ceil(m_mapping.startS / step) * step; t <= m_mapping.endS() + 1e-12;
-         t += step) {
-        const int x = int(std::lround(m_mapping.xOf(t)));
+    for (const timelineruler::Tick& tick : rulerTicks()) {
         p.setPen(colors.grid);
-        p.drawLine(x, kTickHeight - 5, x, kTickHeight);
+        p.drawLine(tick.x, kTickHeight - 5, tick.x, kTickHeight);
         p.setPen(colors.text);
-        p.drawText(QRect(x + 3, 0, int(kTickSpacingPx), kTickHeight - 2),
-                   Qt::AlignLeft | Qt::AlignVCenter, tickText(t, step));
+        p.drawText(tick.box, Qt::AlignLeft | Qt::AlignVCenter, tick.text);
     }
     p.setFont(font());
 

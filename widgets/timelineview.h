@@ -17,6 +17,7 @@
 
 #include "costmodel.h"
 #include "timelinemapping.h"
+#include "timelineruler.h"
 
 class QScrollBar;
 
@@ -64,6 +65,9 @@ public:
     QString describeEvent(int event) const;
     // What is under a point in words: an event, or a stage's idle gap; empty elsewhere.
     QString describeAt(QPointF pos) const;
+
+    // The time ruler's ticks and the names written at them, every name inside the widget.
+    std::vector<timelineruler::Tick> rulerTicks() const;
 
     QSize sizeHint() const override { return {900, 220}; }
     QSize minimumSizeHint() const override { return {200, 100}; }

@@ -94,9 +94,12 @@ public:
         QRectF box; // what the text covers
         QString text;
         QPointF baseline; // where it is written from
+        QString whole;    // the whole name where `text` is shortened to fit the view, else empty
     };
     std::vector<NameLabel> rackLabels(const ViewTransform& view, const QRectF& cull) const;
     std::vector<NameLabel> tierLabels(const ViewTransform& view) const;
+    // The whole name of a tier shortened to fit, for a tooltip at `point`; empty elsewhere.
+    QString tierLabelAt(const ViewTransform& view, QPointF point) const;
 
     // The dark hall's background, and a colour dimmed over it.
     static QColor background();

@@ -282,7 +282,7 @@ std::vector<TopologyRenderer::NameLabel> TopologyRenderer::rackLabels(const View
             whole ? QRectF(0, -metrics.ascent(), metrics.horizontalAdvance(text), metrics.height())
                   : metrics.tightBoundingRect(text);
         const QPointF baseline(rack.left(), rack.top() - kLabelGapPx - ink.bottom());
-        out.push_back({ink.translated(baseline), text, baseline});
+        out.push_back({ink.translated(baseline), text, baseline, {}});
     }
     return out;
 }
@@ -315,11 +315,26 @@ TopologyRenderer::tierLabels(const ViewTransform& view) const
                           : QObject::tr(" (%1)").arg(QString::fromStdString(c.scaleOut.name));
         const QRectF row = view.toScreen(rows[t]);
         const double bottom = row.top() - (switchNames ? 20 : 2);
+        // Within the picture's right end, which the whole view shows, and the view's width: a
+        // name that would run on is shortened, whole in its tooltip. (Neither limit changes
+        // with a pan, so a pan that redraws only a strip meets the same text.)
+        const double room =
+            std::min(view.toScreen(m_layout.bounds()).right() - row.left(), view.viewport.width());
+        const QString shown = metrics.elidedText(text, Qt::ElideRight, std::max(0.0, room - 8));
         out.push_back({QRectF(row.left(), bottom - metrics.height(),
-                              metrics.horizontalAdvance(text) + 8, metrics.height()),
-                       text, QPointF(row.left() + 4, bottom - metrics.descent())});
+                              metrics.horizontalAdvance(shown) + 8, metrics.height()),
+                       shown, QPointF(row.left() + 4, bottom - metrics.descent()),
+                       shown == text ? QString() : text});
     }
     return out;
+}
+
+QString TopologyRenderer::tierLabelAt(const ViewTransform& view, QPointF point) const
+{
+    for (const NameLabel& label : tierLabels(view))
+        if (label.box.contains(point))
+            return label.whole;
+    return {};
 }
 
 void TopologyRenderer::drawSwitches(QPainter& p, const ViewTransform& view,

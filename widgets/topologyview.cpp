@@ -363,7 +363,9 @@ bool TopologyView::event(QEvent* event)
 {
     if (event->type() == QEvent::ToolTip && m_scene) {
         auto* help = static_cast<QHelpEvent*>(event);
-        const QString text = m_scene->describe(hitAt(help->pos()));
+        QString text = m_scene->renderer().tierLabelAt(currentTransform(), inHall(help->pos()));
+        if (text.isEmpty())
+            text = m_scene->describe(hitAt(help->pos()));
         if (text.isEmpty())
             QToolTip::hideText();
         else
