@@ -180,13 +180,13 @@ std::vector<GroupKernels> kernelsOfGroups(const MeasuredProfile& profile,
 {
     std::vector<GroupKernels> out(groupCount);
     for (const RankProfile& r : profile.ranks) {
-        std::vector<GroupKernels*> of(r.groups.size() + 1, nullptr); // [0]: no group
-        for (size_t i = 0; i < r.groups.size(); ++i) {
-            const auto it = byKey.find(keyOf(r.groups[i].name, sorted(r.groups[i].ranks)));
-            of[i + 1] = it == byKey.end() ? nullptr : &out[it->second];
+        std::vector<GroupKernels*> of; // by the rank's group index
+        for (const ProcessGroup& g : r.groups) {
+            const auto it = byKey.find(keyOf(g.name, sorted(g.ranks)));
+            of.push_back(it == byKey.end() ? nullptr : &out[it->second]);
         }
         auto groupOf = [&](int32_t g) {
-            return g >= 0 && size_t(g) < r.groups.size() ? of[size_t(g) + 1] : nullptr;
+            return g >= 0 && size_t(g) < of.size() ? of[size_t(g)] : nullptr;
         };
         for (const RankProfile::CollectiveEnd& e : r.collectiveEnds)
             if (GroupKernels* k = groupOf(e.group))
