@@ -12,6 +12,12 @@ struct Calibration;
 struct FabricFactors;
 
 struct EvalOptions {
+    EvalOptions(const Calibration* calibration = nullptr, bool timeline = true)
+        : calibration(calibration)
+        , timeline(timeline)
+    {
+    }
+
     // The efficiency constants; nullptr: defaultCalibration() (calibration.h). Fitting tools
     // and tests pass their own.
     const Calibration* calibration = nullptr;

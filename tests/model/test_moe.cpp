@@ -330,15 +330,15 @@ TEST_CASE("the overlapped all-to-all's schedule costs the CPU time per layer unl
     none.a2aOverlapHostUs = 0;
     Calibration heavy = none;
     heavy.a2aOverlapHostUs = 1e5; // 0.1 s a layer and micro-batch: the CPU sets the pace
-    const double free = evaluate(*f.cluster, run, {.calibration = &none}).stepTimeS;
-    const double paid = evaluate(*f.cluster, run, {.calibration = &heavy}).stepTimeS;
+    const double free = evaluate(*f.cluster, run, EvalOptions{&none}).stepTimeS;
+    const double paid = evaluate(*f.cluster, run, EvalOptions{&heavy}).stepTimeS;
     CHECK(paid > 2 * free);
     run.extensions.set("x-moe_a2a_overlap", false); // no such schedule, no such cost
-    CHECK(evaluate(*f.cluster, run, {.calibration = &heavy}).stepTimeS ==
-          evaluate(*f.cluster, run, {.calibration = &none}).stepTimeS);
+    CHECK(evaluate(*f.cluster, run, EvalOptions{&heavy}).stepTimeS ==
+          evaluate(*f.cluster, run, EvalOptions{&none}).stepTimeS);
     run = *f.run; // the 2026 MXFP8 recipe: the step is one CUDA graph, the overlap on
-    CHECK(evaluate(*f.cluster, run, {.calibration = &heavy}).stepTimeS ==
-          evaluate(*f.cluster, run, {.calibration = &none}).stepTimeS);
+    CHECK(evaluate(*f.cluster, run, EvalOptions{&heavy}).stepTimeS ==
+          evaluate(*f.cluster, run, EvalOptions{&none}).stepTimeS);
 }
 
 TEST_CASE("group-limited routing: the chance a token misses a domain")
