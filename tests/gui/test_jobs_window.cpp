@@ -292,7 +292,8 @@ TEST_CASE("a session with jobs saves and opens again with the same jobs", "[jobs
     CHECK(again.document()->runs() == runs);
 }
 
-TEST_CASE("--render colours a session's jobs by job as the window does", "[jobs][gui]")
+TEST_CASE("a picture made with --render colours a session's jobs by job as the window does",
+          "[jobs][gui]")
 {
     QTemporaryDir dir;
     RenderRequest request;
