@@ -168,7 +168,8 @@ QWidget* StepViews::createTimelinePanel()
     find->setToolTip(QObject::tr(
         "Events that do not match are dimmed. Words: forward, backward, recompute, optimizer, "
         "bubble, comm;\ntp, cp, pp (or send), dp, ep; stage N, mb N, chunk N; exposed, hidden, "
-        "critical.\nWords of one sort widen the search, different sorts narrow it."));
+        "critical;\nmeasured, compute, idle (a measured profile's lanes).\nWords of one sort "
+        "widen the search, different sorts narrow it."));
     find->setMinimumWidth(find->fontMetrics().horizontalAdvance(find->placeholderText()) / 2);
     auto* found = new QLabel(panel);
     connect(find, &QLineEdit::textChanged, this, [this, find, found](const QString& text) {
