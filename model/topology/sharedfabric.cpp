@@ -128,28 +128,32 @@ void blame(const Binding& b, const std::vector<NeighbourJob>& neighbours, double
     double total = 0;
     for (size_t k = 0; k < neighbours.size(); ++k) {
         for (Dim e : kAllDims)
-            weight[k] +=
-                neighbours[k].busy[e] * countAt(neighbours[k].loads->dims[e], b.link, b.down);
+            weight[k] += Background::weightOf(neighbours[k].busy[e], ownBusy) *
+                         countAt(neighbours[k].loads->dims[e], b.link, b.down);
         total += weight[k];
     }
     for (size_t k = 0; k < neighbours.size(); ++k)
         out[k][d] = std::max(out[k][d], total > 0 ? weight[k] / total : 0.0);
 }
 
+// What a job's loads depend on. The graph is referred to, not held: an entry must not keep a
+// graph alive (tens of MiB at 131,072 GPUs) after the topology cache has let it go; an entry
+// whose graph is gone matches nothing and is dropped.
 struct LoadsKey {
-    std::shared_ptr<const Topology> topology; // held, so that its address is not reused
+    std::weak_ptr<const Topology> topology;
     Parallelism parallelism;
     PlacementOrder order = kPlacedDims;
     std::optional<Allocation> allocation;
-    bool operator==(const LoadsKey& o) const
+    bool matches(const Topology* graph, const RunDesc& run) const
     {
-        return topology == o.topology && parallelism == o.parallelism && order == o.order &&
-               allocation == o.allocation;
+        const std::shared_ptr<const Topology> held = topology.lock();
+        return held && held.get() == graph && parallelism == run.parallelism &&
+               order == run.placement && allocation == run.allocation;
     }
 };
 
-// Entries hold a topology alive; a placement search of a large cluster tries a few hundred.
-constexpr size_t kMaxCachedLoads = 512;
+// Place Job times up to 64 allocations beside the running jobs, which stay at the front.
+constexpr size_t kMaxCachedLoads = 128;
 
 } // namespace
 
@@ -173,20 +177,21 @@ std::shared_ptr<const JobLoads> cachedJobLoads(const ClusterDesc& cluster, const
 {
     static std::mutex mutex;
     static std::list<std::pair<LoadsKey, std::shared_ptr<const JobLoads>>> recent;
-    const LoadsKey key{cachedTopology(cluster), run.parallelism, run.placement, run.allocation};
+    const std::shared_ptr<const Topology> topology = cachedTopology(cluster);
     {
         std::lock_guard lock(mutex);
+        std::erase_if(recent, [](const auto& entry) { return entry.first.topology.expired(); });
         for (auto it = recent.begin(); it != recent.end(); ++it) {
-            if (it->first == key) {
+            if (it->first.matches(topology.get(), run)) {
                 recent.splice(recent.begin(), recent, it);
                 return it->second;
             }
         }
     }
     auto built = std::make_shared<const JobLoads>(
-        jobLoads(*key.topology, placeRun(run, cluster), run.parallelism.vp > 1));
+        jobLoads(*topology, placeRun(run, cluster), run.parallelism.vp > 1));
     std::lock_guard lock(mutex);
-    recent.emplace_front(key, built);
+    recent.emplace_front(LoadsKey{topology, run.parallelism, run.placement, run.allocation}, built);
     if (recent.size() > kMaxCachedLoads)
         recent.pop_back();
     return built;
