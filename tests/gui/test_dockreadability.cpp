@@ -26,6 +26,7 @@
 #include "mainwindow.h"
 #include "propertiespanel.h"
 #include "scalingchart.h"
+#include "shownwindow.h"
 
 namespace {
 
@@ -39,22 +40,6 @@ QStringList cutTexts(const QChart* chart)
             cut << text->toPlainText();
     return cut;
 }
-
-// A window on a sample at a size, shown, its default dock layout (applied after the show)
-// settled.
-struct ShownWindow {
-    QTemporaryDir dir;
-    MainWindow window{dir.path()};
-    ShownWindow(const char* sample, QSize size)
-    {
-        window.setQuiet(true);
-        REQUIRE(window.openFile(sampleFile(sample)));
-        window.resize(size);
-        window.show();
-        for (int i = 0; i < 3; ++i) // the layout, then the docks' own resizes
-            QApplication::processEvents();
-    }
-};
 
 } // namespace
 

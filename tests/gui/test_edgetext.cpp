@@ -13,29 +13,10 @@
 #include "document.h"
 #include "guitestutil.h"
 #include "mainwindow.h"
+#include "shownwindow.h"
 #include "timelineview.h"
 #include "topologyscene.h"
 #include "topologyview.h"
-
-namespace {
-
-// A window on a sample at a size, shown, its default dock layout (applied after the show)
-// settled.
-struct ShownWindow {
-    QTemporaryDir dir;
-    MainWindow window{dir.path()};
-    ShownWindow(const char* sample, QSize size)
-    {
-        window.setQuiet(true);
-        REQUIRE(window.openFile(sampleFile(sample)));
-        window.resize(size);
-        window.show();
-        for (int i = 0; i < 3; ++i) // the layout, then the docks' own resizes
-            QApplication::processEvents();
-    }
-};
-
-} // namespace
 
 TEST_CASE("the tier names end inside the topology view, shortened ones whole in the tooltip",
           "[topology][labels][layout]")
