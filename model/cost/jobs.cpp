@@ -71,10 +71,6 @@ void sumTiers(const Topology& topology, StepTraffic& traffic)
     }
 }
 
-} // namespace
-
-namespace {
-
 // The fabric as each job sees it with the others running, from every job timed alone.
 class SharedFabric {
 public:
