@@ -10,6 +10,7 @@
 
 #include "common.h"
 #include "costmodel.h"
+#include "errorpatterns.h"
 #include "evaluationjson.h"
 #include "fileio.h"
 #include "importreport.h"
@@ -42,12 +43,17 @@ const CommandSpec kValidateRunsSpec{
     "FILE.jsonl",
     1,
     1,
-    {{"--json", "", "print {rows: [{id, predicted_s, measured_s, error}], mape}"},
+    {{"--json", "",
+      "print {rows: [{id, predicted_s, measured_s, error}], mape, range_coverage, groups, "
+      "large_errors}"},
      kCalibrationOption},
     "predicted vs measured for published runs, and the MAPE",
     "Predicts every measured run of FILE.jsonl and prints predicted, measured and error per\n"
-    "row, then the mean absolute percentage error; errors as fractions in --json. Rows with\n"
-    "problems are reported by line and id and left out, and the exit status is then 1."};
+    "row, then the mean absolute percentage error; errors as fractions in --json. Then the\n"
+    "errors by GPU, precision and kind of model (dense or with experts): a group of 3 rows or\n"
+    "more off the same way by 5 % or more on average is a pattern; and each row off by 20 %\n"
+    "or more beside the other rows of its group: alone, it is an outlier. Rows with problems\n"
+    "are reported by line and id and left out, and the exit status is then 1."};
 
 const CommandSpec kTraceSpec{
     "trace",
@@ -173,6 +179,74 @@ private:
     std::vector<double> m_halfWidths;
 };
 
+json errorPatternsJson(const std::vector<ErrorGroup>& groups,
+                       const std::vector<LargeRowError>& large,
+                       const std::vector<MeasuredRun>& runs)
+{
+    json g = json::array();
+    for (const ErrorGroup& group : groups)
+        g.push_back({{"gpu", group.gpu},
+                     {"precision", toString(group.precision)},
+                     {"experts", group.experts},
+                     {"rows", group.rows.size()},
+                     {"mean_error", group.meanError},
+                     {"mape", group.mape},
+                     {"families", group.families},
+                     {"pattern", group.pattern()}});
+    json l = json::array();
+    for (const LargeRowError& e : large)
+        l.push_back({{"id", runs[e.row].id},
+                     {"error", e.error},
+                     {"others", e.others},
+                     {"others_mean_error", e.othersMean},
+                     {"model_others", e.modelOthers},
+                     {"model_others_mean_error", e.modelMean},
+                     {"shared_by_others", e.sharedByOthers}});
+    return {{"groups", g}, {"large_errors", l}};
+}
+
+// "the 2 others of the same model -20.1 % on average".
+std::string othersText(int others, const char* which, double mean)
+{
+    return "the " + std::to_string(others) + " other" + (others == 1 ? "" : "s") + which + " " +
+           signedPercentText(mean) + " on average";
+}
+
+void printErrorPatterns(const std::vector<ErrorGroup>& groups,
+                        const std::vector<LargeRowError>& large,
+                        const std::vector<std::string>& ids, std::ostream& out)
+{
+    out << "\nerrors by GPU, precision and kind of model (a pattern: " << kPatternMinRows
+        << " rows or more off the same way by " << percent(kPatternMeanError, 0)
+        << " or more on average):\n";
+    size_t width = 0;
+    for (const ErrorGroup& g : groups)
+        width = std::max(width, groupName(g).size());
+    for (const ErrorGroup& g : groups) {
+        std::string families;
+        for (const std::string& f : g.families)
+            families += (families.empty() ? "" : ", ") + printable(f);
+        out << "  " << padRight(groupName(g), width) << "  "
+            << padLeft(std::to_string(g.rows.size()), 3) << " rows  mean "
+            << padLeft(signedPercentText(g.meanError), 8) << "  MAPE "
+            << padLeft(percent(g.mape), 6) << "  " << families << (g.pattern() ? "  pattern" : "")
+            << "\n";
+    }
+    if (large.empty())
+        return;
+    out << "rows off by " << percent(kLargeRowError, 0) << " or more, beside their group:\n";
+    for (const LargeRowError& e : large) {
+        out << "  " << ids[e.row] << "  " << signedPercentText(e.error) << ": ";
+        if (e.others == 0)
+            out << "alone in its group";
+        else
+            out << othersText(e.others, "", e.othersMean);
+        if (e.modelOthers > 0 && e.modelOthers < e.others)
+            out << "; " << othersText(e.modelOthers, " of the same model", e.modelMean);
+        out << (e.sharedByOthers ? " (a pattern)" : " (an outlier)") << "\n";
+    }
+}
+
 } // namespace
 
 int runEvaluate(const Args& args, Io io)
@@ -220,6 +294,7 @@ int runValidateRuns(const Args& args, Io io)
     json rows = json::array();
     double sumAbs = 0;
     RangeCoverage coverage;
+    std::vector<double> errors;
     const std::vector<ReferenceRun>& references = shippedReferenceRuns(*cal);
     std::vector<std::string> ids; // as the table shows them
     size_t width = 2;
@@ -235,6 +310,7 @@ int runValidateRuns(const Args& args, Io io)
         const double measured = r.run.measured->stepTimeS;
         const double error = e.stepTimeS / measured - 1;
         sumAbs += std::abs(error);
+        errors.push_back(error);
         // The row's range never draws on the row itself.
         const Uncertainty u =
             uncertaintyOf(e.stepTimeS, likenessOf(r.cluster, r.run), references, r.id);
@@ -251,13 +327,16 @@ int runValidateRuns(const Args& args, Io io)
                    << padLeft(fixed(measured, 4), 10) << "  " << signedPercentText(error) << "\n";
     }
     const double mape = runs.empty() ? 0 : sumAbs / double(runs.size());
+    const std::vector<ErrorGroup> groups = errorGroups(runs, errors);
+    const std::vector<LargeRowError> large = largeRowErrors(groups, runs, errors);
     if (asJson) {
-        io.out << json{{"rows", rows}, {"mape", mape}, {"range_coverage", coverage.asJson()}}.dump(
-                      2)
-               << "\n";
+        json j{{"rows", rows}, {"mape", mape}, {"range_coverage", coverage.asJson()}};
+        j.update(errorPatternsJson(groups, large, runs));
+        io.out << j.dump(2) << "\n";
     } else {
         io.out << "MAPE " << percent(mape, 2) << " over " << runs.size() << " runs\n";
         io.out << coverage.text() << "\n";
+        printErrorPatterns(groups, large, ids, io.out);
     }
     return diags.empty() ? kExitOk : kExitBadInput;
 }
