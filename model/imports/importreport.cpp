@@ -59,17 +59,4 @@ std::string asSentence(std::string text)
     return text + ".";
 }
 
-double median(std::vector<double> values)
-{
-    if (values.empty())
-        return 0;
-    const size_t mid = values.size() / 2;
-    std::nth_element(values.begin(), values.begin() + mid, values.end());
-    if (values.size() % 2 == 1)
-        return values[mid];
-    const double upper = values[mid];
-    const double lower = *std::max_element(values.begin(), values.begin() + mid);
-    return (lower + upper) / 2;
-}
-
 } // namespace cs

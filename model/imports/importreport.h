@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "diagnostics.h"
+#include "statistics.h"
 
 namespace cs {
 
@@ -43,9 +44,6 @@ std::vector<std::string_view> textLines(std::string_view text);
 
 // An assumption as a sentence of a description's notes: "tiers assumed" -> "Tiers assumed.".
 std::string asSentence(std::string text);
-
-// The median (the mean of the middle two for an even count); 0 for no values.
-double median(std::vector<double> values);
 
 // The top-level key of an imported run that keeps the measured per-step times, for the variance
 // view (an extension key, which formats.md allows anywhere).

@@ -5,20 +5,12 @@
 #include <deque>
 #include <map>
 
+#include "statistics.h"
 #include "text.h"
 
 namespace cs {
 
 namespace {
-
-double median(std::vector<double> v)
-{
-    if (v.empty())
-        return 0;
-    const auto mid = v.begin() + std::ptrdiff_t(v.size() / 2);
-    std::nth_element(v.begin(), mid, v.end());
-    return *mid;
-}
 
 // The same group in every file: by its ranks, or by its name where the file gives no ranks.
 std::string groupKey(const ProcessGroup& g)

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "clockalignment.h"
+#include "statistics.h"
 #include "text.h"
 
 namespace cs {
@@ -31,15 +32,6 @@ int64_t sizeOf(const std::string& path)
     std::error_code ec;
     const auto size = fs::file_size(path, ec);
     return ec ? 0 : int64_t(size);
-}
-
-double median(std::vector<double> v)
-{
-    if (v.empty())
-        return 0;
-    std::sort(v.begin(), v.end());
-    const size_t n = v.size();
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 // The world size most files give (the first file's on a tie); the other files refused.
