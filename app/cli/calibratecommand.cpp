@@ -13,6 +13,7 @@
 #include "gemm.h"
 #include "options.h"
 #include "text.h"
+#include "uncertainty.h"
 
 namespace cs::cli {
 
@@ -110,6 +111,26 @@ void printErrors(const std::vector<RowError>& rows, std::ostream& out)
         out << "  " << printable(r.id, 60) << "  " << signedPercentText(r.error()) << "\n";
 }
 
+// The ranges of a held-out family's rows as a user would get them: its predictions by the
+// constants fitted without it, their ranges from the other rows' errors under those constants.
+RangeCoverage heldOutRanges(const std::vector<MeasuredRun>& rows, const FamilyError& f,
+                            const FamilyOf& familyOf)
+{
+    std::vector<MeasuredRun> training, held;
+    for (const MeasuredRun& r : rows)
+        (familyOf(r) == f.family ? held : training).push_back(r);
+    const std::vector<ReferenceRun> references = referenceRuns(training, f.heldOutFit);
+    const std::vector<ReferenceRun> predicted = referenceRuns(held, f.heldOutFit);
+    RangeCoverage coverage;
+    for (size_t i = 0; i < held.size(); ++i) {
+        const double measured = held[i].run.measured->stepTimeS;
+        coverage.add(
+            uncertaintyOf(measured * (1 + predicted[i].error), predicted[i].likeness, references),
+            measured);
+    }
+    return coverage;
+}
+
 void printCrossValidation(const std::vector<MeasuredRun>& rows, const Calibration& fitted,
                           const FitOptions& options, double maxSeconds, std::ostream& out)
 {
@@ -122,9 +143,15 @@ void printCrossValidation(const std::vector<MeasuredRun>& rows, const Calibratio
         out << "cross-validation, each " << what
             << " predicted by constants fitted on the others:\n";
         const std::vector<FamilyError> families = crossValidate(rows, fitted, quiet, familyOf);
-        for (const FamilyError& f : families)
+        RangeCoverage all;
+        for (const FamilyError& f : families) {
+            const RangeCoverage c = heldOutRanges(rows, f, familyOf);
             out << "  " << printable(f.family, 40) << ": fitted " << percent(f.fittedMape, 2)
-                << ", held out " << percent(f.heldOutMape, 2) << " over " << f.rows << "\n";
+                << ", held out " << percent(f.heldOutMape, 2) << " over " << f.rows
+                << "; range holds " << c.inside() << " of " << c.withRange() << "\n";
+            all.merge(c);
+        }
+        out << "  ranges of the rows held out, made from the others: " << coverageText(all) << "\n";
         if (std::chrono::steady_clock::now() >= options.deadline) {
             out << "Cross-validation stopped early after " << numberText(maxSeconds)
                 << " s (--max-seconds): " << families.size() << " held out by " << what

@@ -126,6 +126,14 @@ std::string percent(double fraction, int decimals)
     return fixed(100 * fraction, decimals) + " %";
 }
 
+std::string coverageText(const RangeCoverage& c)
+{
+    return "holds the measured step for " + std::to_string(c.inside()) + " of " +
+           std::to_string(c.withRange()) + " rows, median half-width " +
+           percent(c.medianHalfWidth()) + "; " + std::to_string(c.withoutRange()) +
+           " rows with no measured run like them";
+}
+
 } // namespace cs::cli
 
 namespace cs::cli {

@@ -14,6 +14,7 @@
 #include "description.h"
 #include "diagnostics.h"
 #include "loader.h"
+#include "uncertainty.h"
 
 namespace cs::cli {
 
@@ -30,6 +31,9 @@ std::optional<ClusterRun> loadClusterAndRun(const std::string& clusterPath,
 void checkFabrics(const LoadedFile& file, Diagnostics& diags);
 
 std::string percent(double fraction, int decimals = 1);
+// "holds the measured step for 46 of 56 rows, median half-width 8.7 %; 0 rows with no measured
+// run like them".
+std::string coverageText(const RangeCoverage& c);
 
 // Characters, not bytes, as a terminal shows them; text padded to `width` of them.
 size_t characters(std::string_view text);

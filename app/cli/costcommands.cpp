@@ -142,42 +142,13 @@ void printEvaluation(const Evaluation& e, const Uncertainty& u, const RunDesc& r
         printGoodput(*e.goodput, *e.variance, out);
 }
 
-// How often the measured step lies in the range made without its row, and how wide the ranges
-// are: what the range is worth.
-class RangeCoverage {
-public:
-    void add(const Uncertainty& u, double measuredS)
-    {
-        if (!u.known()) {
-            ++m_unknown;
-            return;
-        }
-        m_inside += u.lowS <= measuredS && measuredS <= u.highS ? 1 : 0;
-        const double middle = (u.lowS + u.highS) / 2;
-        m_halfWidths.push_back((u.highS - u.lowS) / 2 / middle);
-    }
-    json asJson() const
-    {
-        return {{"rows_with_range", m_halfWidths.size()},
-                {"inside", m_inside},
-                {"median_half_width", medianHalfWidth()},
-                {"rows_without_range", m_unknown}};
-    }
-    std::string text() const
-    {
-        return "range (without the row): holds the measured step for " + std::to_string(m_inside) +
-               " of " + std::to_string(m_halfWidths.size()) + " rows, median half-width " +
-               percent(medianHalfWidth()) + "; " + std::to_string(m_unknown) +
-               " rows with no measured run like them";
-    }
-
-private:
-    double medianHalfWidth() const { return median(m_halfWidths); }
-
-    int m_inside = 0;
-    int m_unknown = 0;
-    std::vector<double> m_halfWidths;
-};
+json coverageJson(const RangeCoverage& c)
+{
+    return {{"rows_with_range", c.withRange()},
+            {"inside", c.inside()},
+            {"median_half_width", c.medianHalfWidth()},
+            {"rows_without_range", c.withoutRange()}};
+}
 
 json errorPatternsJson(const std::vector<ErrorGroup>& groups,
                        const std::vector<LargeRowError>& large,
@@ -330,12 +301,12 @@ int runValidateRuns(const Args& args, Io io)
     const std::vector<ErrorGroup> groups = errorGroups(runs, errors);
     const std::vector<LargeRowError> large = largeRowErrors(groups, runs, errors);
     if (asJson) {
-        json j{{"rows", rows}, {"mape", mape}, {"range_coverage", coverage.asJson()}};
+        json j{{"rows", rows}, {"mape", mape}, {"range_coverage", coverageJson(coverage)}};
         j.update(errorPatternsJson(groups, large, runs));
         io.out << j.dump(2) << "\n";
     } else {
         io.out << "MAPE " << percent(mape, 2) << " over " << runs.size() << " runs\n";
-        io.out << coverage.text() << "\n";
+        io.out << "range (without the row): " << coverageText(coverage) << "\n";
         printErrorPatterns(groups, large, ids, io.out);
     }
     return diags.empty() ? kExitOk : kExitBadInput;

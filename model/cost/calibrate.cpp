@@ -472,7 +472,7 @@ std::vector<FamilyError> crossValidate(const std::vector<MeasuredRun>& rows,
         // Efficiencies the training rows do not inform are dropped by the fit itself.
         const Fit fit = calibrate(training, fitted, options);
         out.push_back({family, int(held.size()), meanAbsoluteError(fittedErrors),
-                       meanAbsoluteError(predictRows(held, fit.calibration))});
+                       meanAbsoluteError(predictRows(held, fit.calibration)), fit.calibration});
     }
     return out;
 }

@@ -111,6 +111,7 @@ struct FamilyError {
     int rows = 0;
     double fittedMape = 0;  // with constants fitted on every row
     double heldOutMape = 0; // with constants fitted without this family
+    Calibration heldOutFit; // the constants fitted without this family
 };
 // What groups rows into the families held out: modelFamilyOf, or the row's GPU.
 using FamilyOf = std::function<std::string(const MeasuredRun&)>;

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "costmodel.h"
+#include "statistics.h"
 #include "text.h"
 
 namespace cs {
@@ -116,6 +117,29 @@ std::string rangeText(const Uncertainty& u)
 bool tied(const Uncertainty& a, const Uncertainty& b)
 {
     return a.known() && b.known() && a.lowS <= b.highS && b.lowS <= a.highS;
+}
+
+void RangeCoverage::add(const Uncertainty& u, double measuredS)
+{
+    if (!u.known()) {
+        ++m_unknown;
+        return;
+    }
+    m_inside += u.lowS <= measuredS && measuredS <= u.highS ? 1 : 0;
+    const double middle = (u.lowS + u.highS) / 2;
+    m_halfWidths.push_back((u.highS - u.lowS) / 2 / middle);
+}
+
+void RangeCoverage::merge(const RangeCoverage& other)
+{
+    m_inside += other.m_inside;
+    m_unknown += other.m_unknown;
+    m_halfWidths.insert(m_halfWidths.end(), other.m_halfWidths.begin(), other.m_halfWidths.end());
+}
+
+double RangeCoverage::medianHalfWidth() const
+{
+    return median(m_halfWidths);
 }
 
 const std::vector<ReferenceRun>& shippedReferenceRuns(const Calibration& calibration)

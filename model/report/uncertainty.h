@@ -67,6 +67,25 @@ std::string rangeText(const Uncertainty& u);
 // so the faster prediction is a tie, not a win. Unknown ranges never tie.
 bool tied(const Uncertainty& a, const Uncertainty& b);
 
+// How often ranges hold the measured step, and how wide they are: what the range is worth. A
+// range that holds everything is no answer, so both are told (validate-runs, and calibrate
+// --cross-validate on rows no constant was fitted on).
+class RangeCoverage {
+public:
+    void add(const Uncertainty& u, double measuredS);
+    void merge(const RangeCoverage& other);
+    int inside() const { return m_inside; }
+    int withRange() const { return int(m_halfWidths.size()); }
+    int withoutRange() const { return m_unknown; }
+    // Half the range over its middle.
+    double medianHalfWidth() const;
+
+private:
+    int m_inside = 0;
+    int m_unknown = 0;
+    std::vector<double> m_halfWidths;
+};
+
 // The measured runs that ship with ClusterScope (samples/measured/), with the model's errors on
 // them under this calibration; read and evaluated once per calibration (about 0.2 s).
 const std::vector<ReferenceRun>& shippedReferenceRuns(const Calibration& calibration);

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "calibrate.h"
@@ -69,6 +70,16 @@ TEST_CASE("cross-validation by model family holds each family out of the fit in 
         CHECK(f.rows == taken[f.family]);
         CHECK(f.heldOutMape >= 0);
         CHECK(f.heldOutMape < 1);
+        // The constants it returns are those that predicted the family: the ranges of the
+        // held-out rows (calibrate --cross-validate) are made with them.
+        std::vector<MeasuredRun> held;
+        for (const MeasuredRun& r : rows)
+            if (modelFamilyOf(r) == f.family)
+                held.push_back(r);
+        double sum = 0;
+        for (const RowError& e : predictRows(held, f.heldOutFit))
+            sum += std::abs(e.error());
+        CHECK(sum / double(held.size()) == Approx(f.heldOutMape));
     }
 }
 

@@ -164,3 +164,39 @@ TEST_CASE("compare gives both ranges and says when the measured steps could come
     const json j = comparisonJson(close);
     CHECK(j["b"]["uncertainty"]["low_s"].get<double>() == close.rangeB.lowS);
 }
+
+TEST_CASE("range coverage counts the ranges that hold the measured step and their median "
+          "half-width; merged, as if added to one",
+          "[uncertainty]")
+{
+    const auto range = [](double low, double high) {
+        Uncertainty u;
+        u.lowS = low;
+        u.highS = high;
+        u.nearest = {"a", "b", "c", "d"};
+        return u;
+    };
+    RangeCoverage a, b, all;
+    const std::vector<std::pair<Uncertainty, double>> cases{
+        {range(0.9, 1.1), 1.0},   // inside, half-width 10 %
+        {range(0.9, 1.1), 1.2},   // outside, 10 %
+        {range(1.8, 2.2), 2.2},   // on the edge: inside, 10 %
+        {range(0.8, 1.2), 1.0},   // inside, 20 %
+        {range(0.95, 1.05), 1.0}, // inside, 5 %
+        {Uncertainty{}, 1.0},     // no measured run like it
+    };
+    for (size_t i = 0; i < cases.size(); ++i) {
+        (i % 2 ? a : b).add(cases[i].first, cases[i].second);
+        all.add(cases[i].first, cases[i].second);
+    }
+    CHECK(all.inside() == 4);
+    CHECK(all.withRange() == 5);
+    CHECK(all.withoutRange() == 1);
+    CHECK(all.medianHalfWidth() == Approx(0.1));
+    a.merge(b);
+    CHECK(a.inside() == all.inside());
+    CHECK(a.withRange() == all.withRange());
+    CHECK(a.withoutRange() == all.withoutRange());
+    CHECK(a.medianHalfWidth() == Approx(all.medianHalfWidth()));
+    CHECK(RangeCoverage{}.medianHalfWidth() == 0);
+}
