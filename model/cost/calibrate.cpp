@@ -353,6 +353,11 @@ const std::vector<FittedConstant>& fittedConstants()
 
 std::string modelFamilyOf(const MeasuredRun& row)
 {
+    return familyOfModel(row.run.model.name);
+}
+
+std::string familyOfModel(const std::string& modelName)
+{
     // Longest prefixes first: "gpt-oss" before "gpt", "llama 4" before "llama".
     static const std::pair<const char*, const char*> kFamilies[] = {
         {"gpt-oss", "gpt-oss"},      {"gpt", "GPT-3"},
@@ -361,11 +366,11 @@ std::string modelFamilyOf(const MeasuredRun& row)
         {"kimi", "Kimi K2"},         {"mixtral", "Mixtral"},
         {"nemotron", "Nemotron"},
     };
-    const std::string name = lowerCase(row.run.model.name);
+    const std::string name = lowerCase(modelName);
     for (const auto& [prefix, family] : kFamilies)
         if (name.rfind(prefix, 0) == 0)
             return family;
-    const std::string first = row.run.model.name.substr(0, row.run.model.name.find(' '));
+    const std::string first = modelName.substr(0, modelName.find(' '));
     return first.empty() ? "unnamed" : first;
 }
 

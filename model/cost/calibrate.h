@@ -44,6 +44,7 @@ const std::vector<FittedConstant>& fittedConstants();
 // The model family a row measures, by its model's name: "GPT-3", "Llama 3", "DeepSeek-V3",
 // "Qwen3", "gpt-oss" ...; a name no family knows is its own first word.
 std::string modelFamilyOf(const MeasuredRun& row);
+std::string familyOfModel(const std::string& modelName);
 
 // Every row predicted by evaluate() with the calibration.
 std::vector<RowError> predictRows(const std::vector<MeasuredRun>& rows, const Calibration& cal);

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "calibrate.h"
 #include "costmodel.h"
 #include "statistics.h"
 #include "text.h"
@@ -56,6 +57,7 @@ Likeness likenessOf(const ClusterDesc& cluster, const RunDesc& run)
     l.experts = run.model.moe.has_value();
     const Parallelism& par = run.parallelism;
     l.gpus = double(std::max<int64_t>(1, int64_t(par.tp) * par.cp * par.pp * par.dp));
+    l.family = familyOfModel(run.model.name);
     return l;
 }
 
@@ -76,11 +78,17 @@ Uncertainty uncertaintyOf(double predictedS, const Likeness& likeness,
                           const std::vector<ReferenceRun>& references, std::string_view without)
 {
     std::vector<std::pair<double, const ReferenceRun*>> alike;
-    for (const ReferenceRun& r : references)
-        if (r.id != without && r.likeness.tensorCoreGeneration == likeness.tensorCoreGeneration &&
+    bool familyMeasured = false;
+    for (const ReferenceRun& r : references) {
+        if (r.id == without)
+            continue;
+        familyMeasured = familyMeasured || r.likeness.family == likeness.family;
+        if (r.likeness.tensorCoreGeneration == likeness.tensorCoreGeneration &&
             r.likeness.experts == likeness.experts)
             alike.emplace_back(distance(likeness, r.likeness), &r);
+    }
     Uncertainty u;
+    u.familyMeasured = familyMeasured;
     if (alike.size() < size_t(kMinBasis) || !(predictedS > 0))
         return u;
     std::sort(alike.begin(), alike.end(), [](const auto& a, const auto& b) {
@@ -103,7 +111,11 @@ nlohmann::json uncertaintyJson(const Uncertainty& u)
 {
     if (!u.known())
         return {{"basis", 0}};
-    return {{"low_s", u.lowS}, {"high_s", u.highS}, {"basis", u.basis()}, {"nearest", u.nearest}};
+    return {{"low_s", u.lowS},
+            {"high_s", u.highS},
+            {"basis", u.basis()},
+            {"nearest", u.nearest},
+            {"family_measured", u.familyMeasured}};
 }
 
 std::string rangeText(const Uncertainty& u)
@@ -111,7 +123,7 @@ std::string rangeText(const Uncertainty& u)
     if (!u.known())
         return "no measured run like this one";
     return fixed(u.lowS, 3) + "-" + fixed(u.highS, 3) + " s, from " + std::to_string(u.basis()) +
-           " measured runs like this one";
+           " measured runs like this one" + (u.familyMeasured ? "" : "; none of its model family");
 }
 
 bool tied(const Uncertainty& a, const Uncertainty& b)

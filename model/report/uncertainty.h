@@ -30,6 +30,9 @@ struct Likeness {
     Precision precision = Precision::BF16;
     bool experts = false;
     double gpus = 1;
+    // The model's family (calibrate.h, familyOfModel): not a measure of likeness, but whether
+    // any measured run has it says whether the fit has seen such a model.
+    std::string family;
 };
 Likeness likenessOf(const ClusterDesc& cluster, const RunDesc& run);
 
@@ -46,6 +49,10 @@ struct Uncertainty {
     double lowS = 0;
     double highS = 0;
     std::vector<std::string> nearest; // the ids of the runs the range comes from
+    // Whether a measured run of the model's family is among the references: where none is, the
+    // constants were fitted without such a model and its errors are larger than those the range
+    // is made of (docs/cost-model.md, "How sure a prediction is").
+    bool familyMeasured = false;
     int basis() const { return int(nearest.size()); }
     bool known() const { return !nearest.empty(); }
 };
@@ -56,11 +63,12 @@ Uncertainty uncertaintyOf(double predictedS, const Likeness& likeness,
                           const std::vector<ReferenceRun>& references,
                           std::string_view without = {});
 
-// As `evaluate --json` gives it: `low_s`, `high_s`, `basis` (how many runs) and `nearest` (their
-// ids); `basis` 0 alone where no measured run is like it.
+// As `evaluate --json` gives it: `low_s`, `high_s`, `basis` (how many runs), `nearest` (their
+// ids) and `family_measured`; `basis` 0 alone where no measured run is like it.
 nlohmann::json uncertaintyJson(const Uncertainty& u);
 
-// "1.191-1.371 s, from 12 measured runs like this one", or "no measured run like this one".
+// "1.191-1.371 s, from 12 measured runs like this one", with "; none of its model family" where
+// no measured run is of its family, or "no measured run like this one".
 std::string rangeText(const Uncertainty& u);
 
 // Whether the measured steps of two predictions could be in either order: their ranges overlap,

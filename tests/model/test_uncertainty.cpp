@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "calibrate.h"
 #include "clirun.h"
 #include "comparison.h"
 #include "samplefiles.h"
@@ -199,4 +200,34 @@ TEST_CASE("range coverage counts the ranges that hold the measured step and thei
     CHECK(a.withoutRange() == all.withoutRange());
     CHECK(a.medianHalfWidth() == Approx(all.medianHalfWidth()));
     CHECK(RangeCoverage{}.medianHalfWidth() == 0);
+}
+
+TEST_CASE("a range says when no measured run is of the model's family", "[uncertainty]")
+{
+    std::vector<ReferenceRun> refs;
+    for (int i = 0; i < 6; ++i) {
+        Likeness l = like(3, Precision::FP8, true, 256);
+        l.family = i < 5 ? "DeepSeek-V3" : "Qwen3";
+        refs.push_back(reference("r" + std::to_string(i), l, 0.01 * i));
+    }
+    const auto [family, without, measured] = GENERATE(table<std::string, std::string, bool>({
+        {"DeepSeek-V3", "", true},
+        {"Qwen3", "", true},
+        {"Qwen3", "r5", false}, // its only run of the family is the row itself
+        {"Kimi K2", "", false},
+    }));
+    INFO(family << " without " << without);
+    Likeness query = like(3, Precision::FP8, true, 256);
+    query.family = family;
+    const Uncertainty u = uncertaintyOf(1.0, query, refs, without);
+    REQUIRE(u.known());
+    CHECK(u.familyMeasured == measured);
+    CHECK((rangeText(u).find("none of its model family") != std::string::npos) == !measured);
+    CHECK(uncertaintyJson(u).at("family_measured") == measured);
+}
+
+TEST_CASE("a run's likeness names its model's family", "[uncertainty]")
+{
+    for (const MeasuredRun& r : publicMeasuredRuns())
+        CHECK(likenessOf(r.cluster, r.run).family == modelFamilyOf(r));
 }
