@@ -26,6 +26,7 @@
 #include "bookmarkslist.h"
 #include "document.h"
 #include "editcommands.h"
+#include "elidedlabel.h"
 #include "fabricviews.h"
 #include "inspectorpanel.h"
 #include "jobsviews.h"
@@ -312,7 +313,7 @@ void MainWindow::showEvent(QShowEvent* event)
 
 void MainWindow::createStatusBar()
 {
-    m_stepFigure = new QLabel(this);
+    m_stepFigure = new ElidedLabel(this);
     m_stepFigure->setObjectName(QStringLiteral("stepFigure"));
     statusBar()->addPermanentWidget(m_stepFigure);
     connect(m_topologyView, &TopologyView::hovered, this, [this](const QString& what) {
@@ -357,8 +358,10 @@ void MainWindow::updateStepFigure()
     QStringList parts;
     for (const cs::MemoryPart& p : cs::kMemoryParts)
         parts << QStringLiteral("%1 %2").arg(QLatin1String(p.key)).arg(e.memory.*p.gib, 0, 'f', 1);
-    m_stepFigure->setToolTip(tr("Memory of one GPU of the most loaded pipeline stage, GiB: %1")
-                                 .arg(parts.join(QStringLiteral(", "))));
+    // The whole line first: the label cuts it where the window is too narrow.
+    m_stepFigure->setToolTip(
+        tr("%1\n\nMemory of one GPU of the most loaded pipeline stage, GiB: %2")
+            .arg(text, parts.join(QStringLiteral(", "))));
 }
 
 void MainWindow::showHelp(HelpPage page)

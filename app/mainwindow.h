@@ -11,6 +11,7 @@
 #include "helppages.h"
 
 class BookmarksList;
+class ElidedLabel;
 class Document;
 class MeasuredRunsDialog;
 class ImportDialog;
@@ -169,7 +170,7 @@ private:
     QString m_lastProblem;
     std::optional<DiskState> m_diskState;
     QPointer<MeasuredRunsDialog> m_measuredRuns;
-    QLabel* m_stepFigure = nullptr;
+    ElidedLabel* m_stepFigure = nullptr;
     ProfileDocument* m_profile = nullptr;
     std::array<QPointer<QDialog>, kHelpPages> m_help;
 };

@@ -15,9 +15,13 @@ struct ShownWindow {
     QTemporaryDir dir;
     MainWindow window{dir.path()};
     ShownWindow(const char* sample, QSize size)
+        : ShownWindow(sampleFile(sample), size)
+    {
+    }
+    ShownWindow(const QString& path, QSize size)
     {
         window.setQuiet(true);
-        REQUIRE(window.openFile(sampleFile(sample)));
+        REQUIRE(window.openFile(path));
         window.resize(size);
         window.show();
         for (int i = 0; i < 3; ++i) // the layout, then the docks' own resizes

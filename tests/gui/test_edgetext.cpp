@@ -6,11 +6,13 @@
 #include <catch2/catch.hpp>
 
 #include <QApplication>
+#include <QFile>
 #include <QFontMetrics>
 #include <QLabel>
 #include <QTemporaryDir>
 
 #include "document.h"
+#include "elidedlabel.h"
 #include "guitestutil.h"
 #include "mainwindow.h"
 #include "shownwindow.h"
@@ -140,4 +142,36 @@ TEST_CASE("the status bar's step figure is whole inside the window", "[window][l
     // The whole line fits the label.
     CHECK(figure->fontMetrics().horizontalAdvance(figure->text()) <=
           figure->contentsRect().width());
+}
+
+TEST_CASE("a step figure longer than the window is cut with an ellipsis, whole in its tooltip",
+          "[window][layout]")
+{
+    // Fairwater's session with a model of no measured family: its range says so, and the line
+    // no longer fits 1228 pixels.
+    QFile in(sampleFile("fairwater-gb200-128.csession"));
+    REQUIRE(in.open(QIODevice::ReadOnly));
+    QString text = QString::fromUtf8(in.readAll());
+    text.replace(QStringLiteral("\"name\": \"Llama 3.1 405B"),
+                 QStringLiteral("\"name\": \"Falcon 405B"));
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("falcon.csession"));
+    QFile out(path);
+    REQUIRE(out.open(QIODevice::WriteOnly));
+    out.write(text.toUtf8());
+    out.close();
+
+    ShownWindow shown(path, QSize(1228, 676));
+    auto* figure = shown.window.findChild<ElidedLabel*>(QStringLiteral("stepFigure"));
+    REQUIRE(figure);
+    REQUIRE(figure->text().contains(QStringLiteral("none of its model family")));
+    CHECK(shown.window.width() == 1228);
+    const QRect onWindow(figure->mapTo(&shown.window, QPoint(0, 0)), figure->size());
+    CHECK(shown.window.rect().contains(onWindow));
+    CHECK(figure->elided());
+    CHECK(figure->toolTip().startsWith(figure->text()));
+    // The same line at 1920 pixels is whole.
+    shown.window.resize(1920, 1080);
+    QApplication::processEvents();
+    CHECK_FALSE(figure->elided());
 }
