@@ -187,6 +187,8 @@ void printErrorPatterns(const std::vector<ErrorGroup>& groups,
                         const std::vector<LargeRowError>& large,
                         const std::vector<std::string>& ids, std::ostream& out)
 {
+    if (groups.empty())
+        return;
     out << "\nerrors by GPU, precision and kind of model (a pattern: " << kPatternMinRows
         << " rows or more off the same way by " << percent(kPatternMeanError, 0)
         << " or more on average):\n";
@@ -198,7 +200,8 @@ void printErrorPatterns(const std::vector<ErrorGroup>& groups,
         for (const std::string& f : g.families)
             families += (families.empty() ? "" : ", ") + printable(f);
         out << "  " << padRight(groupName(g), width) << "  "
-            << padLeft(std::to_string(g.rows.size()), 3) << " rows  mean "
+            << padLeft(std::to_string(g.rows.size()), 3)
+            << (g.rows.size() == 1 ? " row   mean " : " rows  mean ")
             << padLeft(signedPercentText(g.meanError), 8) << "  MAPE "
             << padLeft(percent(g.mape), 6) << "  " << families << (g.pattern() ? "  pattern" : "")
             << "\n";
