@@ -1,6 +1,8 @@
 #pragma once
 // Running code the way a hostile input would be met in use, but fenced: in a child process
-// whose address space is limited (RLIMIT_AS) and that is killed after a time limit (SIGALRM),
+// whose address space may grow by a limit past what it has at the fork (RLIMIT_AS; the child
+// inherits the test process's whole address space, which grows as a run of many tests goes on)
+// and that is killed after a time limit (SIGALRM),
 // so that a blow-up or a hang fails the test instead of taking the machine or the CI run with
 // it. Under AddressSanitizer, whose shadow memory needs terabytes of address space, the child's
 // peak resident set is held to the limit instead (times kSanitizerMemoryFactor for its
@@ -47,8 +49,21 @@ struct BoundedRun {
     }
 };
 
-// Runs body() in a child process limited to `memoryMiB` of address space and `seconds` of
-// wall time; body returns the exit status and writes what it prints to the two streams.
+// The address space this process has now, in bytes (/proc/self/statm's first field); 0 if unknown.
+inline rlim_t addressSpaceBytes()
+{
+    unsigned long pages = 0;
+    if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
+        if (std::fscanf(f, "%lu", &pages) != 1)
+            pages = 0;
+        std::fclose(f);
+    }
+    return rlim_t(pages) * rlim_t(::sysconf(_SC_PAGESIZE));
+}
+
+// Runs body() in a child process whose address space may grow by `memoryMiB` and that has
+// `seconds` of wall time; body returns the exit status and writes what it prints to the two
+// streams.
 inline BoundedRun runBounded(const std::function<int(std::ostream&, std::ostream&)>& body,
                              long memoryMiB, unsigned seconds)
 {
@@ -58,7 +73,8 @@ inline BoundedRun runBounded(const std::function<int(std::ostream&, std::ostream
     const pid_t pid = ::fork();
     if (pid == 0) {
 #ifndef CS_TEST_ASAN
-        rlimit limit{rlim_t(memoryMiB) << 20, rlim_t(memoryMiB) << 20};
+        const rlim_t bytes = addressSpaceBytes() + (rlim_t(memoryMiB) << 20);
+        rlimit limit{bytes, bytes};
         ::setrlimit(RLIMIT_AS, &limit);
 #endif
         std::signal(SIGALRM, SIG_DFL);
