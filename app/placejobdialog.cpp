@@ -121,7 +121,12 @@ bool PlaceJobDialog::rank(const cs::RunDesc& job)
         tr("Timing %1 on every free allocation that fits, beside %2 running jobs...")
             .arg(QString::fromStdString(cs::printable(job.name)))
             .arg(m_running.size()),
-        [&](TaskProgress&) { result = cs::placeJob(m_cluster, job, m_running); });
+        [&](TaskProgress& progress) {
+            cs::PlaceJobOptions options;
+            options.cancel = &progress.cancelled;
+            options.progress = [&](int done, int total) { progress.report(done, total); };
+            result = cs::placeJob(m_cluster, job, m_running, options);
+        });
     if (!finished) {
         m_summary->setText(tr("Cancelled: choose the new job again to rank its places."));
         return false;

@@ -181,7 +181,15 @@ PlaceJobResult placeJob(const ClusterDesc& cluster, const RunDesc& job,
     std::vector<RunDesc> runs = running;
     const JobsEvaluation before = evaluateJobs(cluster, running, options.eval);
     runs.push_back(job);
+    const int total = int(chosen.size());
     for (const Candidate& c : chosen) {
+        if (options.progress)
+            options.progress(int(result.placements.size()), total);
+        if (options.cancel && options.cancel->load()) {
+            result.placements.clear();
+            result.cancelled = true;
+            return result;
+        }
         runs.back().allocation = c.allocation;
         const JobsEvaluation with = evaluateJobs(cluster, runs, options.eval);
         JobPlacement p{c.allocation, with.jobs.back().shared.stepTimeS, 0, c.leaves, c.gpusHeld};
@@ -189,6 +197,8 @@ PlaceJobResult placeJob(const ClusterDesc& cluster, const RunDesc& job,
             p.othersSlowedS += with.jobs[j].shared.stepTimeS - before.jobs[j].shared.stepTimeS;
         result.placements.push_back(std::move(p));
     }
+    if (options.progress)
+        options.progress(total, total);
     std::stable_sort(result.placements.begin(), result.placements.end(),
                      [](const JobPlacement& a, const JobPlacement& b) {
                          const auto key = [](const JobPlacement& p) {

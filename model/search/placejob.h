@@ -16,7 +16,9 @@
 // the new job costs the cluster per step. Ties (the same microsecond) go to the allocation
 // that spans fewer leaves, then to the one that holds fewer GPUs, then to the order above.
 
+#include <atomic>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -40,12 +42,18 @@ struct PlaceJobOptions {
     // Each candidate is one evaluation of every job: 64 of them place a job beside 8 running on
     // Fairwater within a second (bench/model/bench_jobs.cpp).
     int maxCandidates = 64;
+    // Set by another thread to stop between candidates (Place Job's Cancel); nothing is ranked
+    // then, and the result says it was cancelled.
+    const std::atomic<bool>* cancel = nullptr;
+    // Called before each candidate's evaluation and at the end: candidates timed, of how many.
+    std::function<void(int done, int total)> progress;
 };
 
 struct PlaceJobResult {
     std::vector<JobPlacement> placements; // best first
     int candidatesFound = 0;              // free allocations that fit, before the bound
     std::string nothingFits;              // why no allocation fits, when placements is empty
+    bool cancelled = false;               // stopped by PlaceJobOptions::cancel: nothing ranked
 };
 
 // `job` must be valid on the cluster and give its data-parallel size (parallelism.dp); its own

@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <fstream>
 #include <set>
 
@@ -200,4 +201,39 @@ TEST_CASE("an allocation in words", "[placejob]")
     CHECK(allocationText({U::Racks, {{8, 15}}}) == "racks 8-15");
     CHECK(allocationText({U::Nodes, {{12, 12}}}) == "node 12");
     CHECK(allocationText({U::Racks, {{0, 3}, {8, 11}}}) == "racks 0-3, 8-11");
+}
+
+TEST_CASE("place reports its progress and stops between candidates when cancelled",
+          "[placejob][jobs]")
+{
+    const ClusterRun gpt = loadSampleRun(kGpt3);
+    const std::vector<RunDesc> running{onRacks(gpt.run, 0, 15),
+                                       onRacks(loadSampleRun(kLlama70b).run, 16, 23)};
+    const RunDesc job = loadSampleRun(kLlama8b).run;
+
+    std::vector<std::pair<int, int>> reports;
+    PlaceJobOptions watched;
+    watched.progress = [&](int done, int total) { reports.emplace_back(done, total); };
+    const PlaceJobResult all = placeJob(gpt.cluster, job, running, watched);
+    REQUIRE(all.placements.size() == 5);
+    CHECK_FALSE(all.cancelled);
+    // Before each of the five candidates, then at the end.
+    REQUIRE(reports.size() == 6);
+    for (size_t i = 0; i < reports.size(); ++i)
+        CHECK(reports[i] == std::pair<int, int>(int(i), 5));
+
+    // Cancelled after the second candidate: nothing ranked, and it says so.
+    std::atomic<bool> cancel{false};
+    PlaceJobOptions cancelled;
+    cancelled.cancel = &cancel;
+    int seen = 0;
+    cancelled.progress = [&](int done, int) {
+        seen = done;
+        if (done == 2)
+            cancel = true;
+    };
+    const PlaceJobResult stopped = placeJob(gpt.cluster, job, running, cancelled);
+    CHECK(stopped.cancelled);
+    CHECK(stopped.placements.empty());
+    CHECK(seen == 2);
 }
