@@ -10,8 +10,7 @@ bool ElidedLabel::elided() const
 QSize ElidedLabel::minimumSizeHint() const
 {
     // Room for a few characters and the ellipsis; the rest of the line may be cut.
-    return {fontMetrics().horizontalAdvance(QStringLiteral("Step …")),
-            QLabel::minimumSizeHint().height()};
+    return {fontMetrics().averageCharWidth() * 6, QLabel::minimumSizeHint().height()};
 }
 
 void ElidedLabel::paintEvent(QPaintEvent* event)
