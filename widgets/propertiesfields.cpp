@@ -278,6 +278,12 @@ void PropertiesPanel::buildFields()
                         "of them. On by default but for NVFP4, whose recipes turn it off (not "
                         "supported for NVFP4 GEMMs); never on Megatron-LM's defaults"),
                      cs::tpCommOverlapOf, cs::kTpCommOverlapKey),
+        SWITCH_FIELD(par, tr("Linear biases"),
+                     tr("The model's linear layers carry biases, as gpt-oss's do (Megatron-Core's "
+                        "add_bias_linear): each expert's second bias is then added after its "
+                        "GEMM, expert by expert, unless the recipe fuses the expert MLP (the 2026 "
+                        "MXFP8 full-iteration recipes). Off by default"),
+                     cs::biasedLinearsOf, cs::kBiasLinearKey),
         Field{
             par, tr("Offloaded layers"),
             tr("Layers of each model chunk whose activations wait in host memory for the "

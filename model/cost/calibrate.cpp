@@ -104,14 +104,30 @@ void findRows(FitKnob& knob, const std::vector<const MeasuredRun*>& rows,
     }
 }
 
+// A BF16 efficiency's range from its architecture's FP8 one, when the fit has one.
+std::function<std::pair<double, double>(const Calibration&)>
+bf16Bounds(const std::string& architecture)
+{
+    return [architecture](const Calibration& c) -> std::pair<double, double> {
+        for (const GemmEfficiency& e : c.gemm)
+            if (e.gpu == architecture && e.precision == Precision::FP8)
+                return {kBf16OverFp8Min * e.efficiency, kBf16OverFp8Max * e.efficiency};
+        return {kEfficiencyMin, kEfficiencyMax};
+    };
+}
+
 // One efficiency knob per GPU architecture and precision of the rows.
 void addEfficiencyKnobs(const std::vector<const MeasuredRun*>& rows, Calibration& cal,
                         std::vector<FitKnob>& knobs)
 {
-    std::set<std::pair<std::string, Precision>> keys;
+    // Each architecture and precision with a GPU of that architecture, whose efficiency it
+    // starts from (NVFP4 from FP8, BF16 from FP8 x bf16_over_fp8, as the model derives them).
+    std::map<std::pair<std::string, Precision>, const GpuSpec*> keys;
     for (const MeasuredRun* r : rows)
-        keys.insert({r->cluster.gpu.architectureName(), r->run.precision});
-    for (const auto& [key, precision] : keys) {
+        keys.emplace(std::pair{r->cluster.gpu.architectureName(), r->run.precision},
+                     &r->cluster.gpu);
+    for (const auto& [archPrecision, gpu] : keys) {
+        const auto& [key, precision] = archPrecision;
         // Copies, not the bindings: lambdas capture them (clang 14 cannot capture a binding).
         const std::string architecture = key;
         const Precision p = precision;
@@ -120,7 +136,7 @@ void addEfficiencyKnobs(const std::vector<const MeasuredRun*>& rows, Calibration
                 return e.gpu == architecture && e.precision == p;
             });
         if (found == cal.gemm.end())
-            cal.gemm.push_back({architecture, p, cal.gemmEfficiency(rows.front()->cluster.gpu, p)});
+            cal.gemm.push_back({architecture, p, cal.gemmEfficiency(*gpu, p)});
         knobs.push_back({"gemm " + architecture + " " + toString(p),
                          kEfficiencyMin,
                          kEfficiencyMax,
@@ -131,7 +147,8 @@ void addEfficiencyKnobs(const std::vector<const MeasuredRun*>& rows, Calibration
                              return c.defaultGemmEfficiency; // not reached: added above
                          },
                          {},
-                         {}});
+                         {},
+                         p == Precision::BF16 ? bf16Bounds(architecture) : nullptr});
     }
 }
 
@@ -144,6 +161,15 @@ std::set<std::string> familiesOf(const std::vector<const MeasuredRun*>& rows)
 }
 
 } // namespace
+
+std::pair<double, double> knobRange(const FitKnob& knob, const Calibration& cal)
+{
+    if (!knob.bounds)
+        return {knob.min, knob.max};
+    const auto [lo, hi] = knob.bounds(cal);
+    const double least = std::clamp(lo, knob.min, knob.max);
+    return {least, std::clamp(hi, least, knob.max)};
+}
 
 std::vector<FitKnob> fitKnobs(const std::vector<MeasuredRun>& rows, Calibration& cal)
 {
@@ -191,6 +217,8 @@ std::optional<double> tune(FitKnob& knob, Calibration& cal, bool closedForm,
                            Clock::time_point deadline, FitRows& fitRows)
 {
     double& value = knob.value(cal);
+    const auto [least, most] = knobRange(knob, cal);
+    value = std::clamp(value, least, most);
     const double start = value;
     bool outOfTime = false;
     auto score = [&](double x) {
@@ -201,8 +229,8 @@ std::optional<double> tune(FitKnob& knob, Calibration& cal, bool closedForm,
         return objective(fitRows.all, fitRows.with(knob, stepTimes(knob.rows, cal, closedForm)));
     };
     const double span = knob.max - knob.min;
-    double lo = std::max(knob.min, start - 0.25 * span);
-    double hi = std::min(knob.max, start + 0.25 * span);
+    double lo = std::max(least, start - 0.25 * span);
+    double hi = std::min(most, start + 0.25 * span);
     constexpr double kRatio = 0.6180339887498949;
     double a = hi - kRatio * (hi - lo), b = lo + kRatio * (hi - lo);
     double fa = score(a), fb = score(b);
@@ -230,6 +258,49 @@ std::optional<double> tune(FitKnob& knob, Calibration& cal, bool closedForm,
         return std::nullopt;
     fitRows.times = fitRows.with(knob, stepTimes(knob.rows, cal, closedForm));
     return std::abs(value - start) / std::max(1e-9, std::abs(knob.max - knob.min));
+}
+
+// Golden-section search assumes one minimum along a knob; where the objective has several (rows
+// that switch between launch-bound and GPU-bound, an efficiency meeting its bound), it can stop
+// beside a better value. Steps of a hundredth, then a thousandth, of each knob's range, either
+// way, kept while they improve the objective, leave every constant at a local minimum. False
+// when the deadline came first.
+bool polish(std::vector<FitKnob>& knobs, Calibration& cal, Clock::time_point deadline,
+            FitRows& fitRows)
+{
+    constexpr int kRounds = 4;
+    double current = objective(fitRows.all, fitRows.times);
+    for (double fraction : {0.01, 0.001}) {
+        bool improved = true;
+        for (int round = 0; improved && round < kRounds; ++round) {
+            improved = false;
+            for (FitKnob& k : knobs) {
+                double& value = k.value(cal);
+                const auto [least, most] = knobRange(k, cal);
+                for (double sign : {-1.0, 1.0}) {
+                    if (Clock::now() >= deadline)
+                        return false;
+                    const double start = value;
+                    value = start + sign * fraction * (k.max - k.min);
+                    if (value < least || value > most) {
+                        value = start;
+                        continue;
+                    }
+                    const std::vector<double> times =
+                        fitRows.with(k, stepTimes(k.rows, cal, false));
+                    const double score = objective(fitRows.all, times);
+                    if (score < current) {
+                        current = score;
+                        fitRows.times = times;
+                        improved = true;
+                    } else {
+                        value = start;
+                    }
+                }
+            }
+        }
+    }
+    return true;
 }
 
 // Says where the fit is at most every few seconds, so that a fit of thousands of rows, whose
@@ -315,6 +386,16 @@ void refuseOneFamilyKnobs(std::vector<FitKnob>& knobs, Fit& fit)
     knobs = std::move(kept);
 }
 
+// A bound that moved after its knob was tuned (an FP8 efficiency tuned after its BF16 one)
+// holds again.
+void holdBounds(std::vector<FitKnob>& knobs, Calibration& cal)
+{
+    for (FitKnob& k : knobs) {
+        const auto [least, most] = knobRange(k, cal);
+        k.value(cal) = std::clamp(k.value(cal), least, most);
+    }
+}
+
 double medianEfficiency(std::vector<GemmEfficiency> table, double fallback)
 {
     if (table.empty())
@@ -334,7 +415,7 @@ const std::vector<FittedConstant>& fittedConstants()
     static const std::vector<FittedConstant> constants{
         {"gemm_half_width", &Calibration::gemmHalfWidth, 0, 4000},
         {"grouped_efficiency", &Calibration::groupedEfficiency, 0.1, 1.0},
-        {"bf16_over_fp8", &Calibration::bf16OverFp8, 0.8, 1.6},
+        {"bf16_over_fp8", &Calibration::bf16OverFp8, kBf16OverFp8Min, kBf16OverFp8Max},
         {"grouped_2026_factor", &Calibration::grouped2026Factor, 0.8, 3.0},
         {"attention_efficiency", &Calibration::attentionEfficiency, 0.1, 0.9},
         {"memory_efficiency", &Calibration::memoryEfficiency, 0.3, 0.95},
@@ -437,6 +518,7 @@ Fit calibrate(const std::vector<MeasuredRun>& rows, const Calibration& start,
                 break;
             }
             ++fit.sweeps;
+            holdBounds(knobs, fit.calibration);
             // The default efficiency follows the fitted ones, so that the GPUs it stands in for
             // are settled with the others.
             Calibration& cal = fit.calibration;
@@ -445,6 +527,10 @@ Fit calibrate(const std::vector<MeasuredRun>& rows, const Calibration& start,
             progress(where + ": " + summary(rows, fit.calibration, closedForm), true);
             if (*moved < kSettled)
                 break;
+        }
+        if (!closedForm && !fit.stoppedEarly) {
+            fit.stoppedEarly = !polish(knobs, fit.calibration, options.deadline, fitRows);
+            progress("evaluation, polished: " + summary(rows, fit.calibration, false), true);
         }
     }
     std::sort(fit.calibration.gemm.begin(), fit.calibration.gemm.end(),

@@ -58,7 +58,24 @@ struct FitKnob {
     std::function<double&(Calibration&)> value;
     std::vector<const MeasuredRun*> rows;      // whose step it moves at all
     std::vector<const MeasuredRun*> informing; // whose step it moves by 1 % or more
+    // Bounds that move with other constants, inside min and max (a BF16 efficiency within
+    // kBf16OverFp8Min to kBf16OverFp8Max of its architecture's FP8 one); none when empty.
+    std::function<std::pair<double, double>(const Calibration&)> bounds = {};
 };
+// Where the knob may lie with these constants: its min and max narrowed by its bounds.
+std::pair<double, double> knobRange(const FitKnob& knob, const Calibration& cal);
+
+// An architecture's BF16 GEMM efficiency (of the BF16 peak) over its FP8 one (of the twice higher
+// FP8 peak), the range the fit keeps it in. At least 1: an FP8 GEMM does a BF16 GEMM's work per
+// tile plus its scales, on operands of half the bytes at twice the rate, so it reaches no larger
+// a fraction of its peak. At most 1.45: Transformer Engine's GEMM profiling on B300 measures
+// MXFP8 and FP8 current scaling 1.42 and 1.39 times faster than BF16, quantization included
+// (NVIDIA/TransformerEngine PR 2863, docs/features/low_precision_training/speedups.rst,
+// 2026-05), that is BF16 at 2 / 1.42 = 1.41 and 2 / 1.39 = 1.44 times FP8's fraction. Without
+// it the fit set BF16 from the one family with BF16 runs on Blackwell Ultra (gpt-oss: 0.85
+// times FP8) and on Hopper (1.6 times), and applied it to every model.
+inline constexpr double kBf16OverFp8Min = 1.0;
+inline constexpr double kBf16OverFp8Max = 1.45;
 // The knobs of a fit on these rows, each with the rows it moves; GEMM efficiencies missing from
 // `cal` are added to it.
 std::vector<FitKnob> fitKnobs(const std::vector<MeasuredRun>& rows, Calibration& cal);

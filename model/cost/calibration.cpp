@@ -161,6 +161,11 @@ bool tpCommOverlapOf(const RunDesc& run, const GpuSpec&, Framework framework)
     return switchOf(run, kTpCommOverlapKey).value_or(run.precision != Precision::NVFP4);
 }
 
+bool biasedLinearsOf(const RunDesc& run, const GpuSpec&, Framework)
+{
+    return switchOf(run, kBiasLinearKey).value_or(false);
+}
+
 int activationOffloadLayersOf(const RunDesc& run)
 {
     const json& ext = run.extensions.value();
@@ -258,31 +263,31 @@ const Calibration& defaultCalibration()
     static const Calibration c{
         .gemm =
             {
-                {"Blackwell", Precision::BF16, 0.477745},
-                {"Blackwell", Precision::FP8, 0.459904},
-                {"Blackwell Ultra", Precision::BF16, 0.574098},
-                {"Blackwell Ultra", Precision::FP8, 0.677832},
-                {"Hopper", Precision::BF16, 0.97747},
-                {"Hopper", Precision::FP8, 0.612069},
+                {"Blackwell", Precision::BF16, 0.543109},
+                {"Blackwell", Precision::FP8, 0.457478},
+                {"Blackwell Ultra", Precision::BF16, 0.672322},
+                {"Blackwell Ultra", Precision::FP8, 0.672216},
+                {"Hopper", Precision::BF16, 0.885462},
+                {"Hopper", Precision::FP8, 0.610664},
             },
         .grouped = {},
-        .defaultGemmEfficiency = 0.593084,
+        .defaultGemmEfficiency = 0.64144,
         .bf16OverFp8 = 1.2,
-        .groupedEfficiency = 0.54251,
-        .grouped2026Factor = 1.60005,
-        .gemmHalfWidth = 1486.59,
-        .attentionEfficiency = 0.530154,
-        .memoryEfficiency = 0.647634,
+        .groupedEfficiency = 0.52804,
+        .grouped2026Factor = 1.49805,
+        .gemmHalfWidth = 1454.62,
+        .attentionEfficiency = 0.57447,
+        .memoryEfficiency = 0.639672,
         .nvlinkEfficiency = 0.8,
-        .scaleOutEfficiency = 0.999921,
+        .scaleOutEfficiency = 0.999792,
         .allToAllEfficiency = 0.999898,
-        .tpOverlap = 0.849964,
-        .epOverlap = 0.746512,
-        .dpContention = 0.241429,
+        .tpOverlap = 0.869621,
+        .epOverlap = 0.808771,
+        .dpContention = 0.227738,
         .layerHostUs = 0,
-        .moeLayerHostUs = 3594.22,
-        .expertHostUs = 253.853,
-        .a2aOverlapHostUs = 5525.88,
+        .moeLayerHostUs = 3680.7,
+        .expertHostUs = 255.007,
+        .a2aOverlapHostUs = 5526.51,
         .frameworkMemoryGiB = 4,
     };
     return c;

@@ -83,6 +83,13 @@ bool tpCommOverlapOf(const RunDesc& run, const GpuSpec& gpu, Framework framework
 // memory (Transformer Engine's CPU offloading, Megatron-Core's cpu_offloading_num_layers):
 // `x-activation_offload_layers` in the run, a whole number from 0; none by default.
 int activationOffloadLayersOf(const RunDesc& run);
+// Whether the model's linear layers carry biases (Megatron-Core's add_bias_linear; gpt-oss):
+// `x-add_bias_linear` in the run, off by default. What it costs: each expert's second GEMM
+// leaves its bias out, and Megatron-Core adds it afterwards scaled by the routing probability,
+// expert by expert in FP32 (TEGroupedMLP._apply_bias), unless the recipe fuses the expert MLP
+// (the full-iteration recipes' Transformer Engine op fuser). The other biases ride in their
+// GEMMs' epilogues.
+bool biasedLinearsOf(const RunDesc& run, const GpuSpec& gpu, Framework framework);
 // Group-limited routing (DeepSeek-V3's node-limited routing; Megatron-Core's
 // moe_router_num_groups and moe_router_group_topk): the experts, in `groups` equal runs of
 // consecutive ones, and each token's top-k taken from `topK` of those groups only.

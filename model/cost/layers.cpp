@@ -17,6 +17,14 @@ constexpr double kRouterBytes = 4;              // router logits and probabiliti
 // Elementwise work runs at the memory rate: forward once, backward twice (gradients of inputs
 // and of the parameters of norms).
 constexpr double kBackwardElementwise = 2;
+// Megatron-Core adds an expert's second bias after its GEMM, scaled by the routing probability
+// (TEGroupedMLP._apply_bias): per element of the output, forward b * p in FP32 (4 bytes written),
+// the sum with the BF16 output (2 + 4 read, 4 written), the concatenation of the experts (4 + 4)
+// and the cast back to BF16 (4 + 2); backward, the cast of the gradient to FP32 (2 + 4), its
+// cast back for the GEMM's output (4 + 2), and the bias's and the probability's gradients, each
+// a product and a sum (4 + 4 + 4).
+constexpr double kExpertBiasForwardBytes = 28;
+constexpr double kExpertBiasBackwardBytes = 36;
 
 // A layer's shapes on one GPU for one micro-batch.
 struct Shape {
@@ -263,8 +271,10 @@ struct Terms {
     double norms = 0;      // norms and residual adds
     double activation = 0; // the MLP's activation function
     double permute = 0;    // token copies to and from the experts
-    double casts = 0;      // GEMM inputs cast to the low precision
-    double weights = 0;    // weight reads and gradient accumulation, forward share
+    double expertBias = 0; // the experts' second bias, added apart: forward, backward
+    double expertBiasBackward = 0;
+    double casts = 0;   // GEMM inputs cast to the low precision
+    double weights = 0; // weight reads and gradient accumulation, forward share
     double weightsBackward = 0;
     double host = 0; // the CPU's launches and synchronizations, forward and backward together
     double tp = 0;   // TP collectives, forward
@@ -317,6 +327,11 @@ Terms termsOf(const LayerContext& ctx, LayerKind kind, const Shape& l, LayerCost
                                       kRouterBytes * e.routedTokens * m.moe->experts * 2,
                                   r);
         x.ep = 2 * e.allToAllS;
+        if (ctx.w.expertBiasApart) {
+            const double outputs = e.copies * etp * l.h;
+            x.expertBias = memorySeconds(kExpertBiasForwardBytes * outputs, r);
+            x.expertBiasBackward = memorySeconds(kExpertBiasBackwardBytes * outputs, r);
+        }
         expertParams = e.localExperts * paramsOf(e.local);
         denseParams += paramsOf(e.shared) + l.h * m.moe->experts;
         mlpWidth = e.copies * etp * (l.mats - 1) * m.moe->ffnHidden / etp / l.tokens;
@@ -417,7 +432,7 @@ void recompute(const LayerContext& ctx, LayerKind kind, const Shape& l, const Te
         redo(RecomputeModule::SharedExperts, x.sharedGemms, l.tokens * sharedSavedBytes(l, moe));
         // `mlp` names the dense MLP: on an MoE layer it is `moe` that recomputes the experts.
         if (rc.recomputes(RecomputeModule::Moe)) {
-            redo(RecomputeModule::Moe, x.mlpGemms + x.permute + x.activation,
+            redo(RecomputeModule::Moe, x.mlpGemms + x.permute + x.activation + x.expertBias,
                  copies * mlpSavedBytes(l, l.h, moe.ffnHidden));
             lc.backward.comm[Dim::EP] += lc.forward.comm[Dim::EP];
             lc.backward.hidden[Dim::EP] += lc.forward.hidden[Dim::EP];
@@ -524,7 +539,9 @@ LayerCosts layerCosts(const LayerContext& ctx, LayerKind kind)
     // The GPU runs the layer unless the CPU cannot launch it as fast (host-bound): small
     // micro-batches of mixture-of-experts layers, whose dropless routing makes the CPU wait
     // for the token counts before it can launch the expert GEMMs.
-    const GpuPasses gpu = gpuPasses(gemmsF, x.attentionCore, elementwiseF);
+    GpuPasses gpu = gpuPasses(gemmsF, x.attentionCore, elementwiseF);
+    gpu.forward += x.expertBias;
+    gpu.backward += x.expertBiasBackward;
     // Dropless routing makes the CPU wait for the token counts: the next layer's attention,
     // queued behind the experts' launches, starts only once the CPU has made them.
     const bool waits = kind.moe && !ctx.run.model.moe->capacityFactor;

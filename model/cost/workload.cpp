@@ -101,6 +101,7 @@ Rates resolveRates(const ClusterDesc& cluster, const RunDesc& run, const Calibra
     // MXFP8's grouped kernels improved with the 2026 framework's full-iteration recipes.
     w.wholeStepGraph = fullIterationRecipe(run, gpu, w.framework);
     w.allToAllOverlap = allToAllOverlapOf(run, gpu, w.framework);
+    w.expertBiasApart = biasedLinearsOf(run, gpu, w.framework) && !w.wholeStepGraph;
     w.tpExposed = tpCommOverlapOf(run, gpu, w.framework) ? 1 - cal.tpOverlap : 1;
     w.routerGroups = routerGroupsOf(run);
     w.offloadLayers = activationOffloadLayersOf(run);

@@ -89,7 +89,10 @@ struct Workload {
     // Blackwell (the GPUs with FP4); their other recipes launch layer by layer.
     bool wholeStepGraph = false;
     bool allToAllOverlap = false; // the expert all-to-all under another micro-batch's compute
-    double tpExposed = 1;         // the share of the TP collectives left on the critical path
+    // The experts' second bias is added after their GEMM, expert by expert (biasedLinearsOf);
+    // the full-iteration recipes' fused expert MLP adds it inside.
+    bool expertBiasApart = false;
+    double tpExposed = 1; // the share of the TP collectives left on the critical path
     std::optional<RouterGroups> routerGroups;
     bool distributedOptimizer = false;
     bool fsdp = false;

@@ -21,6 +21,7 @@ inline constexpr const char* kTpCommOverlapKey = "x-tp_comm_overlap";
 inline constexpr const char* kActivationOffloadKey = "x-activation_offload_layers";
 inline constexpr const char* kRouterGroupsKey = "x-moe_router_num_groups";
 inline constexpr const char* kRouterGroupTopKKey = "x-moe_router_group_topk";
+inline constexpr const char* kBiasLinearKey = "x-add_bias_linear";
 
 // Each with the name people know it by (the compare table's labels).
 struct ModelExtension {
@@ -38,6 +39,7 @@ inline constexpr ModelExtension kModelExtensions[] = {
     {kTpCommOverlapKey, "TP overlap"},
     {kActivationOffloadKey, "activation offload"},
     {kRouterGroupsKey, "router groups"},
+    {kBiasLinearKey, "linear biases"},
     {kRouterGroupTopKKey, "groups per token"},
 };
 // clang-format on

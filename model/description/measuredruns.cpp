@@ -322,6 +322,13 @@ std::optional<std::pair<int, int>> routerGroupsOfRow(const json& row)
     return std::nullopt;
 }
 
+// gpt-oss's linear layers carry biases (the Hugging Face model's `gate_up_proj_bias` and
+// `down_proj_bias` for its experts; Megatron-Bridge's GPTOSSProvider sets add_bias_linear).
+bool biasedLinearsOfRow(const json& row)
+{
+    return lowerCase(stringAt(row, "model", "name")).rfind("gpt-oss", 0) == 0;
+}
+
 // Whether an FP8 row's recipe scales in blocks (MXFP8): its `precision_recipe` when it has one,
 // else its source ("FP8-MX", "MXFP8" against "FP8-CS" in Megatron-Bridge's tables).
 bool mxfp8Recipe(const json& row)
@@ -377,6 +384,8 @@ json runJsonOf(const json& row, const std::string& id)
         run[kAllToAllOverlapKey] = true;
     if (inRecipes(row, kBf16AttentionRecipes))
         run[kFp8AttentionKey] = false;
+    if (biasedLinearsOfRow(row))
+        run[kBiasLinearKey] = true;
     if (const auto groups = routerGroupsOfRow(row)) {
         run[kRouterGroupsKey] = groups->first;
         run[kRouterGroupTopKKey] = groups->second;

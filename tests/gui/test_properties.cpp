@@ -157,6 +157,13 @@ TEST_CASE("the expert fields edit the run: EP, and the all-to-all overlap the mo
     CHECK_FALSE(cs::tpCommOverlapOf(edited, gpu, cs::frameworkOf(edited, gpu)));
     CHECK(edited.extensions.value().at(cs::kTpCommOverlapKey) == false);
 
+    auto* biases = panel.findChild<QCheckBox*>(QStringLiteral("Linear biases"));
+    REQUIRE(biases);
+    CHECK_FALSE(biases->isChecked()); // DeepSeek-V3's linear layers have none
+    REQUIRE(panel.editField(QStringLiteral("Linear biases"), true));
+    CHECK(cs::biasedLinearsOf(edited, gpu, cs::frameworkOf(edited, gpu)));
+    CHECK(edited.extensions.value().at(cs::kBiasLinearKey) == true);
+
     auto* offload = panel.findChild<QSpinBox*>(QStringLiteral("Offloaded layers"));
     REQUIRE(offload);
     CHECK(offload->value() == 0);

@@ -265,4 +265,14 @@ TEST_CASE("a row's software: MegaScale's Megatron-LM baselines on Megatron-LM's 
         INFO(unset);
         CHECK(extension(unset, "x-moe_router_num_groups").is_null());
     }
+    // gpt-oss's linear layers carry biases, whoever ran it; no other model's do.
+    for (const char* biased : {"mbridge_2604_gptoss-120b_gb200", "automodel_89e3a9f_gptoss"}) {
+        INFO(biased);
+        CHECK(extension(biased, "x-add_bias_linear") == true);
+    }
+    for (const char* unset : {"mbridge_2602_qwen3-235b_h100", "automodel_89e3a9f_dsv3",
+                              "nemo_bridge_25.11_DGX-GB300_LLAMA3_70B"}) {
+        INFO(unset);
+        CHECK(extension(unset, "x-add_bias_linear").is_null());
+    }
 }

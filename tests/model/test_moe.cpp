@@ -422,3 +422,47 @@ TEST_CASE("a pipeline split keeps every chunk but the head's to the lightest its
         layers += n;
     CHECK(layers == run.model.layers);
 }
+
+TEST_CASE("biased experts add their second bias apart, in bytes per output, unless the recipe "
+          "fuses the expert MLP",
+          "[moe]")
+{
+    const LoadedFile& f = insideRacks();
+    RunDesc run = *f.run;
+    run.precision = Precision::BF16; // launched layer by layer: no fused expert MLP
+    Calibration gpuBound = defaultCalibration();
+    gpuBound.moeLayerHostUs = gpuBound.expertHostUs = gpuBound.a2aOverlapHostUs = 0;
+    auto computeSeconds = [&](const RunDesc& r, bool backward) {
+        const Workload w = buildWorkload(*f.cluster, r, gpuBound);
+        double sum = 0;
+        for (const Parts& p : backward ? w.backward : w.forward)
+            sum += p.compute;
+        return sum;
+    };
+    RunDesc biased = run;
+    biased.extensions.set(kBiasLinearKey, true);
+    const double forward = computeSeconds(biased, false) - computeSeconds(run, false);
+    const double backward = computeSeconds(biased, true) - computeSeconds(run, true);
+    // Per MoE layer (the MTP layer's too), forward: b * p written in FP32, its sum with the
+    // BF16 output, the experts' concatenation and the cast back, 28 bytes an output element;
+    // backward 36. Every token's top-k copies, h wide, on the GPUs of its experts (dropless,
+    // balanced: the busiest GPU takes the mean).
+    const ModelShape& m = run.model;
+    const double tokens = double(run.batch.micro) * m.seqLen;
+    const double outputs = tokens * m.moe->topK * m.hidden;
+    const double rate =
+        f.cluster->gpu.hbmTBps * 1e12 * gpuBound.memoryEfficiency; // bytes/s of streaming kernels
+    const int moeLayers = m.layers - m.moe->denseLayers + m.mtpLayers;
+    CHECK(forward == Approx(moeLayers * 28 * outputs / rate).epsilon(1e-6));
+    CHECK(backward == Approx(moeLayers * 36 * outputs / rate).epsilon(1e-6));
+    // The full-iteration MXFP8 recipe's fused expert MLP adds the bias inside.
+    RunDesc fused = *f.run;
+    REQUIRE(fused.precision == Precision::FP8);
+    const double fusedBefore = evaluate(*f.cluster, fused).stepTimeS;
+    fused.extensions.set(kBiasLinearKey, true);
+    CHECK(evaluate(*f.cluster, fused).stepTimeS == fusedBefore);
+    // Off unless the run says so.
+    RunDesc off = run;
+    off.extensions.set(kBiasLinearKey, false);
+    CHECK(evaluate(*f.cluster, off).stepTimeS == evaluate(*f.cluster, run).stepTimeS);
+}
