@@ -530,6 +530,7 @@ Fit calibrate(const std::vector<MeasuredRun>& rows, const Calibration& start,
         }
         if (!closedForm && !fit.stoppedEarly) {
             fit.stoppedEarly = !polish(knobs, fit.calibration, options.deadline, fitRows);
+            holdBounds(knobs, fit.calibration);
             progress("evaluation, polished: " + summary(rows, fit.calibration, false), true);
         }
     }
