@@ -203,9 +203,10 @@ using Clock = std::chrono::steady_clock;
 struct FitRows {
     std::vector<const MeasuredRun*> all;
     std::vector<double> times;
-    // The times with those of the knob's rows replaced.
-    std::vector<double> with(const FitKnob& knob, const std::vector<double>& moved) const
+    // The times with the knob's rows evaluated again under `cal`.
+    std::vector<double> with(const FitKnob& knob, const Calibration& cal, bool closedForm) const
     {
+        const std::vector<double> moved = stepTimes(knob.rows, cal, closedForm);
         std::vector<double> out = times;
         for (size_t i = 0; i < knob.rows.size(); ++i)
             out[size_t(knob.rows[i] - all.front())] = moved[i];
@@ -226,7 +227,7 @@ std::optional<double> tune(FitKnob& knob, Calibration& cal, bool closedForm,
         if (outOfTime)
             return 0.0;
         value = x;
-        return objective(fitRows.all, fitRows.with(knob, stepTimes(knob.rows, cal, closedForm)));
+        return objective(fitRows.all, fitRows.with(knob, cal, closedForm));
     };
     const double span = knob.max - knob.min;
     double lo = std::max(least, start - 0.25 * span);
@@ -256,7 +257,7 @@ std::optional<double> tune(FitKnob& knob, Calibration& cal, bool closedForm,
     value = bestScore < current && !outOfTime ? best : start;
     if (outOfTime)
         return std::nullopt;
-    fitRows.times = fitRows.with(knob, stepTimes(knob.rows, cal, closedForm));
+    fitRows.times = fitRows.with(knob, cal, closedForm);
     return std::abs(value - start) / std::max(1e-9, std::abs(knob.max - knob.min));
 }
 
@@ -286,8 +287,7 @@ bool polish(std::vector<FitKnob>& knobs, Calibration& cal, Clock::time_point dea
                         value = start;
                         continue;
                     }
-                    const std::vector<double> times =
-                        fitRows.with(k, stepTimes(k.rows, cal, false));
+                    const std::vector<double> times = fitRows.with(k, cal, false);
                     const double score = objective(fitRows.all, times);
                     if (score < current) {
                         current = score;
