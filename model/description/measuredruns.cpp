@@ -308,15 +308,21 @@ int offloadedLayersOf(const json& row)
 // Where each token's experts may lie (Megatron-Core's moe_router_num_groups and
 // moe_router_group_topk, as [groups, groups per token]): DeepSeek-V3's node-limited routing
 // takes its 8 experts from 4 of 8 groups, in Megatron-Core's forced balancing too (random
-// logits, routed as any). Not AutoModel's fake balanced gate, which gives each token top-k
-// consecutive experts: that locality is mostly inside an NVLink domain, where the cost model
-// sends a copy per expert (docs/cost-model.md, "Mixture of experts").
+// logits, routed as any). AutoModel's fake balanced gate gives token i experts i k to i k + k - 1
+// (mod the experts): one of experts / k groups of k consecutive experts, whole, so that a token
+// crosses to at most one other NVLink domain (docs/cost-model.md, "Mixture of experts").
 std::optional<std::pair<int, int>> routerGroupsOfRow(const json& row)
 {
     const auto model = row.find("model");
-    if (model == row.end() || !model->is_object() || !model->contains("moe") ||
-        stringAt(*model, "moe", "routing").rfind("fake balanced gate", 0) == 0)
+    if (model == row.end() || !model->is_object() || !model->contains("moe"))
         return std::nullopt;
+    if (stringAt(*model, "moe", "routing").rfind("fake balanced gate", 0) == 0) {
+        const json& moe = (*model)["moe"];
+        const int experts = moe.value("experts", 0), topK = moe.value("top_k", 0);
+        if (topK > 0 && experts > topK && experts % topK == 0)
+            return std::pair{experts / topK, 1};
+        return std::nullopt;
+    }
     if (stringAt(row, "family") == "DeepSeek-V3")
         return std::pair{8, 4};
     return std::nullopt;

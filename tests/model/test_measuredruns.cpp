@@ -254,14 +254,24 @@ TEST_CASE("a row's software: MegaScale's Megatron-LM baselines on Megatron-LM's 
         INFO(unset);
         CHECK(extension(unset, "x-fp8_block_scaling").is_null());
     }
-    // DeepSeek-V3 routes each token to 4 of 8 expert groups, forced balance or learned; no other
-    // model does, nor AutoModel's fake balanced gate.
-    for (const char* limited : {"mbridge_2602_dsv3_b200", "mlperf_v60_dsv3_NVIDIA_theia"}) {
-        INFO(limited);
-        CHECK(extension(limited, "x-moe_router_num_groups") == 8);
-        CHECK(extension(limited, "x-moe_router_group_topk") == 4);
+    // DeepSeek-V3 routes each token to 4 of 8 expert groups, forced balance or learned.
+    // AutoModel's fake balanced gate gives each token top-k consecutive experts from a multiple
+    // of top-k: one group of top-k experts (DeepSeek-V3 256 / 8, Qwen3-30B 128 / 8, gpt-oss
+    // 128 / 4). No other row limits its routing.
+    const struct {
+        const char* id;
+        int groups, groupTopK;
+    } limitedRows[] = {{"mbridge_2602_dsv3_b200", 8, 4},
+                       {"mlperf_v60_dsv3_NVIDIA_theia", 8, 4},
+                       {"automodel_89e3a9f_dsv3", 32, 1},
+                       {"automodel_89e3a9f_qwen3_30b", 16, 1},
+                       {"automodel_89e3a9f_gptoss", 32, 1}};
+    for (const auto& limited : limitedRows) {
+        INFO(limited.id);
+        CHECK(extension(limited.id, "x-moe_router_num_groups") == limited.groups);
+        CHECK(extension(limited.id, "x-moe_router_group_topk") == limited.groupTopK);
     }
-    for (const char* unset : {"automodel_89e3a9f_dsv3", "mbridge_2602_qwen3-235b_h100"}) {
+    for (const char* unset : {"mbridge_2602_qwen3-235b_h100", "mcore_modelzoo_qwen3-235b_h100"}) {
         INFO(unset);
         CHECK(extension(unset, "x-moe_router_num_groups").is_null());
     }
