@@ -284,6 +284,13 @@ void PropertiesPanel::buildFields()
                         "GEMM, expert by expert, unless the recipe fuses the expert MLP (the 2026 "
                         "MXFP8 full-iteration recipes). Off by default"),
                      cs::biasedLinearsOf, cs::kBiasLinearKey),
+        SWITCH_FIELD(par, tr("DeepEP / HybridEP"),
+                     tr("The expert all-to-all sends a token once to each GPU that holds one of "
+                        "its experts, and once to each other NVLink domain, as Megatron-Core's "
+                        "flex dispatcher (DeepEP, HybridEP) does; off, once per expert, as its "
+                        "alltoall dispatcher does (by default only the 2026 MXFP8 "
+                        "full-iteration recipes, which run HybridEP)"),
+                     cs::flexDispatcherOf, cs::kFlexDispatcherKey),
         Field{
             par, tr("Offloaded layers"),
             tr("Layers of each model chunk whose activations wait in host memory for the "

@@ -166,6 +166,13 @@ bool biasedLinearsOf(const RunDesc& run, const GpuSpec&, Framework)
     return switchOf(run, kBiasLinearKey).value_or(false);
 }
 
+bool flexDispatcherOf(const RunDesc& run, const GpuSpec& gpu, Framework framework)
+{
+    if (framework == Framework::Megatron2021)
+        return false;
+    return switchOf(run, kFlexDispatcherKey).value_or(fullIterationRecipe(run, gpu, framework));
+}
+
 int activationOffloadLayersOf(const RunDesc& run)
 {
     const json& ext = run.extensions.value();
@@ -263,31 +270,31 @@ const Calibration& defaultCalibration()
     static const Calibration c{
         .gemm =
             {
-                {"Blackwell", Precision::BF16, 0.543311},
-                {"Blackwell", Precision::FP8, 0.456124},
-                {"Blackwell Ultra", Precision::BF16, 0.671732},
-                {"Blackwell Ultra", Precision::FP8, 0.671073},
-                {"Hopper", Precision::BF16, 0.845698},
-                {"Hopper", Precision::FP8, 0.606422},
+                {"Blackwell", Precision::BF16, 0.551674},
+                {"Blackwell", Precision::FP8, 0.45168},
+                {"Blackwell Ultra", Precision::BF16, 0.683457},
+                {"Blackwell Ultra", Precision::FP8, 0.663332},
+                {"Hopper", Precision::BF16, 0.858647},
+                {"Hopper", Precision::FP8, 0.600103},
             },
         .grouped = {},
-        .defaultGemmEfficiency = 0.638747,
+        .defaultGemmEfficiency = 0.631718,
         .bf16OverFp8 = 1.2,
-        .groupedEfficiency = 0.52768,
-        .grouped2026Factor = 1.49169,
-        .gemmHalfWidth = 1454.27,
-        .attentionEfficiency = 0.576221,
-        .memoryEfficiency = 0.639644,
+        .groupedEfficiency = 0.523325,
+        .grouped2026Factor = 1.48718,
+        .gemmHalfWidth = 1524.79,
+        .attentionEfficiency = 0.587073,
+        .memoryEfficiency = 0.638754,
         .nvlinkEfficiency = 0.8,
-        .scaleOutEfficiency = 0.999921,
-        .allToAllEfficiency = 0.999898,
-        .tpOverlap = 0.887708,
-        .epOverlap = 0.831487,
-        .dpContention = 0.221487,
+        .scaleOutEfficiency = 0.999535,
+        .allToAllEfficiency = 0.931095,
+        .tpOverlap = 0.897585,
+        .epOverlap = 0.868395,
+        .dpContention = 0.219584,
         .layerHostUs = 0,
-        .moeLayerHostUs = 3681.37,
-        .expertHostUs = 255.007,
-        .a2aOverlapHostUs = 5541.66,
+        .moeLayerHostUs = 3681.84,
+        .expertHostUs = 253.339,
+        .a2aOverlapHostUs = 5562.31,
         .frameworkMemoryGiB = 4,
     };
     return c;

@@ -90,6 +90,12 @@ int activationOffloadLayersOf(const RunDesc& run);
 // (the full-iteration recipes' Transformer Engine op fuser). The other biases ride in their
 // GEMMs' epilogues.
 bool biasedLinearsOf(const RunDesc& run, const GpuSpec& gpu, Framework framework);
+// Whether the expert all-to-all sends a token once to each GPU that holds one of its experts
+// and once to each other NVLink domain, forwarded there over NVLink (Megatron-Core's flex
+// dispatcher, DeepEP or HybridEP), rather than once per expert straight to the expert's GPU
+// (the alltoall dispatcher): `x-moe_flex_dispatcher` in the run when given; else on for the
+// full-iteration recipes, whose recipes run HybridEP. Never on Megatron-LM's defaults.
+bool flexDispatcherOf(const RunDesc& run, const GpuSpec& gpu, Framework framework);
 // Group-limited routing (DeepSeek-V3's node-limited routing; Megatron-Core's
 // moe_router_num_groups and moe_router_group_topk): the experts, in `groups` equal runs of
 // consecutive ones, and each token's top-k taken from `topK` of those groups only.

@@ -208,29 +208,24 @@ struct Experts {
     double allToAllS = 0;    // one dispatch or combine, forward
 };
 
-// One dispatch (or combine) of a GPU's token copies, hierarchical as DeepEP and HybridEP run
-// it: a token goes once to each other NVLink domain that holds one of its experts (not once
-// per expert), and is forwarded there over NVLink; copies for the GPU's own domain go over
-// NVLink directly. `tokenBytes` is one token's bytes; `tokens` the GPU's tokens.
+// One dispatch (or combine) of a GPU's token copies: `tokenBytes` is one token's bytes;
+// `tokens` the GPU's tokens; the copies of a token over each kind of link from
+// allToAllCopies.
 double allToAll(double tokens, double tokenBytes, int topK, const Workload& w,
                 const Calibration& cal)
 {
     const GroupShape& shape = w.dims[Dim::EP].shape;
-    const double ep = shape.perDomain * shape.domains;
-    if (ep <= 1)
+    if (shape.perDomain * shape.domains <= 1)
         return 0;
-    const double domains = shape.domains;
-    const double otherDomains =
-        domains > 1 ? (domains - 1) * (1 - missesDomain(domains, topK, w.routerGroups)) : 0;
-    const double insideBytes = tokens * tokenBytes * topK * (ep - 1) / ep;
-    const double outsideBytes = tokens * tokenBytes * otherDomains;
+    const AllToAllCopies copies = allToAllCopies(shape, topK, w.routerGroups, w.flexDispatcher);
     const LinkSpeed& inner = w.dims[Dim::EP].group.inner; // slowed by contention, if any
     const LinkSpeed& outer = w.dims[Dim::EP].group.outer;
-    const double insideS =
-        insideBytes / (inner.GBps * 1e9 * cal.allToAllEfficiency / cal.nvlinkEfficiency);
-    const double outsideS =
-        outsideBytes / (outer.GBps * 1e9 * cal.allToAllEfficiency / cal.scaleOutEfficiency);
-    const double latencyS = 1e-6 * (inner.latencyUs + (domains > 1 ? outer.latencyUs : 0));
+    const double insideS = tokens * tokenBytes * copies.nvlink /
+                           (inner.GBps * 1e9 * cal.allToAllEfficiency / cal.nvlinkEfficiency);
+    const double outsideS = tokens * tokenBytes * copies.fabric /
+                            (outer.GBps * 1e9 * cal.allToAllEfficiency / cal.scaleOutEfficiency);
+    const double latencyS =
+        1e-6 * (inner.latencyUs + (shape.crossesDomains() ? outer.latencyUs : 0));
     return std::max(insideS, outsideS) + latencyS;
 }
 
@@ -463,6 +458,19 @@ double missesDomain(double domains, int topK, const std::optional<RouterGroups>&
         return 1 - chosen / groups + chosen / groups * std::pow(1 - groups / domains, perGroup);
     }
     return anyExpert;
+}
+
+AllToAllCopies allToAllCopies(const GroupShape& shape, int topK,
+                              const std::optional<RouterGroups>& limit, bool flex)
+{
+    const double ep = double(shape.perDomain) * shape.domains;
+    if (ep <= 1)
+        return {};
+    if (!flex) // every copy straight to its expert's GPU
+        return {topK * (shape.perDomain - 1) / ep, topK * (ep - shape.perDomain) / ep};
+    const double domains = shape.domains;
+    return {(ep - 1) * (1 - missesDomain(ep, topK, limit)),
+            domains > 1 ? (domains - 1) * (1 - missesDomain(domains, topK, limit)) : 0};
 }
 
 LayerKinds layerKindsOf(const ModelShape& model)

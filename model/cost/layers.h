@@ -78,4 +78,18 @@ double launchBoundSeconds(double gpu, double host, double gpuAfterWait);
 // taken as unlimited.
 double missesDomain(double domains, int topK, const std::optional<RouterGroups>& limit);
 
+// The copies of one token an expert-parallel group's dispatch (or combine) sends from a GPU,
+// over NVLink and across NVLink domains (docs/cost-model.md, "Mixture of experts"). Megatron-
+// Core's alltoall dispatcher sends one for each of the token's experts straight to the expert's
+// GPU. Its flex dispatcher (DeepEP, HybridEP; `flex`) sends one to each other domain that holds
+// one of the token's experts and one over NVLink to each other GPU that holds one, whether the
+// GPU is in the sender's domain or the token was forwarded there (at most: a domain's first
+// receiver may be a target itself).
+struct AllToAllCopies {
+    double nvlink = 0;
+    double fabric = 0;
+};
+AllToAllCopies allToAllCopies(const GroupShape& shape, int topK,
+                              const std::optional<RouterGroups>& limit, bool flex);
+
 } // namespace cs

@@ -92,7 +92,8 @@ struct Workload {
     // The experts' second bias is added after their GEMM, expert by expert (biasedLinearsOf);
     // the full-iteration recipes' fused expert MLP adds it inside.
     bool expertBiasApart = false;
-    double tpExposed = 1; // the share of the TP collectives left on the critical path
+    bool flexDispatcher = false; // a token once per GPU and domain, not once per expert
+    double tpExposed = 1;        // the share of the TP collectives left on the critical path
     std::optional<RouterGroups> routerGroups;
     bool distributedOptimizer = false;
     bool fsdp = false;

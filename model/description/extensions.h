@@ -22,6 +22,7 @@ inline constexpr const char* kActivationOffloadKey = "x-activation_offload_layer
 inline constexpr const char* kRouterGroupsKey = "x-moe_router_num_groups";
 inline constexpr const char* kRouterGroupTopKKey = "x-moe_router_group_topk";
 inline constexpr const char* kBiasLinearKey = "x-add_bias_linear";
+inline constexpr const char* kFlexDispatcherKey = "x-moe_flex_dispatcher";
 
 // Each with the name people know it by (the compare table's labels).
 struct ModelExtension {
@@ -40,6 +41,7 @@ inline constexpr ModelExtension kModelExtensions[] = {
     {kActivationOffloadKey, "activation offload"},
     {kRouterGroupsKey, "router groups"},
     {kBiasLinearKey, "linear biases"},
+    {kFlexDispatcherKey, "DeepEP / HybridEP"},
     {kRouterGroupTopKKey, "groups per token"},
 };
 // clang-format on

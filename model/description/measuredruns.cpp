@@ -253,6 +253,37 @@ const Recipes kAllToAllOverlapRecipes[] = {
     {{26, 4, 1}, {26, 4, 1}, "DeepSeek-V3", "B200"},
 };
 
+// Those that dispatch tokens with Megatron-Core's flex dispatcher (HybridEP, or DeepEP), one
+// copy a GPU, where the others run the alltoall dispatcher, one copy an expert (the
+// moe_token_dispatcher_type and moe_flex_dispatcher_backend each release's recipes set; 25.09's
+// token-dropping recipes all run alltoall but DeepSeek-V3's on H100). The full-iteration MXFP8
+// recipes run HybridEP, which the cost model assumes for them (calibration.h).
+const Recipes kFlexDispatcherRecipes[] = {
+    {{25, 9}, kLatest, "DeepSeek-V3", "H100"},
+    {{25, 11}, kLatest, "DeepSeek-V3", "GB200"},
+    {{25, 11}, kLatest, "DeepSeek-V3", "GB300"},
+    {{26, 2}, kLatest, "DeepSeek-V3", "B200"},
+    {{26, 2}, kLatest, "DeepSeek-V3", "B300"},
+    {{25, 11}, kLatest, "Qwen3-235B-A22B", "GB200"},
+    {{25, 11}, kLatest, "Qwen3-235B-A22B", "GB300"},
+    {{26, 4, 1}, kLatest, "Qwen3-235B-A22B", "B300"},
+    {{25, 11}, kLatest, "Qwen3-30B-A3B", "GB200"},
+    {{25, 11}, kLatest, "Qwen3-30B-A3B", "GB300"},
+    {{26, 2}, kLatest, "Qwen3-30B-A3B", "B300"},
+    {{26, 2, 1}, kLatest, "Qwen3-30B-A3B", "B200"},
+    {{26, 2}, kLatest, "Qwen3-30B-A3B", "H100"},
+    {{26, 4}, {26, 4}, "gpt-oss-120b", "GB200"},
+    {{26, 4}, {26, 4}, "gpt-oss-120b", "B200"},
+    {{26, 4}, kLatest, "gpt-oss-120b", "B300"},
+};
+
+// Rows from elsewhere name their dispatcher in their source: DeepEP or HybridEP.
+bool flexDispatcherInSource(const json& row)
+{
+    const std::string text = lowerCase(sourceOf(row));
+    return text.find("deepep") != std::string::npos || text.find("hybridep") != std::string::npos;
+}
+
 // The 2026 full-iteration MXFP8 recipes that keep attention in BF16 (no
 // fp8_dot_product_attention), which the cost model otherwise runs in FP8.
 const Recipes kBf16AttentionRecipes[] = {
@@ -390,6 +421,8 @@ json runJsonOf(const json& row, const std::string& id)
         run[kAllToAllOverlapKey] = true;
     if (inRecipes(row, kBf16AttentionRecipes))
         run[kFp8AttentionKey] = false;
+    if (inRecipes(row, kFlexDispatcherRecipes) || flexDispatcherInSource(row))
+        run[kFlexDispatcherKey] = true;
     if (biasedLinearsOfRow(row))
         run[kBiasLinearKey] = true;
     if (const auto groups = routerGroupsOfRow(row)) {

@@ -181,6 +181,18 @@ void routerGroups(SettingsReader& r, json& run)
     run[kRouterGroupTopKKey] = *topK;
 }
 
+// Megatron-Core's token dispatcher: flex (DeepEP or HybridEP: `moe_token_dispatcher_type` flex,
+// or the older `moe_enable_deepep`) sends a token once to each GPU that holds one of its
+// experts, alltoall once per expert; allgather is neither, and left to the default.
+void tokenDispatcher(SettingsReader& r, json& run)
+{
+    const auto type = r.word("moe_token_dispatcher_type");
+    if (r.flag("moe_enable_deepep") || type == "flex")
+        run[kFlexDispatcherKey] = true;
+    else if (type == "alltoall")
+        run[kFlexDispatcherKey] = false;
+}
+
 // --- attention ---
 
 } // namespace cs

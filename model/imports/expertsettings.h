@@ -17,5 +17,7 @@ std::optional<nlohmann::json> moe(SettingsReader& r, int64_t layers, int64_t ffn
 // Group-limited routing (moe_router_num_groups, moe_router_group_topk), kept as the run's
 // extensions when both are given and limit anything (a group top-k under the groups).
 void routerGroups(SettingsReader& r, nlohmann::json& run);
+// `x-moe_flex_dispatcher` from the token dispatcher the settings name.
+void tokenDispatcher(SettingsReader& r, nlohmann::json& run);
 
 } // namespace cs

@@ -303,6 +303,8 @@ const std::set<std::string>& knownSettingNames()
         "moe_expert_capacity_factor",
         "moe_router_num_groups",
         "moe_router_group_topk",
+        "moe_token_dispatcher_type",
+        "moe_enable_deepep",
         "sequence_parallel",
         "use_distributed_optimizer",
         "use_torch_fsdp2",
@@ -493,8 +495,10 @@ std::optional<json> runFromSettings(const TrainingSettings& settings, const Sett
         run["checkpoint"] = {{"interval_steps", *interval}, {"async", r.flag("async_save")}};
     if (const auto offloaded = activationOffload(r))
         run[kActivationOffloadKey] = *offloaded;
-    if (experts)
+    if (experts) {
         routerGroups(r, run);
+        tokenDispatcher(r, run);
+    }
     if (r.failed())
         return std::nullopt;
     std::string notes = "Imported from " + origin.description + " (" + origin.start.file + ").";

@@ -145,6 +145,7 @@ TEST_CASE("a Megatron-Bridge config's MoE, MLA and checkpoint settings reach the
     CHECK_FALSE(r["model"]["moe"].contains("capacity_factor")); // null: dropless
     CHECK(r["x-moe_router_num_groups"] == 8); // node-limited routing: 4 of 8 groups
     CHECK(r["x-moe_router_group_topk"] == 4);
+    CHECK(r["x-moe_flex_dispatcher"] == false); // moe_token_dispatcher_type: alltoall
     CHECK(r["model"]["attention"]["kind"] == "mla");
     CHECK(r["model"]["attention"]["q_lora_rank"] == 1536);
     CHECK(r["model"]["mtp_layers"] == 1);

@@ -275,6 +275,20 @@ TEST_CASE("a row's software: MegaScale's Megatron-LM baselines on Megatron-LM's 
         INFO(unset);
         CHECK(extension(unset, "x-moe_router_num_groups").is_null());
     }
+    // The flex dispatcher (DeepEP, HybridEP) where the row's recipe or source runs it.
+    for (const char* flex : {"mbridge_2602_dsv3_b200", "mbridge_2604_qwen3-235b_gb200",
+                             "mbridge_2604_gptoss-120b_gb200", "mbridge_260201_qwen3-30b_gb200",
+                             "automodel_89e3a9f_dsv3", "mcore_modelzoo_qwen3-235b_gb200"}) {
+        INFO(flex);
+        CHECK(extension(flex, "x-moe_flex_dispatcher") == true);
+    }
+    for (const char* alltoall :
+         {"mbridge_2602_qwen3-235b_h100", "mbridge_260401_gptoss-120b_gb200",
+          "mbridge_2511_dsv3_b200", "mbridge_2509_qwen3-235b_gb200_64_fp8cs",
+          "mbridge_2602_qwen3-30b_b200", "nemo_bridge_25.11_DGX-GB300_LLAMA3_70B"}) {
+        INFO(alltoall);
+        CHECK(extension(alltoall, "x-moe_flex_dispatcher").is_null());
+    }
     // gpt-oss's linear layers carry biases, whoever ran it; no other model's do.
     for (const char* biased : {"mbridge_2604_gptoss-120b_gb200", "automodel_89e3a9f_gptoss"}) {
         INFO(biased);

@@ -357,6 +357,47 @@ TEST_CASE("group-limited routing: the chance a token misses a domain")
     CHECK(missesDomain(domains, topK, limit) == Approx(miss));
 }
 
+TEST_CASE("a token's copies: one per expert (alltoall), one per GPU and domain (flex)")
+{
+    const auto [perDomain, domains, topK, groups, flex, nvlink, fabric] =
+        GENERATE(table<int, int, int, int, bool, double, double>({
+            // one node of 8 GPUs, 8 experts a token: 7 of 8 copies leave the GPU...
+            {8, 1, 8, 0, false, 7, 0},
+            // ...or one to each other GPU hit: 7 (1 - (7/8)^8)
+            {8, 1, 8, 0, true, 4.594737594, 0},
+            // 8 nodes: an alltoall copy leaves the node 7 times in 8, straight over the NIC
+            {8, 8, 8, 0, false, 0.875, 7},
+            // flex: once to each other node hit, then on over NVLink: 63 (1 - (63/64)^8)
+            {8, 8, 8, 0, true, 7.457534593, 4.594737594},
+            // AutoModel's gate, 8 consecutive of 256 experts: two GPUs of one node
+            {8, 8, 8, 32, true, 1.96105957, 0.875},
+            // the same gate on one node of 16 experts a GPU: the token's one GPU
+            {8, 1, 8, 16, true, 0.875, 0},
+        }));
+    const std::optional<RouterGroups> limit =
+        groups ? std::optional<RouterGroups>(RouterGroups{groups, 1}) : std::nullopt;
+    const AllToAllCopies copies = allToAllCopies({perDomain, domains}, topK, limit, flex);
+    CHECK(copies.nvlink == Approx(nvlink));
+    CHECK(copies.fabric == Approx(fabric));
+}
+
+TEST_CASE("the flex dispatcher sends fewer copies, read from the run")
+{
+    const LoadedFile& f = acrossRacks();
+    RunDesc run = *f.run;
+    run.precision = Precision::BF16; // no full-iteration recipe: alltoall unless the run says
+    run.extensions.erase("x-moe_flex_dispatcher");
+    const double alltoall = evaluate(*f.cluster, run).commTotalS[Dim::EP];
+    run.extensions.set("x-moe_flex_dispatcher", true);
+    const double flex = evaluate(*f.cluster, run).commTotalS[Dim::EP];
+    CHECK(flex < alltoall);
+    run = *f.run; // the 2026 MXFP8 recipe runs HybridEP
+    run.extensions.erase("x-moe_flex_dispatcher");
+    const double recipe = evaluate(*f.cluster, run).commTotalS[Dim::EP];
+    run.extensions.set("x-moe_flex_dispatcher", false);
+    CHECK(evaluate(*f.cluster, run).commTotalS[Dim::EP] > recipe);
+}
+
 TEST_CASE("group-limited routing sends fewer tokens across NVLink domains, read from the run")
 {
     const LoadedFile& f = acrossRacks();
