@@ -164,6 +164,13 @@ TEST_CASE("the expert fields edit the run: EP, and the all-to-all overlap the mo
     CHECK(cs::biasedLinearsOf(edited, gpu, cs::frameworkOf(edited, gpu)));
     CHECK(edited.extensions.value().at(cs::kBiasLinearKey) == true);
 
+    auto* flex = panel.findChild<QCheckBox*>(QStringLiteral("DeepEP / HybridEP"));
+    REQUIRE(flex);
+    CHECK(flex->isChecked()); // the 2026 MXFP8 recipe runs HybridEP
+    REQUIRE(panel.editField(QStringLiteral("DeepEP / HybridEP"), false));
+    CHECK_FALSE(cs::flexDispatcherOf(edited, gpu, cs::frameworkOf(edited, gpu)));
+    CHECK(edited.extensions.value().at(cs::kFlexDispatcherKey) == false);
+
     auto* offload = panel.findChild<QSpinBox*>(QStringLiteral("Offloaded layers"));
     REQUIRE(offload);
     CHECK(offload->value() == 0);
