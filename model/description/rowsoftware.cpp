@@ -1,0 +1,272 @@
+#include "rowsoftware.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <iterator>
+#include <optional>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+#include "extensions.h"
+#include "text.h"
+
+namespace cs {
+
+using nlohmann::json;
+
+std::string rowString(const json& object, const char* key)
+{
+    if (!object.is_object())
+        return {};
+    const auto it = object.find(key);
+    return it != object.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+std::string rowString(const json& object, const char* member, const char* key)
+{
+    if (!object.is_object())
+        return {};
+    const auto it = object.find(member);
+    return it != object.end() ? rowString(*it, key) : "";
+}
+
+namespace {
+
+std::string sourceOf(const json& row)
+{
+    return rowString(row, "source");
+}
+
+// A NeMo container release: "26.04", or "26.04.01" for its patch release.
+struct Container {
+    int year = 0, month = 0, patch = 0;
+    auto operator<=>(const Container&) const = default;
+};
+
+// "## 26.06 NeMo Container" in Megatron-Bridge tables, "ngc26.04" in MLPerf results.
+std::optional<Container> containerOf(const std::string& text)
+{
+    for (size_t at = text.find_first_of("0123456789"); at != std::string::npos;
+         at = text.find_first_of("0123456789", at + 1)) {
+        Container c;
+        if (std::sscanf(text.c_str() + at, "%2d.%2d", &c.year, &c.month) != 2 ||
+            at + 5 > text.size())
+            continue;
+        size_t end = at + 5;
+        if (end + 3 <= text.size() && text[end] == '.' &&
+            std::isdigit(static_cast<unsigned char>(text[end + 1]))) {
+            std::sscanf(text.c_str() + end + 1, "%2d", &c.patch);
+            end += 3;
+        }
+        const std::string after = text.substr(end, 15);
+        const bool container = after.rfind(" NeMo Container", 0) == 0 ||
+                               (at >= 3 && text.compare(at - 3, 3, "ngc") == 0);
+        if (container && c.year >= 20 && c.year < 100 && c.month >= 1 && c.month <= 12)
+            return c;
+    }
+    return std::nullopt;
+}
+
+// The software a row was measured with, as the cost model tells frameworks apart
+// (calibration.h): runs from NeMo containers 26.06 and later, and MLPerf results with experts
+// (whose recipes capture the whole iteration in CUDA graphs), on the newest. MegaScale's
+// Megatron-LM baselines on Megatron-LM's defaults (FP32 gradients reduced after the backward
+// pass, no TP overlap): the overlaps are what MegaScale adds to it (its section 3.2). Every
+// other run on the 2025 one, the SC21 and recompute papers' rows too: on the defaults they fit
+// worse (docs/cost-model.md, "Measured runs"), their hand-tuned runs hid more than that.
+std::string frameworkOfSource(const json& row)
+{
+    const std::string text = sourceOf(row);
+    if (text.find("MegaScale") != std::string::npos &&
+        text.find(", Megatron-LM,") != std::string::npos)
+        return "megatron-2021";
+    const auto id = row.find("id");
+    if (id != row.end() && id->is_string() && id->get<std::string>().rfind("mlperf_", 0) == 0 &&
+        row.contains("model") && row["model"].is_object() && row["model"].contains("moe"))
+        return "megatron-core-2026";
+    const std::optional<Container> container = containerOf(text);
+    return container && *container >= Container{26, 6} ? "megatron-core-2026"
+                                                       : "megatron-core-2025";
+}
+
+// Megatron-Bridge performance recipes by container, model family and GPU, from the recipes of
+// each release (docs/cost-model.md, "Mixture of experts").
+struct Recipes {
+    Container first, last;
+    const char* family;
+    const char* gpu;
+};
+constexpr Container kLatest{99, 12, 99};
+
+// Those that overlap the expert all-to-all with another micro-batch's compute
+// (overlap_moe_expert_parallel_comm), besides the 2026 full-iteration MXFP8 ones the cost
+// model knows (calibration.h).
+const Recipes kAllToAllOverlapRecipes[] = {
+    {{25, 9}, {25, 11, 99}, "DeepSeek-V3", "H100"},
+    {{25, 11}, {25, 11, 99}, "Qwen3-30B-A3B", "H100"},
+    {{25, 11}, {25, 11, 99}, "Qwen3-235B-A22B", "B200"},
+    {{26, 2}, {26, 2}, "Qwen3-30B-A3B", "H100"},
+    {{25, 11}, kLatest, "Qwen3-235B-A22B", "H100"},
+    {{26, 4}, kLatest, "gpt-oss-120b", "GB200"},
+    {{26, 4, 1}, {26, 4, 1}, "DeepSeek-V3", "B200"},
+};
+
+// Those that dispatch tokens with Megatron-Core's flex dispatcher (HybridEP, or DeepEP), one
+// copy a GPU, where the others run the alltoall dispatcher, one copy an expert (the
+// moe_token_dispatcher_type and moe_flex_dispatcher_backend each release's recipes set; 25.09's
+// token-dropping recipes all run alltoall but DeepSeek-V3's on H100). The full-iteration MXFP8
+// recipes run HybridEP, which the cost model assumes for them (calibration.h).
+const Recipes kFlexDispatcherRecipes[] = {
+    {{25, 9}, kLatest, "DeepSeek-V3", "H100"},
+    {{25, 11}, kLatest, "DeepSeek-V3", "GB200"},
+    {{25, 11}, kLatest, "DeepSeek-V3", "GB300"},
+    {{26, 2}, kLatest, "DeepSeek-V3", "B200"},
+    {{26, 2}, kLatest, "DeepSeek-V3", "B300"},
+    {{25, 11}, kLatest, "Qwen3-235B-A22B", "GB200"},
+    {{25, 11}, kLatest, "Qwen3-235B-A22B", "GB300"},
+    {{26, 4, 1}, kLatest, "Qwen3-235B-A22B", "B300"},
+    {{25, 11}, kLatest, "Qwen3-30B-A3B", "GB200"},
+    {{25, 11}, kLatest, "Qwen3-30B-A3B", "GB300"},
+    {{26, 2}, kLatest, "Qwen3-30B-A3B", "B300"},
+    {{26, 2, 1}, kLatest, "Qwen3-30B-A3B", "B200"},
+    {{26, 2}, kLatest, "Qwen3-30B-A3B", "H100"},
+    {{26, 4}, {26, 4}, "gpt-oss-120b", "GB200"},
+    {{26, 4}, {26, 4}, "gpt-oss-120b", "B200"},
+    {{26, 4}, kLatest, "gpt-oss-120b", "B300"},
+};
+
+// Rows from elsewhere name their dispatcher in their source: DeepEP or HybridEP.
+bool flexDispatcherInSource(const json& row)
+{
+    const std::string text = lowerCase(sourceOf(row));
+    return text.find("deepep") != std::string::npos || text.find("hybridep") != std::string::npos;
+}
+
+// The 2026 full-iteration MXFP8 recipes that keep attention in BF16 (no
+// fp8_dot_product_attention), which the cost model otherwise runs in FP8.
+const Recipes kBf16AttentionRecipes[] = {
+    {{26, 6}, kLatest, "DeepSeek-V3", "GB200"},
+};
+
+template <size_t N> bool inRecipes(const json& row, const Recipes (&recipes)[N])
+{
+    const std::optional<Container> container = containerOf(sourceOf(row));
+    const std::string family = rowString(row, "family");
+    const std::string gpu = rowString(row, "cluster", "gpu");
+    return container && std::any_of(std::begin(recipes), std::end(recipes), [&](const auto& r) {
+               return r.first <= *container && *container <= r.last && family == r.family &&
+                      gpu == r.gpu;
+           });
+}
+
+// Those that offload activations to host memory (cpu_offloading_num_layers), all with FSDP:
+// a row that runs its recipe's mapping (FSDP) offloads as many layers.
+struct OffloadRecipe {
+    Container first, last;
+    const char* model;
+    const char* gpu;
+    const char* precision;
+    int layers;
+};
+const OffloadRecipe kActivationOffloadRecipes[] = {
+    {{25, 11}, kLatest, "Llama 3 70B", "GB300", "bf16", 30},
+    {{25, 11}, kLatest, "Llama 3 70B", "GB300", "fp8", 20},
+    {{25, 11}, kLatest, "Llama 3 70B", "GB200", "bf16", 20},
+    {{25, 11}, kLatest, "Llama 3 70B", "GB200", "fp8", 40},
+    {{25, 11}, kLatest, "Llama 3 70B", "B200", "fp8", 5},
+    {{25, 11}, kLatest, "Llama 3.1 405B", "GB300", "bf16", 40},
+    {{25, 11}, kLatest, "Llama 3.1 405B", "GB300", "fp8", 10},
+    {{25, 11}, kLatest, "Llama 3.1 405B", "GB200", "fp8", 92},
+};
+
+int offloadedLayersOf(const json& row)
+{
+    const std::optional<Container> container = containerOf(sourceOf(row));
+    if (!container)
+        return 0;
+    const std::string name = rowString(row, "model", "name");
+    const std::string gpu = rowString(row, "cluster", "gpu");
+    const std::string precision = rowString(row, "precision");
+    for (const OffloadRecipe& r : kActivationOffloadRecipes)
+        if (r.first <= *container && *container <= r.last && name == r.model && gpu == r.gpu &&
+            precision == r.precision)
+            return r.layers;
+    return 0;
+}
+
+// Where each token's experts may lie (Megatron-Core's moe_router_num_groups and
+// moe_router_group_topk, as [groups, groups per token]): DeepSeek-V3's node-limited routing
+// takes its 8 experts from 4 of 8 groups, in Megatron-Core's forced balancing too (random
+// logits, routed as any). AutoModel's fake balanced gate gives token i experts i k to i k + k - 1
+// (mod the experts): one of experts / k groups of k consecutive experts, whole, so that a token
+// crosses to at most one other NVLink domain (docs/cost-model.md, "Mixture of experts").
+std::optional<std::pair<int, int>> routerGroupsOfRow(const json& row)
+{
+    const auto model = row.find("model");
+    if (model == row.end() || !model->is_object() || !model->contains("moe"))
+        return std::nullopt;
+    if (rowString(*model, "moe", "routing").rfind("fake balanced gate", 0) == 0) {
+        const json& moe = (*model)["moe"];
+        const int experts = moe.value("experts", 0), topK = moe.value("top_k", 0);
+        if (topK > 0 && experts > topK && experts % topK == 0)
+            return std::pair{experts / topK, 1};
+        return std::nullopt;
+    }
+    if (rowString(row, "family") == "DeepSeek-V3")
+        return std::pair{8, 4};
+    return std::nullopt;
+}
+
+// gpt-oss's linear layers carry biases (the Hugging Face model's `gate_up_proj_bias` and
+// `down_proj_bias` for its experts; Megatron-Bridge's GPTOSSProvider sets add_bias_linear).
+bool biasedLinearsOfRow(const json& row)
+{
+    return lowerCase(rowString(row, "model", "name")).rfind("gpt-oss", 0) == 0;
+}
+
+// Whether an FP8 row's recipe scales in blocks (MXFP8): its `precision_recipe` when it has one,
+// else its source ("FP8-MX", "MXFP8" against "FP8-CS" in Megatron-Bridge's tables).
+bool mxfp8Recipe(const json& row)
+{
+    std::string text = lowerCase(rowString(row, "precision_recipe"));
+    if (text.empty())
+        text = lowerCase(sourceOf(row));
+    return text.find("mxfp8") != std::string::npos || text.find("fp8-mx") != std::string::npos;
+}
+
+bool runsFsdp(const json& run)
+{
+    const auto par = run.find("parallelism");
+    if (par == run.end() || !par->is_object())
+        return false;
+    const auto fsdp = par->find("fsdp");
+    return fsdp != par->end() && fsdp->is_boolean() && fsdp->get<bool>();
+}
+
+} // namespace
+
+void addRowSoftware(const json& row, json& run)
+{
+    if (runsFsdp(run))
+        if (const int layers = offloadedLayersOf(row); layers > 0)
+            run[kActivationOffloadKey] = layers;
+    run[kFrameworkKey] = frameworkOfSource(row);
+    if (rowString(row, "precision") == "fp8")
+        run[kFp8BlockScalingKey] = mxfp8Recipe(row);
+    if (inRecipes(row, kAllToAllOverlapRecipes))
+        run[kAllToAllOverlapKey] = true;
+    if (inRecipes(row, kBf16AttentionRecipes))
+        run[kFp8AttentionKey] = false;
+    if (inRecipes(row, kFlexDispatcherRecipes) || flexDispatcherInSource(row))
+        run[kFlexDispatcherKey] = true;
+    if (biasedLinearsOfRow(row))
+        run[kBiasLinearKey] = true;
+    if (const auto groups = routerGroupsOfRow(row)) {
+        run[kRouterGroupsKey] = groups->first;
+        run[kRouterGroupTopKKey] = groups->second;
+    }
+}
+
+} // namespace cs
