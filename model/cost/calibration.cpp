@@ -127,25 +127,34 @@ bool fullIterationRecipe(const RunDesc& run, const GpuSpec& gpu, Framework frame
            framework == Framework::MegatronCore2026;
 }
 
+namespace {
+
+// A recipe switch: the run's `key` when it says, else what the full-iteration recipes set.
+bool recipeSwitchOf(const RunDesc& run, const GpuSpec& gpu, Framework framework, const char* key)
+{
+    return switchOf(run, key).value_or(fullIterationRecipe(run, gpu, framework));
+}
+
+} // namespace
+
 bool allToAllOverlapOf(const RunDesc& run, const GpuSpec& gpu, Framework framework)
 {
-    if (framework == Framework::Megatron2021)
-        return false;
-    return switchOf(run, kAllToAllOverlapKey).value_or(fullIterationRecipe(run, gpu, framework));
+    return framework != Framework::Megatron2021 &&
+           recipeSwitchOf(run, gpu, framework, kAllToAllOverlapKey);
 }
 
 bool fp8AttentionOf(const RunDesc& run, const GpuSpec& gpu, Framework framework)
 {
     if (run.precision == Precision::BF16 || gpu.peakTflopsFp8 <= 0)
         return false;
-    return switchOf(run, kFp8AttentionKey).value_or(fullIterationRecipe(run, gpu, framework));
+    return recipeSwitchOf(run, gpu, framework, kFp8AttentionKey);
 }
 
 bool fp8BlockScalingOf(const RunDesc& run, const GpuSpec& gpu, Framework framework)
 {
     if (run.precision != Precision::FP8 || gpu.peakTflopsNvfp4 <= 0)
         return false;
-    return switchOf(run, kFp8BlockScalingKey).value_or(fullIterationRecipe(run, gpu, framework));
+    return recipeSwitchOf(run, gpu, framework, kFp8BlockScalingKey);
 }
 
 bool nvlsOf(const RunDesc& run, const GpuSpec& gpu, Framework)
@@ -168,9 +177,8 @@ bool biasedLinearsOf(const RunDesc& run, const GpuSpec&, Framework)
 
 bool flexDispatcherOf(const RunDesc& run, const GpuSpec& gpu, Framework framework)
 {
-    if (framework == Framework::Megatron2021)
-        return false;
-    return switchOf(run, kFlexDispatcherKey).value_or(fullIterationRecipe(run, gpu, framework));
+    return framework != Framework::Megatron2021 &&
+           recipeSwitchOf(run, gpu, framework, kFlexDispatcherKey);
 }
 
 int activationOffloadLayersOf(const RunDesc& run)
