@@ -5,15 +5,15 @@
 #include <cassert>
 #include <cmath>
 
+#include "attention.h"
 #include "calibration.h"
 
 namespace cs {
 
 namespace {
 
-constexpr double kActivationBytes = 2;          // BF16 activations and their gradients
-constexpr double kAttentionBackwardRatio = 2.5; // flash attention's backward vs its forward
-constexpr double kRouterBytes = 4;              // router logits and probabilities in FP32
+constexpr double kActivationBytes = 2; // BF16 activations and their gradients
+constexpr double kRouterBytes = 4;     // router logits and probabilities in FP32
 // Elementwise work runs at the memory rate: forward once, backward twice (gradients of inputs
 // and of the parameters of norms).
 constexpr double kBackwardElementwise = 2;
@@ -256,8 +256,8 @@ Experts expertsOf(const LayerContext& ctx, const Shape& l)
 
 // The terms of one layer before they are put together, forward seconds.
 struct Terms {
-    double attentionCore = 0;  // flash attention
-    double attentionGemms = 0; // projections
+    AttentionSeconds attentionCore; // flash attention
+    double attentionGemms = 0;      // projections
     double mlaUpProj = 0;
     double mlpGemms = 0; // dense MLP, or the experts' and shared experts' GEMMs
     double sharedGemms = 0;
@@ -281,11 +281,10 @@ struct Terms {
 struct GpuPasses {
     double forward = 0, backward = 0;
 };
-GpuPasses gpuPasses(double gemms, double attentionCore, double elementwise)
+GpuPasses gpuPasses(double gemms, const AttentionSeconds& attentionCore, double elementwise)
 {
-    return {gemms + attentionCore + elementwise, 2 * gemms +
-                                                     kAttentionBackwardRatio * attentionCore +
-                                                     kBackwardElementwise * elementwise};
+    return {gemms + attentionCore.forward + elementwise,
+            2 * gemms + attentionCore.backward + kBackwardElementwise * elementwise};
 }
 
 double memorySeconds(double bytes, const Rates& r)
@@ -302,8 +301,9 @@ Terms termsOf(const LayerContext& ctx, LayerKind kind, const Shape& l, LayerCost
     const AttentionGemms attention = attentionGemms(m, l);
     x.attentionGemms = gemmsForward(attention.all, l.tokens, r.gemm);
     x.mlaUpProj = gemmsForward(attention.upProjections, l.tokens, r.gemm);
-    const double attentionFlops = 2 * l.tokens * l.keys * l.heads * (l.qkDim + l.vDim) / l.t;
-    x.attentionCore = attentionFlops / r.attention;
+    const double scores = l.tokens * l.keys * l.heads / l.t;
+    const double attentionFlops = 2 * scores * (l.qkDim + l.vDim);
+    x.attentionCore = flashAttentionSeconds(attentionFlops, scores, r.attention, r.exponentials);
     double flops = attentionFlops;
     for (const Gemm& g : attention.all)
         flops += 2 * l.tokens * g.params();
@@ -376,7 +376,8 @@ Terms termsOf(const LayerContext& ctx, LayerKind kind, const Shape& l, LayerCost
 
 // CP: a ring passes each rank's K and V round the group, overlapped with the attention blocks
 // computed meanwhile; backward passes K, V and their gradients.
-void contextParallel(const Shape& l, const Workload& w, double attentionF, LayerCosts& lc)
+void contextParallel(const Shape& l, const Workload& w, const AttentionSeconds& attention,
+                     LayerCosts& lc)
 {
     if (w.c <= 1)
         return;
@@ -386,10 +387,9 @@ void contextParallel(const Shape& l, const Workload& w, double attentionF, Layer
     const double ringF = (l.c - 1) * pointToPoint(kvBytes, link);
     const double ringB = (l.c - 1) * pointToPoint(2 * kvBytes, link);
     const double hiddenUnder = (l.c - 1) / l.c;
-    lc.forward.comm[Dim::CP] = std::max(0.0, ringF - attentionF * hiddenUnder);
+    lc.forward.comm[Dim::CP] = std::max(0.0, ringF - attention.forward * hiddenUnder);
     lc.forward.hidden[Dim::CP] = ringF - lc.forward.comm[Dim::CP];
-    lc.backward.comm[Dim::CP] =
-        std::max(0.0, ringB - kAttentionBackwardRatio * attentionF * hiddenUnder);
+    lc.backward.comm[Dim::CP] = std::max(0.0, ringB - attention.backward * hiddenUnder);
     lc.backward.hidden[Dim::CP] = ringB - lc.backward.comm[Dim::CP];
     lc.comm[Dim::CP] = ringF + ringB;
 }
@@ -417,7 +417,7 @@ void recompute(const LayerContext& ctx, LayerKind kind, const Shape& l, const Te
         lc.backward.recompute += seconds;
         lc.activationBytes = std::max(a * l.h / l.sp, lc.activationBytes - savedBytes);
     };
-    redo(RecomputeModule::CoreAttn, x.attentionCore, a * l.heads * l.vDim / l.t);
+    redo(RecomputeModule::CoreAttn, x.attentionCore.forward, a * l.heads * l.vDim / l.t);
     redo(RecomputeModule::MlaUpProj, x.mlaUpProj, a * l.heads * (l.qkDim + l.qkDim + l.vDim) / l.t);
     redo(RecomputeModule::Layernorm, x.norms / 2.5, a * 2 * l.h / l.sp);
     if (kind.moe) {

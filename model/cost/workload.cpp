@@ -112,6 +112,8 @@ Rates resolveRates(const ClusterDesc& cluster, const RunDesc& run, const Calibra
     const double attentionPeak =
         fp8AttentionOf(run, gpu, w.framework) ? gpu.peakTflopsFp8 * 1e12 : r.bf16Peak;
     r.attention = attentionPeak * cal.attentionEfficiency;
+    if (gpu.flopsPerExponential > 0)
+        r.exponentials = r.bf16Peak / gpu.flopsPerExponential * cal.attentionEfficiency;
     r.memory = gpu.hbmTBps * 1e12 * cal.memoryEfficiency;
     const auto device = [&](double peakFlops, Precision p, double eff) {
         return GemmDevice{

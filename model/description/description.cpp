@@ -45,14 +45,19 @@ const std::vector<GpuSpec>& gpuCatalog()
     // Ultra", 2025). Tiles: an SM computes a 128 x 256 output tile at a time in the large-GEMM
     // kernels of cuBLAS and CUTLASS on all four (CUTLASS's default wgmma tile on Hopper; on
     // Blackwell a 2-SM UMMA of 256 x 256 is 128 x 256 an SM; Ampere's 256 x 128 is the same area).
+    // FLOPs per exponential: dense BF16 FLOPs a clock an SM (2,048 on the A100, 4,096 on Hopper,
+    // 8,192 on Blackwell: the peaks over SMs and clock) over the exponentials of its special
+    // function units, 16 a clock (CUDA C++ Programming Guide, arithmetic instruction throughput;
+    // FlashAttention-4, 2026, for Hopper and Blackwell) and 32 on Blackwell Ultra ("Making
+    // Softmax More Efficient with NVIDIA Blackwell Ultra", NVIDIA, 2026: twice Blackwell's).
     static const std::vector<GpuSpec> catalog{
-        {"A100", 312, 0, 0, 80, 2.0, 600, "Ampere", 108},
-        {"H100", 989, 1979, 0, 80, 3.35, 900, "Hopper", 132},
-        {"H200", 989, 1979, 0, 141, 4.8, 900, "Hopper", 132},
-        {"B200", 2250, 4500, 9000, 180, 7.7, 1800, "Blackwell", 148},
-        {"GB200", 2450, 4900, 9800, 186, 8.0, 1800, "Blackwell", 148},
-        {"GB300", 2450, 4900, 14700, 279, 8.0, 1800, "Blackwell Ultra", 160},
-        {"B300", 2250, 4500, 13500, 279, 8.0, 1800, "Blackwell Ultra", 160},
+        {"A100", 312, 0, 0, 80, 2.0, 600, "Ampere", 108, 128},
+        {"H100", 989, 1979, 0, 80, 3.35, 900, "Hopper", 132, 256},
+        {"H200", 989, 1979, 0, 141, 4.8, 900, "Hopper", 132, 256},
+        {"B200", 2250, 4500, 9000, 180, 7.7, 1800, "Blackwell", 148, 512},
+        {"GB200", 2450, 4900, 9800, 186, 8.0, 1800, "Blackwell", 148, 512},
+        {"GB300", 2450, 4900, 14700, 279, 8.0, 1800, "Blackwell Ultra", 160, 256},
+        {"B300", 2250, 4500, 13500, 279, 8.0, 1800, "Blackwell Ultra", 160, 256},
     };
     return catalog;
 }

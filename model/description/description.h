@@ -112,6 +112,9 @@ struct GpuSpec {
     // A GPU outside the catalog is its own architecture, with no waves (0 SMs).
     std::string architecture;
     int sms = 0;
+    // BF16 tensor-core FLOPs an SM computes in the time its special function units compute one
+    // exponential (model/cost/attention.h); 0: attention is not bound by its exponentials.
+    int flopsPerExponential = 0;
     int tileM = 128, tileN = 256;
 
     double peakTflops(Precision p) const;
