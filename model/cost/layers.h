@@ -7,7 +7,7 @@
 
 #include "collectives.h"
 #include "description.h"
-#include "gemm.h"
+#include "rates.h"
 #include "workload.h"
 
 namespace cs {
@@ -33,19 +33,6 @@ struct LayerKinds {
     std::vector<LayerKind> present() const;              // by first layer
 };
 LayerKinds layerKindsOf(const ModelShape& model);
-
-// Throughputs of one GPU as the calibration says they are reached.
-struct Rates {
-    GemmDevice gemm;         // GEMMs at the run's precision
-    GemmDevice gemmBf16;     // BF16 GEMMs (LM head, router)
-    GemmDevice grouped;      // expert GEMMs (grouped kernels) at the run's precision
-    double bf16Peak = 0;     // FLOP/s
-    double attention = 0;    // FLOP/s of flash attention
-    double exponentials = 0; // a second, in flash attention's softmax; 0: no bound
-    double memory = 0;       // bytes/s reached by elementwise and streaming kernels
-    double weightBytes = 0;  // HBM bytes per parameter per micro-batch outside the GEMM FLOPs
-    double castBytes = 0;    // per element cast to the GEMM precision (0 in BF16)
-};
 
 // Everything a layer's cost depends on besides its kind.
 struct LayerContext {

@@ -155,11 +155,4 @@ void rebuildWorkload(const ClusterDesc& cluster, const RunDesc& run, const Calib
 // layer, as Transformer Engine spreads the copies (workload.cpp, offloadActivations).
 double offloadWaitS(double copyS, double layerS, int layers, int offloaded);
 
-// Bytes written per element when a GEMM input is quantized to the run's precision. A tensor
-// that one format cannot serve both ways is written twice: Hopper's FP8 GEMMs take only the
-// TN layout, so Transformer Engine writes a transpose too; MXFP8 and NVFP4 scale blocks along
-// one axis, so the backward's GEMMs need a second copy scaled along the other. Blackwell's
-// per-tensor FP8 reads one copy both ways. 0 in BF16, which casts nothing.
-double quantizedBytesOf(const RunDesc& run, const GpuSpec& gpu, Framework framework);
-
 } // namespace cs

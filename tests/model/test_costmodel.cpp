@@ -18,6 +18,7 @@
 #include "costmodel.h"
 #include "extensions.h"
 #include "measuredruns.h"
+#include "rates.h"
 #include "samplefiles.h"
 #include "validation.h"
 #include "workload.h"
