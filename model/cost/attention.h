@@ -1,14 +1,14 @@
 #pragma once
-// How long flash attention takes on one GPU (docs/cost-model.md, "Attention").
+// How long flash attention takes on one GPU (docs/cost-model.md, "Attention's exponentials").
 //
 // Each attention score costs its two matmuls (Q K^T and P V: 2 (d_qk + d_v) FLOPs on the tensor
 // cores) and one exponential on the SM's special function units (MUFU.EX2), which run beside
 // the tensor cores and at a rate of their own: 16 a clock an SM on Ampere, Hopper and Blackwell,
 // 32 on Blackwell Ultra. Blackwell doubled the tensor cores' rate and not the exponentials', so
 // attention with narrow heads (64) is bound by its exponentials there; the kernel overlaps the
-// two, so the slower one sets the time (FlashAttention-4, Zadouri et al., 2026, section 3).
-// Backward computes 2.5 times the forward's FLOPs (five matmuls to two) and recomputes one
-// exponential a score.
+// two, so the slower one sets the time (FlashAttention-4, Zadouri et al., 2026, arXiv
+// 2603.05451). Backward computes 2.5 times the forward's FLOPs (five matmuls to two) and
+// recomputes one exponential a score.
 
 namespace cs {
 
