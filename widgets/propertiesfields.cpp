@@ -284,6 +284,18 @@ void PropertiesPanel::buildFields()
                         "GEMM, expert by expert, unless the recipe fuses the expert MLP (the 2026 "
                         "MXFP8 full-iteration recipes). Off by default"),
                      cs::biasedLinearsOf, cs::kBiasLinearKey),
+        SWITCH_FIELD(par, tr("GLU clamp apart"),
+                     tr("The experts' GLU clamps its input outside the fused activation kernel, "
+                        "as Megatron-Core does for gpt-oss (activation_func_clamp_value): two "
+                        "clamps and a concatenation forward, their gradients backward, in HBM "
+                        "passes, unless the recipe fuses the expert MLP. Off by default"),
+                     cs::gluClampOf, cs::kGluClampKey),
+        SWITCH_FIELD(par, tr("RoPE unfused"),
+                     tr("The rotary embeddings run without Transformer Engine's fused kernel, as "
+                        "Megatron-Core runs them where YaRN scales the attention by other than 1 "
+                        "(gpt-oss): several HBM passes over the queries and keys each way. Off "
+                        "by default"),
+                     cs::unfusedRopeOf, cs::kUnfusedRopeKey),
         SWITCH_FIELD(par, tr("DeepEP / HybridEP"),
                      tr("The expert all-to-all sends a token once to each GPU that holds one of "
                         "its experts, and once to each other NVLink domain, as Megatron-Core's "

@@ -175,6 +175,16 @@ bool biasedLinearsOf(const RunDesc& run, const GpuSpec&, Framework)
     return switchOf(run, kBiasLinearKey).value_or(false);
 }
 
+bool gluClampOf(const RunDesc& run, const GpuSpec&, Framework)
+{
+    return switchOf(run, kGluClampKey).value_or(false);
+}
+
+bool unfusedRopeOf(const RunDesc& run, const GpuSpec&, Framework)
+{
+    return switchOf(run, kUnfusedRopeKey).value_or(false);
+}
+
 bool flexDispatcherOf(const RunDesc& run, const GpuSpec& gpu, Framework framework)
 {
     return framework != Framework::Megatron2021 &&
@@ -278,31 +288,31 @@ const Calibration& defaultCalibration()
     static const Calibration c{
         .gemm =
             {
-                {"Blackwell", Precision::BF16, 0.563248},
-                {"Blackwell", Precision::FP8, 0.449694},
-                {"Blackwell Ultra", Precision::BF16, 0.684005},
-                {"Blackwell Ultra", Precision::FP8, 0.659771},
-                {"Hopper", Precision::BF16, 0.859255},
-                {"Hopper", Precision::FP8, 0.593744},
+                {"Blackwell", Precision::BF16, 0.614983},
+                {"Blackwell", Precision::FP8, 0.449874},
+                {"Blackwell Ultra", Precision::BF16, 0.78839},
+                {"Blackwell Ultra", Precision::FP8, 0.654776},
+                {"Hopper", Precision::BF16, 0.853352},
+                {"Hopper", Precision::FP8, 0.588519},
             },
         .grouped = {},
-        .defaultGemmEfficiency = 0.626758,
+        .defaultGemmEfficiency = 0.63488,
         .bf16OverFp8 = 1.2,
-        .groupedEfficiency = 0.524296,
-        .grouped2026Factor = 1.50504,
-        .gemmHalfWidth = 1557.31,
-        .attentionEfficiency = 0.584951,
-        .memoryEfficiency = 0.638873,
+        .groupedEfficiency = 0.533428,
+        .grouped2026Factor = 1.42766,
+        .gemmHalfWidth = 1508.31,
+        .attentionEfficiency = 0.575669,
+        .memoryEfficiency = 0.640528,
         .nvlinkEfficiency = 0.8,
-        .scaleOutEfficiency = 0.999872,
-        .allToAllEfficiency = 0.92578,
-        .tpOverlap = 0.921267,
-        .epOverlap = 0.870631,
-        .dpContention = 0.216343,
+        .scaleOutEfficiency = 0.999743,
+        .allToAllEfficiency = 0.954358,
+        .tpOverlap = 0.954424,
+        .epOverlap = 0.879387,
+        .dpContention = 0.209054,
         .layerHostUs = 0,
-        .moeLayerHostUs = 3678.97,
-        .expertHostUs = 253.339,
-        .a2aOverlapHostUs = 5571.62,
+        .moeLayerHostUs = 3675.99,
+        .expertHostUs = 255.007,
+        .a2aOverlapHostUs = 5571.64,
         .frameworkMemoryGiB = 4,
     };
     return c;

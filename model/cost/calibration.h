@@ -90,6 +90,15 @@ int activationOffloadLayersOf(const RunDesc& run);
 // (the full-iteration recipes' Transformer Engine op fuser). The other biases ride in their
 // GEMMs' epilogues.
 bool biasedLinearsOf(const RunDesc& run, const GpuSpec& gpu, Framework framework);
+// Whether the experts' GLU clamps its input apart from the fused activation kernel
+// (Megatron-Core's activation_func_clamp_value, gpt-oss; AutoModel's gpt-oss too):
+// `x-activation_clamp` in the run, off by default. The recipes that fuse the expert MLP (the
+// full-iteration ones) clamp inside it.
+bool gluClampOf(const RunDesc& run, const GpuSpec& gpu, Framework framework);
+// Whether the rotary embeddings run without Transformer Engine's fused kernel (Megatron-Core
+// falls back where YaRN scales the attention by other than 1, as gpt-oss's does):
+// `x-rope_unfused` in the run, off by default.
+bool unfusedRopeOf(const RunDesc& run, const GpuSpec& gpu, Framework framework);
 // Whether the expert all-to-all sends a token once to each GPU that holds one of its experts
 // and once to each other NVLink domain, forwarded there over NVLink (Megatron-Core's flex
 // dispatcher, DeepEP or HybridEP), rather than once per expert straight to the expert's GPU

@@ -7,6 +7,7 @@
 
 #include "attention.h"
 #include "calibration.h"
+#include "unfused.h"
 
 namespace cs {
 
@@ -268,6 +269,8 @@ struct Terms {
     double permute = 0;    // token copies to and from the experts
     double expertBias = 0; // the experts' second bias, added apart: forward, backward
     double expertBiasBackward = 0;
+    PassBytes unfused;  // HBM bytes of work outside the fused kernels (unfused.h)
+    double clamp = 0;   // the GLU clamp's forward seconds, which recomputing moe_act repeats
     double casts = 0;   // GEMM inputs cast to the low precision
     double weights = 0; // weight reads and gradient accumulation, forward share
     double weightsBackward = 0;
@@ -365,6 +368,16 @@ Terms termsOf(const LayerContext& ctx, LayerKind kind, const Shape& l, LayerCost
                  : 1e-6 * (ctx.cal.layerHostUs + (dropless ? ctx.cal.moeLayerHostUs : 0) +
                            localExperts * ctx.cal.expertHostUs +
                            (ctx.w.allToAllOverlap ? ctx.cal.a2aOverlapHostUs : 0));
+    if (kind.moe && w.gluClampApart) {
+        x.unfused = gluClampBytes(l.tokens * mlpWidth);
+        x.clamp = memorySeconds(x.unfused.forward, r);
+    }
+    if (w.unfusedRope) {
+        const PassBytes rope =
+            unfusedRopeBytes(l.tokens * (l.heads * l.qkDim + l.kvWidth / 2) / l.t);
+        x.unfused.forward += rope.forward;
+        x.unfused.backward += rope.backward;
+    }
     const bool sp = ctx.run.parallelism.sequenceParallel;
     x.tp = tpCollectives(kActivationBytes * l.tokens * l.h, w, sp, sp ? tpCount : tpCount / 2);
 
@@ -423,11 +436,13 @@ void recompute(const LayerContext& ctx, LayerKind kind, const Shape& l, const Te
     if (kind.moe) {
         const Moe& moe = *ctx.run.model.moe;
         const double copies = l.tokens / l.t * moe.topK;
-        redo(RecomputeModule::MoeAct, x.activation, l.gemmInputBytes * copies * moe.ffnHidden);
+        redo(RecomputeModule::MoeAct, x.activation + x.clamp,
+             l.gemmInputBytes * copies * moe.ffnHidden);
         redo(RecomputeModule::SharedExperts, x.sharedGemms, l.tokens * sharedSavedBytes(l, moe));
         // `mlp` names the dense MLP: on an MoE layer it is `moe` that recomputes the experts.
         if (rc.recomputes(RecomputeModule::Moe)) {
-            redo(RecomputeModule::Moe, x.mlpGemms + x.permute + x.activation + x.expertBias,
+            redo(RecomputeModule::Moe,
+                 x.mlpGemms + x.permute + x.activation + x.expertBias + x.clamp,
                  copies * mlpSavedBytes(l, l.h, moe.ffnHidden));
             lc.backward.comm[Dim::EP] += lc.forward.comm[Dim::EP];
             lc.backward.hidden[Dim::EP] += lc.forward.hidden[Dim::EP];
@@ -548,8 +563,8 @@ LayerCosts layerCosts(const LayerContext& ctx, LayerKind kind)
     // micro-batches of mixture-of-experts layers, whose dropless routing makes the CPU wait
     // for the token counts before it can launch the expert GEMMs.
     GpuPasses gpu = gpuPasses(gemmsF, x.attentionCore, elementwiseF);
-    gpu.forward += x.expertBias;
-    gpu.backward += x.expertBiasBackward;
+    gpu.forward += x.expertBias + memorySeconds(x.unfused.forward, ctx.rates);
+    gpu.backward += x.expertBiasBackward + memorySeconds(x.unfused.backward, ctx.rates);
     // Dropless routing makes the CPU wait for the token counts: the next layer's attention,
     // queued behind the experts' launches, starts only once the CPU has made them.
     const bool waits = kind.moe && !ctx.run.model.moe->capacityFactor;

@@ -46,6 +46,8 @@ Rates resolveRates(const ClusterDesc& cluster, const RunDesc& run, const Calibra
     w.wholeStepGraph = fullIterationRecipe(run, gpu, w.framework);
     w.allToAllOverlap = allToAllOverlapOf(run, gpu, w.framework);
     w.expertBiasApart = biasedLinearsOf(run, gpu, w.framework) && !w.wholeStepGraph;
+    w.gluClampApart = gluClampOf(run, gpu, w.framework) && !w.wholeStepGraph;
+    w.unfusedRope = unfusedRopeOf(run, gpu, w.framework);
     w.tpExposed = tpCommOverlapOf(run, gpu, w.framework) ? 1 - cal.tpOverlap : 1;
     w.routerGroups = routerGroupsOf(run);
     w.flexDispatcher = flexDispatcherOf(run, gpu, w.framework);

@@ -92,6 +92,8 @@ struct Workload {
     // The experts' second bias is added after their GEMM, expert by expert (biasedLinearsOf);
     // the full-iteration recipes' fused expert MLP adds it inside.
     bool expertBiasApart = false;
+    bool gluClampApart = false;  // the same for the GLU's clamp (gluClampOf)
+    bool unfusedRope = false;    // rotary embeddings outside the fused kernel (unfusedRopeOf)
     bool flexDispatcher = false; // a token once per GPU and domain, not once per expert
     double tpExposed = 1;        // the share of the TP collectives left on the critical path
     std::optional<RouterGroups> routerGroups;

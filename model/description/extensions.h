@@ -23,6 +23,8 @@ inline constexpr const char* kRouterGroupsKey = "x-moe_router_num_groups";
 inline constexpr const char* kRouterGroupTopKKey = "x-moe_router_group_topk";
 inline constexpr const char* kBiasLinearKey = "x-add_bias_linear";
 inline constexpr const char* kFlexDispatcherKey = "x-moe_flex_dispatcher";
+inline constexpr const char* kGluClampKey = "x-activation_clamp";
+inline constexpr const char* kUnfusedRopeKey = "x-rope_unfused";
 
 // Each with the name people know it by (the compare table's labels).
 struct ModelExtension {
@@ -42,6 +44,8 @@ inline constexpr ModelExtension kModelExtensions[] = {
     {kRouterGroupsKey, "router groups"},
     {kBiasLinearKey, "linear biases"},
     {kFlexDispatcherKey, "DeepEP / HybridEP"},
+    {kGluClampKey, "GLU clamp apart"},
+    {kUnfusedRopeKey, "RoPE unfused"},
     {kRouterGroupTopKKey, "groups per token"},
 };
 // clang-format on

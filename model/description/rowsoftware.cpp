@@ -219,9 +219,13 @@ std::optional<std::pair<int, int>> routerGroupsOfRow(const json& row)
     return std::nullopt;
 }
 
-// gpt-oss's linear layers carry biases (the Hugging Face model's `gate_up_proj_bias` and
-// `down_proj_bias` for its experts; Megatron-Bridge's GPTOSSProvider sets add_bias_linear).
-bool biasedLinearsOfRow(const json& row)
+// gpt-oss, whose software runs work the other models' does not: its linear layers carry biases
+// (the Hugging Face model's `gate_up_proj_bias` and `down_proj_bias` for its experts;
+// Megatron-Bridge's GPTOSSProvider sets add_bias_linear), its experts' GLU clamps its input at
+// 7 (`swiglu_limit`) outside the fused activation, and its YaRN rotary embeddings scale the
+// attention by 1.35, which Megatron-Core's fused RoPE does not support (rope_utils.py). AutoModel's
+// gpt-oss clamps and rotates in eager PyTorch as well.
+bool gptOssRow(const json& row)
 {
     return lowerCase(rowString(row, "model", "name")).rfind("gpt-oss", 0) == 0;
 }
@@ -261,8 +265,11 @@ void addRowSoftware(const json& row, json& run)
         run[kFp8AttentionKey] = false;
     if (inRecipes(row, kFlexDispatcherRecipes) || flexDispatcherInSource(row))
         run[kFlexDispatcherKey] = true;
-    if (biasedLinearsOfRow(row))
+    if (gptOssRow(row)) {
         run[kBiasLinearKey] = true;
+        run[kGluClampKey] = true;
+        run[kUnfusedRopeKey] = true;
+    }
     if (const auto groups = routerGroupsOfRow(row)) {
         run[kRouterGroupsKey] = groups->first;
         run[kRouterGroupTopKKey] = groups->second;

@@ -164,6 +164,19 @@ TEST_CASE("the expert fields edit the run: EP, and the all-to-all overlap the mo
     CHECK(cs::biasedLinearsOf(edited, gpu, cs::frameworkOf(edited, gpu)));
     CHECK(edited.extensions.value().at(cs::kBiasLinearKey) == true);
 
+    // gpt-oss's work outside the fused kernels: off for DeepSeek-V3, on where the run says.
+    const std::pair<const char*, const char*> unfused[] = {{"GLU clamp apart", cs::kGluClampKey},
+                                                           {"RoPE unfused", cs::kUnfusedRopeKey}};
+    for (const auto& [label, key] : unfused) {
+        INFO(label);
+        auto* box = panel.findChild<QCheckBox*>(QString::fromUtf8(label));
+        REQUIRE(box);
+        CHECK_FALSE(box->isChecked());
+        REQUIRE(panel.editField(QString::fromUtf8(label), true));
+        CHECK(edited.extensions.value().at(key) == true);
+    }
+    CHECK(cs::unfusedRopeOf(edited, gpu, cs::frameworkOf(edited, gpu)));
+
     auto* flex = panel.findChild<QCheckBox*>(QStringLiteral("DeepEP / HybridEP"));
     REQUIRE(flex);
     CHECK(flex->isChecked()); // the 2026 MXFP8 recipe runs HybridEP

@@ -289,14 +289,18 @@ TEST_CASE("a row's software: MegaScale's Megatron-LM baselines on Megatron-LM's 
         INFO(alltoall);
         CHECK(extension(alltoall, "x-moe_flex_dispatcher").is_null());
     }
-    // gpt-oss's linear layers carry biases, whoever ran it; no other model's do.
-    for (const char* biased : {"mbridge_2604_gptoss-120b_gb200", "automodel_89e3a9f_gptoss"}) {
-        INFO(biased);
-        CHECK(extension(biased, "x-add_bias_linear") == true);
-    }
-    for (const char* unset : {"mbridge_2602_qwen3-235b_h100", "automodel_89e3a9f_dsv3",
-                              "nemo_bridge_25.11_DGX-GB300_LLAMA3_70B"}) {
-        INFO(unset);
-        CHECK(extension(unset, "x-add_bias_linear").is_null());
+    // gpt-oss's linear layers carry biases, its GLU clamps apart and its RoPE runs unfused,
+    // whoever ran it; no other model's do.
+    for (const char* key : {"x-add_bias_linear", "x-activation_clamp", "x-rope_unfused"}) {
+        INFO(key);
+        for (const char* gptOss : {"mbridge_2604_gptoss-120b_gb200", "automodel_89e3a9f_gptoss"}) {
+            INFO(gptOss);
+            CHECK(extension(gptOss, key) == true);
+        }
+        for (const char* unset : {"mbridge_2602_qwen3-235b_h100", "automodel_89e3a9f_dsv3",
+                                  "nemo_bridge_25.11_DGX-GB300_LLAMA3_70B"}) {
+            INFO(unset);
+            CHECK(extension(unset, key).is_null());
+        }
     }
 }
