@@ -269,8 +269,10 @@ struct Terms {
     double permute = 0;    // token copies to and from the experts
     double expertBias = 0; // the experts' second bias, added apart: forward, backward
     double expertBiasBackward = 0;
-    PassBytes unfused;  // HBM bytes of work outside the fused kernels (unfused.h)
-    double clamp = 0;   // the GLU clamp's forward seconds, which recomputing moe_act repeats
+    double clamp = 0; // the GLU clamp outside the fused activation (unfused.h), forward
+    double clampBackward = 0;
+    double rope = 0; // rotary embeddings outside the fused kernel, forward
+    double ropeBackward = 0;
     double casts = 0;   // GEMM inputs cast to the low precision
     double weights = 0; // weight reads and gradient accumulation, forward share
     double weightsBackward = 0;
@@ -369,14 +371,15 @@ Terms termsOf(const LayerContext& ctx, LayerKind kind, const Shape& l, LayerCost
                            localExperts * ctx.cal.expertHostUs +
                            (ctx.w.allToAllOverlap ? ctx.cal.a2aOverlapHostUs : 0));
     if (kind.moe && w.gluClampApart) {
-        x.unfused = gluClampBytes(l.tokens * mlpWidth);
-        x.clamp = memorySeconds(x.unfused.forward, r);
+        const PassBytes clamp = gluClampBytes(l.tokens * mlpWidth);
+        x.clamp = memorySeconds(clamp.forward, r);
+        x.clampBackward = memorySeconds(clamp.backward, r);
     }
     if (w.unfusedRope) {
         const PassBytes rope =
             unfusedRopeBytes(l.tokens * (l.heads * l.qkDim + l.kvWidth / 2) / l.t);
-        x.unfused.forward += rope.forward;
-        x.unfused.backward += rope.backward;
+        x.rope = memorySeconds(rope.forward, r);
+        x.ropeBackward = memorySeconds(rope.backward, r);
     }
     const bool sp = ctx.run.parallelism.sequenceParallel;
     x.tp = tpCollectives(kActivationBytes * l.tokens * l.h, w, sp, sp ? tpCount : tpCount / 2);
@@ -563,8 +566,8 @@ LayerCosts layerCosts(const LayerContext& ctx, LayerKind kind)
     // micro-batches of mixture-of-experts layers, whose dropless routing makes the CPU wait
     // for the token counts before it can launch the expert GEMMs.
     GpuPasses gpu = gpuPasses(gemmsF, x.attentionCore, elementwiseF);
-    gpu.forward += x.expertBias + memorySeconds(x.unfused.forward, ctx.rates);
-    gpu.backward += x.expertBiasBackward + memorySeconds(x.unfused.backward, ctx.rates);
+    gpu.forward += x.expertBias + x.clamp + x.rope;
+    gpu.backward += x.expertBiasBackward + x.clampBackward + x.ropeBackward;
     // Dropless routing makes the CPU wait for the token counts: the next layer's attention,
     // queued behind the experts' launches, starts only once the CPU has made them.
     const bool waits = kind.moe && !ctx.run.model.moe->capacityFactor;
