@@ -193,6 +193,4 @@ void tokenDispatcher(SettingsReader& r, json& run)
         run[kFlexDispatcherKey] = false;
 }
 
-// --- attention ---
-
 } // namespace cs

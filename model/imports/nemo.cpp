@@ -226,6 +226,12 @@ private:
             // NeMo 1: swiglu, fast-swiglu, geglu, reglu ... are gated; gelu and relu are not.
             const bool gated = value.ends_with("glu") && value != "gelu";
             offer("swiglu", {gated ? "true" : "false"}, leaf);
+        } else if (key == "activation_func" || (key == "_target_" && parent == "activation_func")) {
+            // Megatron-Bridge names the function ("quick_gelu", or its import path); a gated
+            // quick-GELU is Megatron-LM's --quick-geglu (gpt-oss).
+            if (value.find("quick_gelu") != std::string::npos)
+                offer("quick_geglu", {"true"}, leaf);
+            leaf.used = true;
         } else if (key == "name" && (parent == "optim" || parent == "optimizer")) {
             if (value.find("distributed") != std::string::npos)
                 offer("use_distributed_optimizer", {"true"}, leaf);

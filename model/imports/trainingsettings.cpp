@@ -16,6 +16,7 @@
 #include "settingsreader.h"
 #include "text.h"
 #include "tokenizers.h"
+#include "unfusedsettings.h"
 
 namespace cs {
 
@@ -322,6 +323,20 @@ const std::set<std::string>& knownSettingNames()
         "fp8_format",
         "fp4_format",
         "swiglu",
+        "quick_geglu",
+        "activation_func_clamp_value",
+        "add_bias_linear",
+        "disable_bias_linear",
+        "position_embedding_type",
+        "use_rotary_position_embeddings",
+        "no_rope_fusion",
+        "apply_rope_fusion",
+        "rotary_scaling_factor",
+        "yarn_rotary_scaling_factor",
+        "mscale",
+        "mscale_all_dim",
+        "yarn_mscale",
+        "yarn_mscale_all_dim",
         "vocab_size",
         "padded_vocab_size",
         "make_vocab_size_divisible_by",
@@ -398,16 +413,18 @@ std::optional<json> runFromSettings(const TrainingSettings& settings, const Sett
         r.assume(r.placeOf("rampup_batch_size"),
                  "the batch ramp-up is left out: the run is described at its full global batch");
 
-    const bool gated = r.flag("swiglu");
+    // Megatron's --quick-geglu is gated too (gpt-oss: quick-GELU times the linear half).
+    const bool swiglu = r.flag("swiglu");
+    const bool gated = swiglu || r.flag("quick_geglu");
     auto ffn = r.integer("ffn_hidden_size", "the FFN width");
     if (!ffn && !r.find("ffn_hidden_size")) {
-        // Megatron keeps a gated FFN's parameters near 4 h, in multiples of 64.
-        ffn = gated ? int64_t(4.0 * double(*hidden) * 2.0 / 3.0 / 64.0) * 64 : 4 * *hidden;
+        // Megatron keeps SwiGLU's parameters near 4 h, in multiples of 64 (and only SwiGLU's).
+        ffn = swiglu ? int64_t(4.0 * double(*hidden) * 2.0 / 3.0 / 64.0) * 64 : 4 * *hidden;
         r.assume(origin.start, "FFN width " + count(*ffn) +
-                                   (gated ? " = 8/3 h rounded down to "
-                                            "64 (Megatron's default with "
-                                            "SwiGLU)"
-                                          : " = 4 h (Megatron's default)"));
+                                   (swiglu ? " = 8/3 h rounded down to "
+                                             "64 (Megatron's default with "
+                                             "SwiGLU)"
+                                           : " = 4 h (Megatron's default)"));
     }
     int64_t kvHeads = *heads;
     if (r.flag("group_query_attention"))
@@ -499,6 +516,9 @@ std::optional<json> runFromSettings(const TrainingSettings& settings, const Sett
         routerGroups(r, run);
         tokenDispatcher(r, run);
     }
+    const bool latent =
+        model.contains("attention") && model["attention"].value("kind", "") == "mla";
+    unfusedWork(r, {experts.has_value(), latent}, run);
     if (r.failed())
         return std::nullopt;
     std::string notes = "Imported from " + origin.description + " (" + origin.start.file + ").";

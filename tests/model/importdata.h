@@ -2,6 +2,7 @@
 // The import tests' inputs (tests/data/imports/) and what they share: reading them, building one
 // from text, and comparing an imported run with a sample's.
 
+#include <optional>
 #include <string>
 
 #include <catch2/catch.hpp>
@@ -11,6 +12,12 @@
 #include <nlohmann/json.hpp>
 
 #include "loader.h"
+
+// An import's run (nothing when refused) and what it reported.
+struct Imported {
+    std::optional<nlohmann::json> run;
+    cs::ImportReport report;
+};
 
 inline std::string importPath(const std::string& name)
 {

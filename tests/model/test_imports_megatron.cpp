@@ -18,11 +18,6 @@ using nlohmann::json;
 
 namespace {
 
-struct Imported {
-    std::optional<json> run;
-    ImportReport report;
-};
-
 Imported importText(const std::string& script, const std::string& log = "")
 {
     Imported i;

@@ -15,11 +15,6 @@ using nlohmann::json;
 
 namespace {
 
-struct Imported {
-    std::optional<json> run;
-    ImportReport report;
-};
-
 const std::string kModel = "--num-layers 2 --hidden-size 256 --num-attention-heads 8 "
                            "--seq-length 128 --micro-batch-size 1 --global-batch-size 8 ";
 
