@@ -7,6 +7,7 @@
 
 #include "attention.h"
 #include "calibration.h"
+#include "expertdispatch.h"
 #include "unfused.h"
 
 namespace cs {
@@ -209,27 +210,6 @@ struct Experts {
     double allToAllS = 0;    // one dispatch or combine, forward
 };
 
-// One dispatch (or combine) of a GPU's token copies: `tokenBytes` is one token's bytes;
-// `tokens` the GPU's tokens; the copies of a token over each kind of link from
-// allToAllCopies.
-double allToAll(double tokens, double tokenBytes, int topK, const Workload& w,
-                const Calibration& cal)
-{
-    const GroupShape& shape = w.dims[Dim::EP].shape;
-    if (shape.perDomain * shape.domains <= 1)
-        return 0;
-    const AllToAllCopies copies = allToAllCopies(shape, topK, w.routerGroups, w.flexDispatcher);
-    const LinkSpeed& inner = w.dims[Dim::EP].group.inner; // slowed by contention, if any
-    const LinkSpeed& outer = w.dims[Dim::EP].group.outer;
-    const double insideS = tokens * tokenBytes * copies.nvlink /
-                           (inner.GBps * 1e9 * cal.allToAllEfficiency / cal.nvlinkEfficiency);
-    const double outsideS = tokens * tokenBytes * copies.fabric /
-                            (outer.GBps * 1e9 * cal.allToAllEfficiency / cal.scaleOutEfficiency);
-    const double latencyS =
-        1e-6 * (inner.latencyUs + (shape.crossesDomains() ? outer.latencyUs : 0));
-    return std::max(insideS, outsideS) + latencyS;
-}
-
 Experts expertsOf(const LayerContext& ctx, const Shape& l)
 {
     const Moe& moe = *ctx.run.model.moe;
@@ -250,8 +230,8 @@ Experts expertsOf(const LayerContext& ctx, const Shape& l)
     // FP8 recipes dispatch FP8 tokens (one byte and a scale per 32); the combine is BF16.
     const double dispatchBytes = l.lowPrecision ? 1 + 1.0 / 32 : kActivationBytes;
     x.allToAllS =
-        0.5 * (allToAll(x.routedTokens, l.h * dispatchBytes, moe.topK, ctx.w, ctx.cal) +
-               allToAll(x.routedTokens, l.h * kActivationBytes, moe.topK, ctx.w, ctx.cal));
+        0.5 * (allToAllSeconds(x.routedTokens, l.h * dispatchBytes, moe.topK, ctx.w, ctx.cal) +
+               allToAllSeconds(x.routedTokens, l.h * kActivationBytes, moe.topK, ctx.w, ctx.cal));
     return x;
 }
 
@@ -458,86 +438,6 @@ void recompute(const LayerContext& ctx, LayerKind kind, const Shape& l, const Te
 }
 
 } // namespace
-
-double missesDomain(double domains, int topK, const std::optional<RouterGroups>& limit)
-{
-    const double anyExpert = std::pow(1 - 1 / domains, double(topK));
-    if (!limit)
-        return anyExpert;
-    const double groups = limit->groups, chosen = limit->topK;
-    if (std::fmod(groups, domains) == 0) { // none of the domain's groups chosen
-        double miss = 1;
-        for (double i = 0; i < chosen; ++i)
-            miss *= (groups - groups / domains - i) / (groups - i);
-        return miss;
-    }
-    if (std::fmod(domains, groups) == 0) {
-        const double perGroup = std::max(1.0, topK / chosen);
-        return 1 - chosen / groups + chosen / groups * std::pow(1 - groups / domains, perGroup);
-    }
-    return anyExpert;
-}
-
-AllToAllCopies allToAllCopies(const GroupShape& shape, int topK,
-                              const std::optional<RouterGroups>& limit, bool flex)
-{
-    const double ep = double(shape.perDomain) * shape.domains;
-    if (ep <= 1)
-        return {};
-    if (!flex) // every copy straight to its expert's GPU
-        return {topK * (shape.perDomain - 1) / ep, topK * (ep - shape.perDomain) / ep};
-    const double domains = shape.domains;
-    return {(ep - 1) * (1 - missesDomain(ep, topK, limit)),
-            domains > 1 ? (domains - 1) * (1 - missesDomain(domains, topK, limit)) : 0};
-}
-
-LayerKinds layerKindsOf(const ModelShape& model)
-{
-    LayerKinds p;
-    p.layers = model.layers;
-    p.denseLayers = model.moe ? std::min(model.layers, model.moe->denseLayers) : model.layers;
-    const Attention& a = model.attention;
-    p.slidingEvery = a.kind == AttentionKind::SlidingWindow ? std::max(1, a.every) : 0;
-    return p;
-}
-
-LayerKind LayerKinds::kindAt(int index) const
-{
-    return {index >= denseLayers, slidingEvery > 0 && index % slidingEvery == 0};
-}
-
-int LayerKinds::count(LayerKind kind, int first, int end) const
-{
-    if (kind.moe)
-        first = std::max(first, denseLayers);
-    else
-        end = std::min(end, denseLayers);
-    if (end <= first)
-        return 0;
-    if (slidingEvery == 0)
-        return kind.sliding ? 0 : end - first;
-    auto multiplesBelow = [this](int n) { return (n + slidingEvery - 1) / slidingEvery; };
-    const int sliding = multiplesBelow(end) - multiplesBelow(first);
-    return kind.sliding ? sliding : end - first - sliding;
-}
-
-std::vector<LayerKind> LayerKinds::present() const
-{
-    // Each kind first appears at one of these layers.
-    const int firstSlidingExpert =
-        slidingEvery > 0 ? (denseLayers + slidingEvery - 1) / slidingEvery * slidingEvery : 0;
-    std::vector<int> firsts{0, 1, denseLayers, denseLayers + 1, firstSlidingExpert};
-    std::sort(firsts.begin(), firsts.end());
-    std::vector<LayerKind> found;
-    for (int i : firsts) {
-        if (i >= layers)
-            break;
-        const LayerKind kind = kindAt(i);
-        if (std::find(found.begin(), found.end(), kind) == found.end())
-            found.push_back(kind);
-    }
-    return found;
-}
 
 double launchBoundSeconds(double gpu, double host, double gpuAfterWait)
 {

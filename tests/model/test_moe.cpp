@@ -9,6 +9,7 @@
 #include "calibration.h"
 #include "checkpoint.h"
 #include "costmodel.h"
+#include "expertdispatch.h"
 #include "layers.h"
 #include "samplefiles.h"
 #include "search.h"
