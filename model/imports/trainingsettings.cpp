@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "attentionsettings.h"
 #include "expertsettings.h"
 #include "extensions.h"
 #include "importcheck.h"
@@ -25,10 +26,6 @@ using nlohmann::json;
 namespace {
 
 constexpr int kDefaultVocabDivisor = 128; // --make-vocab-size-divisible-by
-constexpr int kDefaultKvLoraRank = 32;    // --kv-lora-rank
-constexpr int kDefaultQkHeadDim = 128;    // --qk-head-dim
-constexpr int kDefaultQkRopeDim = 64;     // --qk-pos-emb-head-dim
-constexpr int kDefaultVHeadDim = 128;     // --v-head-dim
 
 std::string count(int64_t n)
 {
@@ -200,45 +197,6 @@ std::optional<int64_t> activationOffload(SettingsReader& r)
         return std::nullopt;
     }
     return layers;
-}
-
-// --- attention -------------------------------------------------------------------------------
-
-std::optional<json> attention(SettingsReader& r)
-{
-    if (r.flag("multi_latent_attention")) {
-        json a = {{"kind", "mla"}};
-        if (const auto q = r.integer("q_lora_rank", "query low-rank"))
-            a["q_lora_rank"] = *q;
-        a["kv_lora_rank"] = r.integer("kv_lora_rank", "KV low-rank").value_or(kDefaultKvLoraRank);
-        a["qk_nope_head_dim"] = r.integer("qk_head_dim", "QK head dim").value_or(kDefaultQkHeadDim);
-        a["qk_rope_head_dim"] =
-            r.integer("qk_pos_emb_head_dim", "QK rotary head dim").value_or(kDefaultQkRopeDim);
-        a["v_head_dim"] = r.integer("v_head_dim", "V head dim").value_or(kDefaultVHeadDim);
-        return a;
-    }
-    const auto window = r.word("window_size");
-    if (!window)
-        return std::nullopt;
-    // "(4096,0)" or "4096": tokens to the left of each token.
-    std::string digits;
-    for (char c : *window) {
-        if (std::isdigit(static_cast<unsigned char>(c)))
-            digits += c;
-        else if (!digits.empty())
-            break;
-    }
-    if (digits.empty() || digits.size() > 9) {
-        r.error(r.placeOf("window_size"),
-                r.spell("window_size") + " = " + cs::inQuotes(*window) + " names no window size");
-        return std::nullopt;
-    }
-    json a = {{"kind", "sliding_window"}, {"window", std::stoi(digits)}, {"every", 1}};
-    if (r.find("window_attn_skip_freq"))
-        r.assume(r.placeOf("window_attn_skip_freq"),
-                 "layers with full attention between windowed ones are not kept: every layer "
-                 "taken as windowed");
-    return a;
 }
 
 // --- precision -------------------------------------------------------------------------------

@@ -338,3 +338,35 @@ TEST_CASE("a launch script's wrong arithmetic or runaway expansion is refused as
     CHECK_FALSE(doubled.run);
     CHECK(hasLine(doubled.report.errors, {"launch.sh:15:", "a word expands to more than"}));
 }
+
+TEST_CASE("window_attn_skip_freq places the window as Megatron-Core does, or says what it keeps",
+          "[imports][megatron]")
+{
+    // Megatron-Core windows layer n (from 1) unless the frequency divides n, or as a list says.
+    const auto [skip, every, note] = GENERATE(table<std::string, int, std::string>({
+        {"", 1, ""},
+        {"2", 2, ""},           // gpt-oss: windowed, full, windowed ...
+        {"'[1,0,1,0]'", 2, ""}, // the same as a list
+        {"'[1,1,1,1]'", 1, ""}, // every layer windowed
+        {"3", 1, "every layer taken as windowed"},
+        {"'[1,1,1,0]'", 1, "every layer taken as windowed"},
+        {"'([1]*3+[0])*2'", 1, "every layer taken as windowed"},
+        {"'([1,0])*4'", 2, ""},
+        {"1", 0, "every layer has full attention"},
+        {"'[0,0]'", 0, "every layer has full attention"},
+    }));
+    INFO(skip);
+    const Imported i = importText(kMinimal + "  --window-size 128,0" +
+                                  (skip.empty() ? "" : " --window-attn-skip-freq " + skip) + "\n");
+    INFO(i.report.errors.formatAll());
+    REQUIRE(i.run);
+    const json& model = (*i.run)["model"];
+    if (every == 0) {
+        CHECK_FALSE(model.contains("attention"));
+    } else {
+        CHECK(model["attention"]["kind"] == "sliding_window");
+        CHECK(model["attention"]["every"] == every);
+    }
+    if (!note.empty())
+        CHECK(hasLine(i.report.notes, {"launch.sh:5:", note}));
+}

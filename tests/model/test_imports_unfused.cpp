@@ -137,6 +137,8 @@ TEST_CASE("a Megatron-Bridge gpt-oss config gives the same extensions", "[import
                                                  "  position_embedding_type: yarn\n"
                                                  "  yarn_rotary_scaling_factor: 32.0\n"
                                                  "  apply_rope_fusion: true\n"
+                                                 "  window_size: [128, 0]\n"
+                                                 "  window_attn_skip_freq: [1, 0, 1, 0]\n"
                                                  "  num_moe_experts: 128\n"
                                                  "  moe_router_topk: 4\n"
                                                  "  moe_ffn_hidden_size: 2880\n"
@@ -147,6 +149,7 @@ TEST_CASE("a Megatron-Bridge gpt-oss config gives the same extensions", "[import
     INFO(report.errors.formatAll());
     REQUIRE(run);
     CHECK((*run)["model"]["gated_mlp"] == true);
+    CHECK((*run)["model"]["attention"]["every"] == 2); // a window on every other layer
     CHECK((*run)[kBiasLinearKey] == true);
     CHECK((*run)[kGluClampKey] == true);
     CHECK((*run)[kUnfusedRopeKey] == true);
