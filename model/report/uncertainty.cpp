@@ -58,6 +58,13 @@ Likeness likenessOf(const ClusterDesc& cluster, const RunDesc& run)
     const Parallelism& par = run.parallelism;
     l.gpus = double(std::max<int64_t>(1, int64_t(par.tp) * par.cp * par.pp * par.dp));
     l.family = familyOfModel(run.model.name);
+    const ModelShape& m = run.model;
+    l.architecture = std::to_string(m.layers) + " layers, " + std::to_string(m.hidden) + " wide, " +
+                     std::to_string(m.heads) + "/" + std::to_string(m.kvHeads) + " heads, FFN " +
+                     std::to_string(m.ffnHidden);
+    if (m.moe)
+        l.architecture += ", " + std::to_string(m.moe->experts) + " experts of " +
+                          std::to_string(m.moe->ffnHidden) + ", top " + std::to_string(m.moe->topK);
     return l;
 }
 
@@ -82,7 +89,9 @@ Uncertainty uncertaintyOf(double predictedS, const Likeness& likeness,
     for (const ReferenceRun& r : references) {
         if (r.id == without)
             continue;
-        familyMeasured = familyMeasured || r.likeness.family == likeness.family;
+        familyMeasured =
+            familyMeasured || r.likeness.family == likeness.family ||
+            (!likeness.architecture.empty() && r.likeness.architecture == likeness.architecture);
         if (r.likeness.tensorCoreGeneration == likeness.tensorCoreGeneration &&
             r.likeness.experts == likeness.experts)
             alike.emplace_back(distance(likeness, r.likeness), &r);

@@ -33,6 +33,10 @@ struct Likeness {
     // The model's family (calibrate.h, familyOfModel): not a measure of likeness, but whether
     // any measured run has it says whether the fit has seen such a model.
     std::string family;
+    // The model's shape (layers, widths, heads, experts), which says the same of a model whose
+    // name names no family, as an imported one's does not: a measured run of that very shape
+    // is of its family.
+    std::string architecture;
 };
 Likeness likenessOf(const ClusterDesc& cluster, const RunDesc& run);
 
@@ -49,7 +53,8 @@ struct Uncertainty {
     double lowS = 0;
     double highS = 0;
     std::vector<std::string> nearest; // the ids of the runs the range comes from
-    // Whether a measured run of the model's family is among the references: where none is, the
+    // Whether a measured run of the model's family (or its shape) is among the references:
+    // where none is, the
     // constants were fitted without such a model and its errors are larger than those the range
     // is made of (docs/cost-model.md, "How sure a prediction is").
     bool familyMeasured = false;

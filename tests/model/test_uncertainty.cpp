@@ -8,6 +8,9 @@
 #include "calibrate.h"
 #include "clirun.h"
 #include "comparison.h"
+#include "costmodel.h"
+#include "importdata.h"
+#include "megatron.h"
 #include "samplefiles.h"
 #include "uncertainty.h"
 
@@ -230,4 +233,52 @@ TEST_CASE("a run's likeness names its model's family", "[uncertainty]")
 {
     for (const MeasuredRun& r : publicMeasuredRuns())
         CHECK(likenessOf(r.cluster, r.run).family == modelFamilyOf(r));
+}
+
+TEST_CASE("a model whose name names no family is of the family of a measured run of its shape",
+          "[uncertainty]")
+{
+    std::vector<ReferenceRun> refs;
+    for (int i = 0; i < 6; ++i) {
+        Likeness l = like(2, Precision::BF16, true, 64);
+        l.family = "gpt-oss";
+        l.architecture = i < 5 ? "36 layers, 2880 wide" : "24 layers, 2880 wide";
+        refs.push_back(reference("r" + std::to_string(i), l, 0.01 * i));
+    }
+    const auto [architecture, without, measured] = GENERATE(table<std::string, std::string, bool>({
+        {"36 layers, 2880 wide", "", true},
+        {"24 layers, 2880 wide", "", true},
+        {"24 layers, 2880 wide", "r5", false}, // its only run of that shape is the row itself
+        {"61 layers, 7168 wide", "", false},
+        {"", "", false}, // no shape says nothing
+    }));
+    INFO(architecture << " without " << without);
+    Likeness query = like(2, Precision::BF16, true, 64);
+    query.family = "unnamed";
+    query.architecture = architecture;
+    CHECK(uncertaintyOf(1.0, query, refs, without).familyMeasured == measured);
+}
+
+TEST_CASE("an imported gpt-oss launch script is of a measured family, and predicted as its row",
+          "[uncertainty][imports]")
+{
+    ImportReport report;
+    const auto imported = importMegatron({importSource("gpt-oss-120b-h100.sh")}, nullptr, report);
+    INFO(report.errors.formatAll());
+    REQUIRE(imported);
+    const RunDesc run = loadedRun(*imported);
+    CHECK(run.model.name.empty()); // a launch script names no model
+    const MeasuredRun* row = nullptr;
+    const std::vector<MeasuredRun>& rows = publicMeasuredRuns();
+    for (const MeasuredRun& r : rows)
+        if (r.id == "mbridge_2604_gptoss-120b_h100_64_bf16")
+            row = &r;
+    REQUIRE(row);
+    // The launch gives the cost model what the row gives it: the same step.
+    CHECK(evaluate(row->cluster, run).stepTimeS ==
+          Approx(evaluate(row->cluster, row->run).stepTimeS).epsilon(1e-12));
+    const Uncertainty u = uncertaintyOf(1.0, likenessOf(row->cluster, run),
+                                        referenceRuns(rows, defaultCalibration()));
+    CHECK(u.familyMeasured);
+    CHECK(rangeText(u).find("none of its model family") == std::string::npos);
 }
