@@ -441,8 +441,12 @@ std::optional<json> importMegatron(const std::vector<SourceText>& scripts, const
     if (world)
         settings["world_size"] = {{std::to_string(world->value)}, world->place};
     const std::string file = baseName(scripts.back().file);
-    SettingsOrigin origin{"Megatron-LM launch " + file, "the Megatron-LM launch command",
-                          launch->start, flagSpelling, launch->script};
+    SettingsOrigin origin{"Megatron-LM launch " + file,
+                          "the Megatron-LM launch command",
+                          launch->start,
+                          flagSpelling,
+                          launch->script,
+                          true};
     std::optional<json> run = runFromSettings(settings, origin, report);
     std::optional<MegatronLogTimes> times;
     if (log)

@@ -264,10 +264,22 @@ private:
     // "bf16_with_nvfp4_mixed" ...
     void readRecipe(const std::string& value, Leaf& leaf)
     {
-        if (value.find("fp4") != std::string::npos)
+        if (value.find("fp4") != std::string::npos) {
             offer("fp4_format", {"e2m1"}, leaf);
-        else if (value.find("fp8") != std::string::npos)
+        } else if (value.find("fp8") != std::string::npos) {
             offer("fp8_format", {"hybrid"}, leaf);
+            // As Megatron-LM's --fp8-recipe names the scaling: "..._mxfp8_mixed", "..._fp8_
+            // current_scaling_mixed", "..._fp8_delayed_scaling_mixed", "..._fp8_subchannel_...".
+            for (const auto& [part, recipe] : {std::pair{"mxfp8", "mxfp8"},
+                                               {"current_scaling", "tensorwise"},
+                                               {"delayed", "delayed"},
+                                               {"subchannel", "blockwise"},
+                                               {"blockwise", "blockwise"}})
+                if (value.find(part) != std::string::npos) {
+                    offer("fp8_recipe", {recipe}, leaf);
+                    break;
+                }
+        }
         readPrecision(value, leaf);
     }
 

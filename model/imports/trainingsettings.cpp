@@ -14,6 +14,7 @@
 #include "extensions.h"
 #include "importcheck.h"
 #include "loader.h"
+#include "recipesettings.h"
 #include "settingsreader.h"
 #include "text.h"
 #include "tokenizers.h"
@@ -282,6 +283,13 @@ const std::set<std::string>& knownSettingNames()
         "fp4_format",
         "swiglu",
         "quick_geglu",
+        "tp_comm_overlap",
+        "overlap_moe_expert_parallel_comm",
+        "fp8_dot_product_attention",
+        "fp8_recipe",
+        "cuda_graph_impl",
+        "cuda_graph_modules",
+        "cuda_graph_scope",
         "activation_func_clamp_value",
         "add_bias_linear",
         "disable_bias_linear",
@@ -477,6 +485,7 @@ std::optional<json> runFromSettings(const TrainingSettings& settings, const Sett
     const bool latent =
         model.contains("attention") && model["attention"].value("kind", "") == "mla";
     unfusedWork(r, {experts.has_value(), latent}, run);
+    recipeSwitches(r, {experts.has_value(), run["precision"].get<std::string>(), tp}, run);
     if (r.failed())
         return std::nullopt;
     std::string notes = "Imported from " + origin.description + " (" + origin.start.file + ").";

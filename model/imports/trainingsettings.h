@@ -33,6 +33,9 @@ struct SettingsOrigin {
     std::string (*spell)(const std::string& name) = nullptr;
     // The training script a launch runs ("pretrain_gpt.py"): its defaults apply.
     std::string script;
+    // A launch's flags: a switch not given is off, as argparse defaults it. A config: what it
+    // leaves out, the class it names decides, which is not known here.
+    bool switchesOffUnlessGiven = false;
 };
 
 // The run description, or nothing with every missing or wrong setting in report.errors. What

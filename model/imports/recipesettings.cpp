@@ -1,0 +1,84 @@
+#include "recipesettings.h"
+
+#include <optional>
+#include <vector>
+
+#include "extensions.h"
+
+namespace cs {
+
+using nlohmann::json;
+
+namespace {
+
+// A switch as the settings decide it: given, or off where a switch not given is; nothing where
+// the settings leave it to what is not known here (a config's class).
+std::optional<bool> decided(SettingsReader& r, const std::string& name,
+                            std::vector<std::string>& offUnlessGiven)
+{
+    if (r.find(name))
+        return r.flag(name);
+    if (!r.origin().switchesOffUnlessGiven)
+        return std::nullopt;
+    offUnlessGiven.push_back(r.spell(name));
+    return false;
+}
+
+// Whether the step runs as one CUDA graph: Megatron-Core's cuda_graph_impl "full_iteration", or
+// "local" with full_iteration among its modules (cuda_graph_modules, formerly cuda_graph_scope).
+std::optional<bool> fullIterationGraph(SettingsReader& r)
+{
+    const std::optional<std::string> impl = r.word("cuda_graph_impl");
+    if (!impl)
+        return r.origin().switchesOffUnlessGiven ? std::optional<bool>(false) : std::nullopt;
+    if (*impl == "full_iteration")
+        return true;
+    if (*impl != "local")
+        return false;
+    for (const char* name : {"cuda_graph_modules", "cuda_graph_scope"})
+        for (const std::string& module : r.words(name))
+            if (module.find("full_iteration") != std::string::npos)
+                return true;
+    return false;
+}
+
+} // namespace
+
+void recipeSwitches(SettingsReader& r, const RecipeContext& context, json& run)
+{
+    std::vector<std::string> offUnlessGiven;
+    auto set = [&](const char* key, const std::string& name) {
+        if (const auto on = decided(r, name, offUnlessGiven))
+            run[key] = *on;
+    };
+    // NVFP4's GEMMs are not overlapped with TP communication (the cost model's rule): left to it.
+    if (context.tp > 1 && context.precision != "nvfp4")
+        set(kTpCommOverlapKey, "tp_comm_overlap");
+    if (context.experts)
+        set(kAllToAllOverlapKey, "overlap_moe_expert_parallel_comm");
+    if (context.precision != "bf16")
+        set(kFp8AttentionKey, "fp8_dot_product_attention");
+    if (context.precision == "fp8") {
+        // Megatron-LM's --fp8-recipe is "delayed" unless given: one scale a tensor.
+        if (const auto recipe = r.word("fp8_recipe"))
+            run[kFp8BlockScalingKey] = *recipe == "mxfp8";
+        else if (r.origin().switchesOffUnlessGiven)
+            run[kFp8BlockScalingKey] = false;
+        if (const auto graph = fullIterationGraph(r)) {
+            run[kFrameworkKey] = *graph ? "megatron-core-2026" : "megatron-core-2025";
+            if (!*graph)
+                r.assume(r.placeOf("cuda_graph_impl"),
+                         "no full-iteration CUDA graph (" + r.spell("cuda_graph_impl") +
+                             "): the CPU's launches are costed, as for Megatron-Core before the "
+                             "26.06 recipes (x-framework megatron-core-2025)");
+        }
+    }
+    if (!offUnlessGiven.empty()) {
+        std::string list;
+        for (const std::string& name : offUnlessGiven)
+            list += (list.empty() ? "" : ", ") + name;
+        r.assume(r.origin().start, "off, as the launch does not give them: " + list);
+    }
+}
+
+} // namespace cs

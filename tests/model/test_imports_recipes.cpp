@@ -1,0 +1,140 @@
+// The recipe switches the cost model reads reach an imported run as its settings give them: a
+// launch leaves off what it does not turn on, as argparse does; a config leaves to its class
+// what it does not say. Without them an FP8 run on Blackwell would be costed as the 2026
+// full-iteration recipes, with no CPU time at all.
+
+#include <catch2/catch.hpp>
+
+#include "costmodel.h"
+#include "extensions.h"
+#include "importdata.h"
+#include "megatron.h"
+#include "nemo.h"
+#include "samplefiles.h"
+
+using namespace cs;
+using nlohmann::json;
+
+namespace {
+
+// A small FP8 MoE on 16 GPUs, TP 2, with `flags` added.
+Imported launch(const std::string& flags, const std::string& precision = "--fp8-format hybrid")
+{
+    Imported i;
+    i.run = importMegatron(
+        {{"launch.sh", "torchrun --nnodes 4 --nproc-per-node 4 pretrain_gpt.py \\\n"
+                       "  --num-layers 8 --hidden-size 2048 \\\n"
+                       "  --num-attention-heads 16 --seq-length 4096 \\\n"
+                       "  --micro-batch-size 1 --global-batch-size 64 \\\n"
+                       "  --vocab-size 32000 --make-vocab-size-divisible-by 1 \\\n"
+                       "  --swiglu --disable-bias-linear --bf16 " +
+                           precision +
+                           " \\\n"
+                           "  --tensor-model-parallel-size 2 --sequence-parallel \\\n"
+                           "  --num-experts 64 --moe-router-topk 8 "
+                           "--moe-ffn-hidden-size 768 \\\n"
+                           "  --expert-model-parallel-size 8 " +
+                           flags + "\n"}},
+        nullptr, i.report);
+    INFO(i.report.errors.formatAll());
+    REQUIRE(i.run);
+    return i;
+}
+
+double stepOnGb200(const json& imported)
+{
+    const LoadedFile sample = loadSample("gb200-nvl72-16.cluster.json");
+    return evaluate(*sample.cluster, loadedRun(imported)).stepTimeS;
+}
+
+} // namespace
+
+TEST_CASE("a launch leaves off the switches it does not give, and says so", "[imports][recipes]")
+{
+    const Imported i = launch("");
+    const json& run = *i.run;
+    CHECK(run[kTpCommOverlapKey] == false);
+    CHECK(run[kAllToAllOverlapKey] == false);
+    CHECK(run[kFp8AttentionKey] == false);
+    CHECK(run[kFp8BlockScalingKey] == false); // --fp8-recipe is "delayed" unless given
+    CHECK(run[kFrameworkKey] == "megatron-core-2025");
+    CHECK(hasLine(i.report.notes, {"off, as the launch does not give them: --tp-comm-overlap, "
+                                   "--overlap-moe-expert-parallel-comm, "
+                                   "--fp8-dot-product-attention"}));
+    CHECK(hasLine(i.report.notes, {"no full-iteration CUDA graph", "--cuda-graph-impl"}));
+}
+
+TEST_CASE("a launch's switches reach the run, and a full-iteration graph takes the CPU's "
+          "launches off the step",
+          "[imports][recipes]")
+{
+    const Imported on = launch("--tp-comm-overlap --overlap-moe-expert-parallel-comm "
+                               "--fp8-dot-product-attention --fp8-recipe mxfp8 "
+                               "--cuda-graph-impl full_iteration");
+    const json& run = *on.run;
+    CHECK(run[kTpCommOverlapKey] == true);
+    CHECK(run[kAllToAllOverlapKey] == true);
+    CHECK(run[kFp8AttentionKey] == true);
+    CHECK(run[kFp8BlockScalingKey] == true);
+    CHECK(run[kFrameworkKey] == "megatron-core-2026");
+
+    const auto [graph, framework] = GENERATE(table<std::string, std::string>({
+        {"--cuda-graph-impl local --cuda-graph-modules full_iteration", "megatron-core-2026"},
+        {"--cuda-graph-impl local --cuda-graph-scope full_iteration", "megatron-core-2026"},
+        {"--cuda-graph-impl transformer_engine --cuda-graph-scope attn moe_router",
+         "megatron-core-2025"},
+        {"--cuda-graph-impl none", "megatron-core-2025"},
+    }));
+    INFO(graph);
+    CHECK((*launch(graph).run)[kFrameworkKey] == framework);
+
+    // The same switches, with and without the graph: on GB200 the eager step pays its launches.
+    const Imported eager = launch("--tp-comm-overlap --overlap-moe-expert-parallel-comm "
+                                  "--fp8-dot-product-attention --fp8-recipe mxfp8");
+    CHECK(stepOnGb200(*eager.run) > stepOnGb200(run));
+}
+
+TEST_CASE("switches that do not apply to the run are not set", "[imports][recipes]")
+{
+    // NVFP4's GEMMs run without TP overlap whatever the flag: the cost model's rule decides.
+    const Imported nvfp4 = launch("--tp-comm-overlap", "--fp4-format e2m1");
+    CHECK_FALSE(nvfp4.run->contains(kTpCommOverlapKey));
+    CHECK_FALSE(nvfp4.run->contains(kFp8BlockScalingKey));
+    CHECK_FALSE(nvfp4.run->contains(kFrameworkKey)); // only FP8 has a full-iteration recipe
+    const Imported bf16 = launch("", "");
+    CHECK_FALSE(bf16.run->contains(kFp8AttentionKey));
+    CHECK_FALSE(bf16.run->contains(kFrameworkKey));
+}
+
+TEST_CASE("a config sets what it says and leaves the rest to the cost model's defaults",
+          "[imports][recipes]")
+{
+    const std::string model = "model:\n  num_layers: 8\n  hidden_size: 2048\n"
+                              "  num_attention_heads: 16\n  seq_length: 4096\n"
+                              "  vocab_size: 32000\n  micro_batch_size: 1\n"
+                              "  global_batch_size: 64\n  tensor_model_parallel_size: 2\n"
+                              "  num_moe_experts: 64\n  add_bias_linear: false\n";
+    ImportReport silent;
+    const auto quiet = importNemo(
+        {"quiet.yaml", model + "mixed_precision: bf16_with_fp8_current_scaling_mixed\n"}, silent);
+    INFO(silent.errors.formatAll());
+    REQUIRE(quiet);
+    CHECK((*quiet)[kFp8BlockScalingKey] == false); // current scaling: one scale a tensor
+    for (const char* key :
+         {kTpCommOverlapKey, kAllToAllOverlapKey, kFp8AttentionKey, kFrameworkKey})
+        CHECK_FALSE(quiet->contains(key));
+
+    ImportReport said;
+    const auto told = importNemo({"told.yaml", model + "  cuda_graph_impl: full_iteration\n"
+                                                       "comm_overlap:\n"
+                                                       "  tp_comm_overlap: true\n"
+                                                       "  overlap_moe_expert_parallel_comm: true\n"
+                                                       "mixed_precision: bf16_with_mxfp8_mixed\n"},
+                                 said);
+    INFO(said.errors.formatAll());
+    REQUIRE(told);
+    CHECK((*told)[kTpCommOverlapKey] == true);
+    CHECK((*told)[kAllToAllOverlapKey] == true);
+    CHECK((*told)[kFp8BlockScalingKey] == true);
+    CHECK((*told)[kFrameworkKey] == "megatron-core-2026");
+}
