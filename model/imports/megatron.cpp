@@ -437,6 +437,10 @@ std::optional<json> importMegatron(const std::vector<SourceText>& scripts, const
     if (!launch)
         return std::nullopt;
     TrainingSettings settings = readFlags(launch->flags, report);
+    // NCCL's NVLink SHARP, as the script's environment leaves it (the containers turn it off).
+    for (const ShellVariable& v : script.variables)
+        if (v.name == "NCCL_NVLS_ENABLE")
+            settings["nccl_nvls_enable"] = {{v.value}, v.place};
     const std::optional<Count> world = worldSize(script, *launch, report);
     if (world)
         settings["world_size"] = {{std::to_string(world->value)}, world->place};

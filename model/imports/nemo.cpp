@@ -109,6 +109,7 @@ const std::map<std::string, std::string>& synonyms()
         {"vocab_size", "padded_vocab_size"},
         {"pretrained_model_name", "tokenizer_model"},
         {"tokenizer_name", "tokenizer_model"},
+        {"NCCL_NVLS_ENABLE", "nccl_nvls_enable"}, // a recipe's env_vars
     };
     return table;
 }

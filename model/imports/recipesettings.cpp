@@ -56,6 +56,9 @@ void recipeSwitches(SettingsReader& r, const RecipeContext& context, json& run)
         set(kTpCommOverlapKey, "tp_comm_overlap");
     if (context.experts)
         set(kAllToAllOverlapKey, "overlap_moe_expert_parallel_comm");
+    // NCCL_NVLS_ENABLE: 0 off, 1 or 2 (where supported) on; unset, the cost model's default.
+    if (r.find("nccl_nvls_enable"))
+        run[kNvlsKey] = r.flag("nccl_nvls_enable");
     if (context.precision != "bf16")
         set(kFp8AttentionKey, "fp8_dot_product_attention");
     if (context.precision == "fp8") {

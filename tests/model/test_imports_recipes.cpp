@@ -17,17 +17,19 @@ using nlohmann::json;
 
 namespace {
 
-// A small FP8 MoE on 16 GPUs, TP 2, with `flags` added.
-Imported launch(const std::string& flags, const std::string& precision = "--fp8-format hybrid")
+// A small FP8 MoE on 16 GPUs, TP 2, with `flags` added and `before` it in the script.
+Imported launch(const std::string& flags, const std::string& precision = "--fp8-format hybrid",
+                const std::string& before = "")
 {
     Imported i;
     i.run = importMegatron(
-        {{"launch.sh", "torchrun --nnodes 4 --nproc-per-node 4 pretrain_gpt.py \\\n"
-                       "  --num-layers 8 --hidden-size 2048 \\\n"
-                       "  --num-attention-heads 16 --seq-length 4096 \\\n"
-                       "  --micro-batch-size 1 --global-batch-size 64 \\\n"
-                       "  --vocab-size 32000 --make-vocab-size-divisible-by 1 \\\n"
-                       "  --swiglu --disable-bias-linear --bf16 " +
+        {{"launch.sh", before +
+                           "torchrun --nnodes 4 --nproc-per-node 4 pretrain_gpt.py \\\n"
+                           "  --num-layers 8 --hidden-size 2048 \\\n"
+                           "  --num-attention-heads 16 --seq-length 4096 \\\n"
+                           "  --micro-batch-size 1 --global-batch-size 64 \\\n"
+                           "  --vocab-size 32000 --make-vocab-size-divisible-by 1 \\\n"
+                           "  --swiglu --disable-bias-linear --bf16 " +
                            precision +
                            " \\\n"
                            "  --tensor-model-parallel-size 2 --sequence-parallel \\\n"
@@ -137,4 +139,25 @@ TEST_CASE("a config sets what it says and leaves the rest to the cost model's de
     CHECK((*told)[kAllToAllOverlapKey] == true);
     CHECK((*told)[kFp8BlockScalingKey] == true);
     CHECK((*told)[kFrameworkKey] == "megatron-core-2026");
+}
+
+TEST_CASE("NCCL's NVLink SHARP as the script's environment or the recipe's sets it",
+          "[imports][recipes]")
+{
+    CHECK((*launch("", "--fp8-format hybrid", "export NCCL_NVLS_ENABLE=1\n").run)[kNvlsKey] ==
+          true);
+    CHECK((*launch("", "--fp8-format hybrid", "export NCCL_NVLS_ENABLE=0\n").run)[kNvlsKey] ==
+          false);
+    CHECK_FALSE(launch("").run->contains(kNvlsKey)); // the cost model's default: off
+
+    ImportReport report;
+    const auto run = importNemo({"nvls.yaml", "model:\n  num_layers: 8\n  hidden_size: 2048\n"
+                                              "  num_attention_heads: 16\n  seq_length: 4096\n"
+                                              "  vocab_size: 32000\n  micro_batch_size: 1\n"
+                                              "  global_batch_size: 64\n"
+                                              "env_vars:\n  NCCL_NVLS_ENABLE: 1\n"},
+                                report);
+    INFO(report.errors.formatAll());
+    REQUIRE(run);
+    CHECK((*run)[kNvlsKey] == true);
 }
