@@ -1,0 +1,65 @@
+// The split of layers over virtual pipeline stages, the embedding and the loss among them.
+
+#include "costmodeltests.h"
+
+using namespace cs;
+using namespace costmodeltests;
+
+TEST_CASE("126 layers on 16 x 8 virtual stages: the embedding and the loss take one each")
+{
+    // Llama 3.1 405B's NVFP4 recipes on GB200 and B200 (Megatron-Core's
+    // account_for_embedding_in_pipeline_split and account_for_loss_in_pipeline_split).
+    for (const MeasuredRun& r : publicRuns()) {
+        if (r.run.model.layers != 126 || r.run.parallelism.pp * r.run.parallelism.vp != 128)
+            continue;
+        INFO(r.id);
+        const std::vector<int> split = layersPerVirtualStage(r.cluster, r.run);
+        REQUIRE(split.size() == 128);
+        CHECK(split.front() == 0);
+        CHECK(split.back() == 0);
+        CHECK(std::count(split.begin(), split.end(), 1) == 126);
+        CHECK(evaluate(r.cluster, r.run).stepTimeS > 0);
+        return;
+    }
+    FAIL("no public row runs 126 layers on 128 virtual stages");
+}
+
+TEST_CASE("layers that divide evenly among the virtual stages are split evenly, the head on top")
+{
+    // Megatron-Core's default, as gpt-oss's recipes run it: 36 layers on 4 stages, 9 each, the
+    // last stage the heaviest with the LM head and the loss.
+    for (MeasuredRun& r : publicRuns(kMoeRuns)) {
+        if (r.run.model.name != "gpt-oss-120b" || r.run.parallelism.pp != 4)
+            continue;
+        INFO(r.id);
+        CHECK(layersPerVirtualStage(r.cluster, r.run) == std::vector<int>{9, 9, 9, 9});
+        const Workload w = buildWorkload(r.cluster, r.run, defaultCalibration());
+        const auto stageWork = [&](int s) {
+            return w.forward[w.op(s, 0)].total() + w.backward[w.op(s, 0)].total();
+        };
+        CHECK(stageWork(3) > 1.1 * stageWork(1));
+        // One layer fewer, and the split evens the stages out by FLOPs instead.
+        r.run.model.layers = 35;
+        CHECK(layersPerVirtualStage(r.cluster, r.run).back() < 9);
+        return;
+    }
+    FAIL("no measured run of gpt-oss-120b on 4 pipeline stages");
+}
+
+TEST_CASE("one virtual stage more than layers and the head: the embedding's stage holds no layer")
+{
+    Sample s = ndv5();
+    s.run.model.layers = 14; // 16 virtual stages: embedding, 14 layers, head
+    s.run.parallelism.pp = 8;
+    s.run.parallelism.vp = 2;
+    const std::vector<int> split = layersPerVirtualStage(s.cluster, s.run);
+    REQUIRE(split.size() == 16);
+    CHECK(split.front() == 0);
+    CHECK(split.back() == 0);
+    Diagnostics diags;
+    validateClusterRun(s.cluster, s.run, diags);
+    CHECK(diags.empty());
+    s.run.model.layers = 13; // one stage too many even with the embedding and the head on two
+    validateClusterRun(s.cluster, s.run, diags);
+    CHECK(diags.contains("layers = 13 and the embedding and the loss"));
+}
