@@ -296,6 +296,12 @@ void PropertiesPanel::buildFields()
                         "(gpt-oss): several HBM passes over the queries and keys each way. Off "
                         "by default"),
                      cs::unfusedRopeOf, cs::kUnfusedRopeKey),
+        SWITCH_FIELD(par, tr("DP overlap"),
+                     tr("The data-parallel gradients are reduced bucket by bucket as the backward "
+                        "pass releases them (Megatron's --overlap-grad-reduce), under the rest "
+                        "of the backward pass; off, all at once after it. On by default but on "
+                        "Megatron-LM's 2021 defaults"),
+                     cs::overlapGradReduceOf, cs::kOverlapGradReduceKey),
         SWITCH_FIELD(par, tr("DeepEP / HybridEP"),
                      tr("The expert all-to-all sends a token once to each GPU that holds one of "
                         "its experts, and once to each other NVLink domain, as Megatron-Core's "

@@ -185,6 +185,11 @@ bool unfusedRopeOf(const RunDesc& run, const GpuSpec&, Framework)
     return switchOf(run, kUnfusedRopeKey).value_or(false);
 }
 
+bool overlapGradReduceOf(const RunDesc& run, const GpuSpec&, Framework framework)
+{
+    return switchOf(run, kOverlapGradReduceKey).value_or(framework != Framework::Megatron2021);
+}
+
 bool flexDispatcherOf(const RunDesc& run, const GpuSpec& gpu, Framework framework)
 {
     return framework != Framework::Megatron2021 &&

@@ -99,6 +99,10 @@ bool gluClampOf(const RunDesc& run, const GpuSpec& gpu, Framework framework);
 // falls back where YaRN scales the attention by other than 1, as gpt-oss's does):
 // `x-rope_unfused` in the run, off by default.
 bool unfusedRopeOf(const RunDesc& run, const GpuSpec& gpu, Framework framework);
+// Whether the data-parallel gradient reduction runs bucket by bucket as the backward pass
+// releases them (Megatron's --overlap-grad-reduce) rather than once the backward pass is done:
+// `x-overlap_grad_reduce` in the run when given; else on but on Megatron-LM's 2021 defaults.
+bool overlapGradReduceOf(const RunDesc& run, const GpuSpec& gpu, Framework framework);
 // Whether the expert all-to-all sends a token once to each GPU that holds one of its experts
 // and once to each other NVLink domain, forwarded there over NVLink (Megatron-Core's flex
 // dispatcher, DeepEP or HybridEP), rather than once per expert straight to the expert's GPU

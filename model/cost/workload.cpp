@@ -49,9 +49,9 @@ void resolveSizes(const ClusterDesc& cluster, const RunDesc& run, const Calibrat
     // weight plus one FP8 scale per 16.
     w.gatherBytesPerParam = weightBytesOf(run.precision);
     w.framework = frameworkOf(run, cluster.gpu);
-    // Megatron-LM on its defaults reduces FP32 gradients once the backward pass is done.
-    w.overlapGradReduce = w.framework != Framework::Megatron2021;
-    w.gradBytesPerParam = w.overlapGradReduce ? 2 : 4;
+    // Megatron-LM on its 2021 defaults reduces FP32 gradients once the backward pass is done.
+    w.overlapGradReduce = overlapGradReduceOf(run, cluster.gpu, w.framework);
+    w.gradBytesPerParam = w.framework == Framework::Megatron2021 ? 4 : 2;
     w.fsdp = par.fsdp;
 }
 

@@ -25,6 +25,7 @@ inline constexpr const char* kBiasLinearKey = "x-add_bias_linear";
 inline constexpr const char* kFlexDispatcherKey = "x-moe_flex_dispatcher";
 inline constexpr const char* kGluClampKey = "x-activation_clamp";
 inline constexpr const char* kUnfusedRopeKey = "x-rope_unfused";
+inline constexpr const char* kOverlapGradReduceKey = "x-overlap_grad_reduce";
 
 // Each with the name people know it by (the compare table's labels).
 struct ModelExtension {
@@ -46,6 +47,7 @@ inline constexpr ModelExtension kModelExtensions[] = {
     {kFlexDispatcherKey, "DeepEP / HybridEP"},
     {kGluClampKey, "GLU clamp apart"},
     {kUnfusedRopeKey, "RoPE unfused"},
+    {kOverlapGradReduceKey, "DP overlap"},
     {kRouterGroupTopKKey, "groups per token"},
 };
 // clang-format on

@@ -54,6 +54,7 @@ void recipeSwitches(SettingsReader& r, const RecipeContext& context, json& run)
     // NVFP4's GEMMs are not overlapped with TP communication (the cost model's rule): left to it.
     if (context.tp > 1 && context.precision != "nvfp4")
         set(kTpCommOverlapKey, "tp_comm_overlap");
+    set(kOverlapGradReduceKey, "overlap_grad_reduce");
     if (context.experts)
         set(kAllToAllOverlapKey, "overlap_moe_expert_parallel_comm");
     // NCCL_NVLS_ENABLE: 0 off, 1 or 2 (where supported) on; unset, the cost model's default.

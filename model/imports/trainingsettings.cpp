@@ -284,6 +284,7 @@ const std::set<std::string>& knownSettingNames()
         "swiglu",
         "quick_geglu",
         "tp_comm_overlap",
+        "overlap_grad_reduce",
         "overlap_moe_expert_parallel_comm",
         "fp8_dot_product_attention",
         "fp8_recipe",

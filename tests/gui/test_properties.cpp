@@ -177,6 +177,13 @@ TEST_CASE("the expert fields edit the run: EP, and the all-to-all overlap the mo
     }
     CHECK(cs::unfusedRopeOf(edited, gpu, cs::frameworkOf(edited, gpu)));
 
+    auto* dpOverlap = panel.findChild<QCheckBox*>(QStringLiteral("DP overlap"));
+    REQUIRE(dpOverlap);
+    CHECK(dpOverlap->isChecked()); // Megatron-Core reduces gradients under the backward pass
+    REQUIRE(panel.editField(QStringLiteral("DP overlap"), false));
+    CHECK_FALSE(cs::overlapGradReduceOf(edited, gpu, cs::frameworkOf(edited, gpu)));
+    CHECK(edited.extensions.value().at(cs::kOverlapGradReduceKey) == false);
+
     auto* flex = panel.findChild<QCheckBox*>(QStringLiteral("DeepEP / HybridEP"));
     REQUIRE(flex);
     CHECK(flex->isChecked()); // the 2026 MXFP8 recipe runs HybridEP

@@ -105,6 +105,24 @@ TEST_CASE("NVLink SHARP speeds TP's all-reduces where the run turns it on and th
     CHECK(tpTraffic(true) == Approx(tpTraffic(false)));
 }
 
+TEST_CASE("gradients reduced once the backward pass is done expose their reduction; bucket by "
+          "bucket it hides under the backward pass")
+{
+    const Sample s = fairwater128();
+    CHECK(overlapGradReduceOf(s.run, s.cluster.gpu, frameworkOf(s.run, s.cluster.gpu)));
+    RunDesc after = s.run;
+    after.extensions.set(kOverlapGradReduceKey, false);
+    const Evaluation under = evaluate(s.cluster, s.run);
+    const Evaluation once = evaluate(s.cluster, after);
+    // The same bytes, in BF16 either way (only Megatron-LM's 2021 defaults reduce FP32).
+    CHECK(once.commTotalS[Dim::DP] == Approx(under.commTotalS[Dim::DP]));
+    CHECK(once.commExposedS[Dim::DP] > 2 * under.commExposedS[Dim::DP]);
+    CHECK(once.stepTimeS > under.stepTimeS);
+    checkBreakdownAddsUp(once);
+    // The closed form tells the same.
+    CHECK(estimate(s.cluster, after).stepTimeS > estimate(s.cluster, s.run).stepTimeS);
+}
+
 TEST_CASE("TP collectives hide under the GEMMs where the recipe overlaps them: by default all but "
           "NVFP4's, never on Megatron-LM's defaults")
 {

@@ -60,8 +60,9 @@ TEST_CASE("a launch leaves off the switches it does not give, and says so", "[im
     CHECK(run[kFp8AttentionKey] == false);
     CHECK(run[kFp8BlockScalingKey] == false); // --fp8-recipe is "delayed" unless given
     CHECK(run[kFrameworkKey] == "megatron-core-2025");
+    CHECK(run[kOverlapGradReduceKey] == false); // Megatron-LM reduces after the backward pass
     CHECK(hasLine(i.report.notes, {"off, as the launch does not give them: --tp-comm-overlap, "
-                                   "--overlap-moe-expert-parallel-comm, "
+                                   "--overlap-grad-reduce, --overlap-moe-expert-parallel-comm, "
                                    "--fp8-dot-product-attention"}));
     CHECK(hasLine(i.report.notes, {"no full-iteration CUDA graph", "--cuda-graph-impl"}));
 }
@@ -161,3 +162,14 @@ TEST_CASE("NCCL's NVLink SHARP as the script's environment or the recipe's sets 
     REQUIRE(run);
     CHECK((*run)[kNvlsKey] == true);
 }
+
+TEST_CASE("gradients reduced after the backward pass, as a launch without --overlap-grad-reduce "
+          "does, cost more than bucket by bucket under it",
+          "[imports][recipes]")
+{
+    const Imported after = launch("");
+    const Imported under = launch("--overlap-grad-reduce");
+    CHECK((*under.run)[kOverlapGradReduceKey] == true);
+    CHECK(stepOnGb200(*after.run) > stepOnGb200(*under.run));
+}
+
