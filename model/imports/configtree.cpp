@@ -316,10 +316,7 @@ private:
         return node;
     }
 
-    static bool opensBlock(std::string_view rest)
-    {
-        return keyColon(rest) || isSequenceItem(rest);
-    }
+    static bool opensBlock(std::string_view rest) { return keyColon(rest) || isSequenceItem(rest); }
 
     static std::string hint(const std::string& text)
     {

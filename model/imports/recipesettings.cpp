@@ -3,6 +3,7 @@
 #include <optional>
 #include <vector>
 
+#include "enumtext.h"
 #include "extensions.h"
 
 namespace cs {
@@ -44,7 +45,7 @@ std::optional<bool> fullIterationGraph(SettingsReader& r)
 
 } // namespace
 
-void recipeSwitches(SettingsReader& r, const RecipeContext& context, json& run)
+void recipeSwitches(SettingsReader& r, const RunTraits& traits, json& run)
 {
     std::vector<std::string> offUnlessGiven;
     auto set = [&](const char* key, const std::string& name) {
@@ -52,17 +53,17 @@ void recipeSwitches(SettingsReader& r, const RecipeContext& context, json& run)
             run[key] = *on;
     };
     // NVFP4's GEMMs are not overlapped with TP communication (the cost model's rule): left to it.
-    if (context.tp > 1 && context.precision != "nvfp4")
+    if (traits.tp > 1 && traits.precision != "nvfp4")
         set(kTpCommOverlapKey, "tp_comm_overlap");
     set(kOverlapGradReduceKey, "overlap_grad_reduce");
-    if (context.experts)
+    if (traits.experts)
         set(kAllToAllOverlapKey, "overlap_moe_expert_parallel_comm");
     // NCCL_NVLS_ENABLE: 0 off, 1 or 2 (where supported) on; unset, the cost model's default.
     if (r.find("nccl_nvls_enable"))
         run[kNvlsKey] = r.flag("nccl_nvls_enable");
-    if (context.precision != "bf16")
+    if (traits.precision != "bf16")
         set(kFp8AttentionKey, "fp8_dot_product_attention");
-    if (context.precision == "fp8") {
+    if (traits.precision == "fp8") {
         // Megatron-LM's --fp8-recipe is "delayed" unless given: one scale a tensor.
         if (const auto recipe = r.word("fp8_recipe"))
             run[kFp8BlockScalingKey] = *recipe == "mxfp8";
@@ -77,12 +78,9 @@ void recipeSwitches(SettingsReader& r, const RecipeContext& context, json& run)
                              "26.06 recipes (x-framework megatron-core-2025)");
         }
     }
-    if (!offUnlessGiven.empty()) {
-        std::string list;
-        for (const std::string& name : offUnlessGiven)
-            list += (list.empty() ? "" : ", ") + name;
-        r.assume(r.origin().start, "off, as the launch does not give them: " + list);
-    }
+    if (!offUnlessGiven.empty())
+        r.assume(r.origin().start,
+                 "off, as the launch does not give them: " + wordList(offUnlessGiven, ", "));
 }
 
 } // namespace cs

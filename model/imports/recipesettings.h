@@ -16,14 +16,7 @@
 
 namespace cs {
 
-// What the switches depend on, as runFromSettings has read it.
-struct RecipeContext {
-    bool experts = false;
-    std::string precision; // "bf16", "fp8", "nvfp4"
-    int64_t tp = 1;
-};
-
 // Sets the switches the settings decide in `run`; what a launch leaves off is noted once.
-void recipeSwitches(SettingsReader& r, const RecipeContext& context, nlohmann::json& run);
+void recipeSwitches(SettingsReader& r, const RunTraits& traits, nlohmann::json& run);
 
 } // namespace cs

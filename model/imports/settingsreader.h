@@ -22,6 +22,15 @@ bool isNullWord(const std::string& v);
 // "false", "0", "no", "off".
 bool isFalseWord(const std::string& v);
 
+// What runFromSettings has read of a run that later settings depend on: the readers of the
+// switches and of the work outside the fused kernels take it.
+struct RunTraits {
+    bool experts = false;
+    bool latentAttention = false; // multi-latent attention (its RoPE is its own path)
+    std::string precision;        // "bf16", "fp8", "nvfp4"
+    int64_t tp = 1;
+};
+
 // Reads settings with every problem located at the setting (or, when missing, where the
 // command or config starts) and keeps the assumptions for the run's notes.
 class SettingsReader {

@@ -483,10 +483,12 @@ std::optional<json> runFromSettings(const TrainingSettings& settings, const Sett
         routerGroups(r, run);
         tokenDispatcher(r, run);
     }
-    const bool latent =
-        model.contains("attention") && model["attention"].value("kind", "") == "mla";
-    unfusedWork(r, {experts.has_value(), latent}, run);
-    recipeSwitches(r, {experts.has_value(), run["precision"].get<std::string>(), tp}, run);
+    const RunTraits traits{experts.has_value(),
+                           model.contains("attention") &&
+                               model["attention"].value("kind", "") == "mla",
+                           run["precision"].get<std::string>(), tp};
+    unfusedWork(r, traits, run);
+    recipeSwitches(r, traits, run);
     if (r.failed())
         return std::nullopt;
     std::string notes = "Imported from " + origin.description + " (" + origin.start.file + ").";

@@ -97,13 +97,13 @@ double yarnAttentionFactor(double scalingFactor, double mscale, double mscaleAll
     return yarnMscale(scalingFactor, mscale) / yarnMscale(scalingFactor, mscaleAllDim);
 }
 
-void unfusedWork(SettingsReader& r, const ModelKind& kind, json& run)
+void unfusedWork(SettingsReader& r, const RunTraits& traits, json& run)
 {
-    if (kind.experts) {
+    if (traits.experts) {
         expertBiases(r, run);
         gluClamp(r, run);
     }
-    if (!kind.latentAttention)
+    if (!traits.latentAttention)
         rotaryEmbeddings(r, run);
 }
 

@@ -10,14 +10,8 @@
 
 namespace cs {
 
-// How the settings describe the model, as runFromSettings has read it.
-struct ModelKind {
-    bool experts = false;
-    bool latentAttention = false; // multi-latent attention (its RoPE is its own path)
-};
-
 // Sets the extensions the settings call for in `run`, each assumption noted.
-void unfusedWork(SettingsReader& r, const ModelKind& kind, nlohmann::json& run);
+void unfusedWork(SettingsReader& r, const RunTraits& traits, nlohmann::json& run);
 
 // YaRN's attention factor (Megatron-Core's concentration factor): RoPE's sines and cosines are
 // scaled by it, and Transformer Engine's fused RoPE takes only 1. `mscale` and `mscaleAllDim`

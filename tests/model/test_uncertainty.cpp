@@ -34,6 +34,15 @@ ReferenceRun reference(const std::string& id, const Likeness& l, double error)
     return {id, l, error};
 }
 
+// Six references r0 to r5 like `l`, errors 0 to 5 %; the last one `last` instead.
+std::vector<ReferenceRun> fiveAndOne(const Likeness& l, const Likeness& last)
+{
+    std::vector<ReferenceRun> refs;
+    for (int i = 0; i < 6; ++i)
+        refs.push_back(reference("r" + std::to_string(i), i < 5 ? l : last, 0.01 * i));
+    return refs;
+}
+
 } // namespace
 
 TEST_CASE("the range is the prediction over one plus the least and largest error of the runs "
@@ -207,12 +216,10 @@ TEST_CASE("range coverage counts the ranges that hold the measured step and thei
 
 TEST_CASE("a range says when no measured run is of the model's family", "[uncertainty]")
 {
-    std::vector<ReferenceRun> refs;
-    for (int i = 0; i < 6; ++i) {
-        Likeness l = like(3, Precision::FP8, true, 256);
-        l.family = i < 5 ? "DeepSeek-V3" : "Qwen3";
-        refs.push_back(reference("r" + std::to_string(i), l, 0.01 * i));
-    }
+    Likeness deepSeek = like(3, Precision::FP8, true, 256), qwen = deepSeek;
+    deepSeek.family = "DeepSeek-V3";
+    qwen.family = "Qwen3";
+    const std::vector<ReferenceRun> refs = fiveAndOne(deepSeek, qwen);
     const auto [family, without, measured] = GENERATE(table<std::string, std::string, bool>({
         {"DeepSeek-V3", "", true},
         {"Qwen3", "", true},
@@ -238,13 +245,11 @@ TEST_CASE("a run's likeness names its model's family", "[uncertainty]")
 TEST_CASE("a model whose name names no family is of the family of a measured run of its shape",
           "[uncertainty]")
 {
-    std::vector<ReferenceRun> refs;
-    for (int i = 0; i < 6; ++i) {
-        Likeness l = like(2, Precision::BF16, true, 64);
-        l.family = "gpt-oss";
-        l.architecture = i < 5 ? "36 layers, 2880 wide" : "24 layers, 2880 wide";
-        refs.push_back(reference("r" + std::to_string(i), l, 0.01 * i));
-    }
+    Likeness big = like(2, Precision::BF16, true, 64), small = big;
+    big.family = small.family = "gpt-oss";
+    big.architecture = "36 layers, 2880 wide";
+    small.architecture = "24 layers, 2880 wide";
+    const std::vector<ReferenceRun> refs = fiveAndOne(big, small);
     const auto [architecture, without, measured] = GENERATE(table<std::string, std::string, bool>({
         {"36 layers, 2880 wide", "", true},
         {"24 layers, 2880 wide", "", true},
