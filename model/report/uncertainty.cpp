@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <list>
 #include <mutex>
+#include <tuple>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -25,6 +26,15 @@ double distance(const Likeness& a, const Likeness& b)
     constexpr double kDoublingsPerPrecision = 3;
     const double scale = std::abs(std::log2(a.gpus / b.gpus));
     return (a.precision == b.precision ? 0.0 : 1.0) + scale / kDoublingsPerPrecision;
+}
+
+// The errors from `least` to `largest` with their half-width in log(1 + error) times `factor`
+// about their middle: a ratio of step times, so that it stays above -100 %.
+std::pair<double, double> widened(double least, double largest, double factor)
+{
+    const double low = std::log1p(least), high = std::log1p(largest);
+    const double middle = (low + high) / 2, half = (high - low) / 2 * factor;
+    return {std::expm1(middle - half), std::expm1(middle + half)};
 }
 
 std::vector<ReferenceRun> readShipped(const Calibration& calibration)
@@ -110,6 +120,8 @@ Uncertainty uncertaintyOf(double predictedS, const Likeness& likeness,
         largest = std::max(largest, r->error);
         u.nearest.push_back(r->id);
     }
+    if (!familyMeasured)
+        std::tie(least, largest) = widened(least, largest, 1 + kUnseenFamilyWidening);
     // measured = predicted / (1 + error): the largest error gives the shortest measured step.
     u.lowS = predictedS / (1 + largest);
     u.highS = predictedS / (1 + least);
@@ -132,7 +144,8 @@ std::string rangeText(const Uncertainty& u)
     if (!u.known())
         return "no measured run like this one";
     return fixed(u.lowS, 3) + "-" + fixed(u.highS, 3) + " s, from " + std::to_string(u.basis()) +
-           " measured runs like this one" + (u.familyMeasured ? "" : "; none of its model family");
+           " measured runs like this one" +
+           (u.familyMeasured ? "" : "; none of its model family, so widened");
 }
 
 bool tied(const Uncertainty& a, const Uncertainty& b)

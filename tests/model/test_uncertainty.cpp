@@ -3,6 +3,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include <nlohmann/json.hpp>
 
 #include "calibrate.h"
@@ -234,6 +236,32 @@ TEST_CASE("a range says when no measured run is of the model's family", "[uncert
     CHECK(u.familyMeasured == measured);
     CHECK((rangeText(u).find("none of its model family") != std::string::npos) == !measured);
     CHECK(uncertaintyJson(u).at("family_measured") == measured);
+}
+
+TEST_CASE("the range of a model of a family no measured run has is widened about its middle",
+          "[uncertainty]")
+{
+    Likeness deepSeek = like(3, Precision::FP8, true, 256);
+    deepSeek.family = "DeepSeek-V3";
+    const std::vector<ReferenceRun> refs = fiveAndOne(deepSeek, deepSeek); // errors 0 to 5 %
+    Likeness kimi = deepSeek;
+    kimi.family = "Kimi K2";
+    const Uncertainty seen = uncertaintyOf(2.0, deepSeek, refs);
+    const Uncertainty unseen = uncertaintyOf(2.0, kimi, refs);
+    REQUIRE(seen.known());
+    REQUIRE(unseen.known());
+    CHECK(seen.lowS == Approx(2.0 / 1.05));
+    CHECK(seen.highS == Approx(2.0));
+    // In log(step): the same middle, a half-width 1 + kUnseenFamilyWidening times as wide.
+    const auto logMiddle = [](const Uncertainty& u) { return std::log(u.lowS * u.highS) / 2; };
+    const auto logHalf = [](const Uncertainty& u) { return std::log(u.highS / u.lowS) / 2; };
+    CHECK(logMiddle(unseen) == Approx(logMiddle(seen)));
+    CHECK(logHalf(unseen) == Approx(logHalf(seen) * (1 + kUnseenFamilyWidening)));
+    // By hand for 0.75: log(1.05) / 2 = 0.024395 either side of the middle becomes 0.042691, so
+    // the errors run from -1.81 % to +6.94 %.
+    CHECK(unseen.lowS == Approx(2.0 / 1.06939).epsilon(1e-4));
+    CHECK(unseen.highS == Approx(2.0 / (1 - 0.018130)).epsilon(1e-4));
+    CHECK(unseen.nearest == seen.nearest);
 }
 
 TEST_CASE("a run's likeness names its model's family", "[uncertainty]")
