@@ -29,7 +29,8 @@ const CommandSpec kCalibrateSpec{
     {{"--output", "CALIBRATION.json", "where to write the fitted constants", "-o",
       FileRole::Output},
      {"--cross-validate", "",
-      "also fit without each model family, then each GPU, and predict it (slow)"},
+      "also fit without each model family, then each model, then each GPU, and predict it "
+      "(slow)"},
      {"--closed-form-only", "", "fit on the closed form alone: faster, for exploring"},
      {"--start",
       "CALIBRATION.json",
@@ -137,8 +138,8 @@ void printCrossValidation(const std::vector<MeasuredRun>& rows, const Calibratio
     FitOptions quiet;
     quiet.closedFormOnly = options.closedFormOnly;
     quiet.deadline = options.deadline;
-    const std::pair<const char*, FamilyOf> groupings[] = {{"model family", modelFamilyOf},
-                                                          {"GPU", gpuOf}};
+    const std::pair<const char*, FamilyOf> groupings[] = {
+        {"model family", modelFamilyOf}, {"model (its shape)", modelShapeOf}, {"GPU", gpuOf}};
     for (const auto& [what, familyOf] : groupings) {
         out << "cross-validation, each " << what
             << " predicted by constants fitted on the others:\n";

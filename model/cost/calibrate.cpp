@@ -455,6 +455,22 @@ std::string familyOfModel(const std::string& modelName)
     return first.empty() ? "unnamed" : first;
 }
 
+std::string shapeOfModel(const ModelShape& m)
+{
+    std::string shape = std::to_string(m.layers) + " layers, " + std::to_string(m.hidden) +
+                        " wide, " + std::to_string(m.heads) + "/" + std::to_string(m.kvHeads) +
+                        " heads, FFN " + std::to_string(m.ffnHidden);
+    if (m.moe)
+        shape += ", " + std::to_string(m.moe->experts) + " experts of " +
+                 std::to_string(m.moe->ffnHidden) + ", top " + std::to_string(m.moe->topK);
+    return shape;
+}
+
+std::string modelShapeOf(const MeasuredRun& row)
+{
+    return shapeOfModel(row.run.model);
+}
+
 std::string gpuOf(const MeasuredRun& row)
 {
     return row.cluster.gpu.name;

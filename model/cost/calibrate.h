@@ -45,6 +45,11 @@ const std::vector<FittedConstant>& fittedConstants();
 // "Qwen3", "gpt-oss" ...; a name no family knows is its own first word.
 std::string modelFamilyOf(const MeasuredRun& row);
 std::string familyOfModel(const std::string& modelName);
+// A model's shape (layers, widths, heads, experts) as text: "48 layers, 2048 wide, 32/4 heads,
+// FFN 768, 128 experts of 768, top 8". Rows of one shape measure one model, whatever they call
+// it; an imported model, which names none, is the model of a measured row of its shape.
+std::string shapeOfModel(const ModelShape& model);
+std::string modelShapeOf(const MeasuredRun& row);
 
 // Every row predicted by evaluate() with the calibration.
 std::vector<RowError> predictRows(const std::vector<MeasuredRun>& rows, const Calibration& cal);

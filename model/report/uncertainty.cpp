@@ -68,13 +68,7 @@ Likeness likenessOf(const ClusterDesc& cluster, const RunDesc& run)
     const Parallelism& par = run.parallelism;
     l.gpus = double(std::max<int64_t>(1, int64_t(par.tp) * par.cp * par.pp * par.dp));
     l.family = familyOfModel(run.model.name);
-    const ModelShape& m = run.model;
-    l.architecture = std::to_string(m.layers) + " layers, " + std::to_string(m.hidden) + " wide, " +
-                     std::to_string(m.heads) + "/" + std::to_string(m.kvHeads) + " heads, FFN " +
-                     std::to_string(m.ffnHidden);
-    if (m.moe)
-        l.architecture += ", " + std::to_string(m.moe->experts) + " experts of " +
-                          std::to_string(m.moe->ffnHidden) + ", top " + std::to_string(m.moe->topK);
+    l.architecture = shapeOfModel(run.model);
     return l;
 }
 

@@ -41,9 +41,9 @@ struct Likeness {
     // The model's family (calibrate.h, familyOfModel): not a measure of likeness, but whether
     // any measured run has it says whether the fit has seen such a model.
     std::string family;
-    // The model's shape (layers, widths, heads, experts), which says the same of a model whose
-    // name names no family, as an imported one's does not: a measured run of that very shape
-    // is of its family.
+    // The model's shape (shapeOfModel: layers, widths, heads, experts), which says the same of
+    // a model whose name names no family, as an imported one's does not: a measured run of that
+    // very shape is of its family.
     std::string architecture;
 };
 Likeness likenessOf(const ClusterDesc& cluster, const RunDesc& run);

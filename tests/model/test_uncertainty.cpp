@@ -266,8 +266,27 @@ TEST_CASE("the range of a model of a family no measured run has is widened about
 
 TEST_CASE("a run's likeness names its model's family", "[uncertainty]")
 {
-    for (const MeasuredRun& r : publicMeasuredRuns())
+    for (const MeasuredRun& r : publicMeasuredRuns()) {
         CHECK(likenessOf(r.cluster, r.run).family == modelFamilyOf(r));
+        CHECK(likenessOf(r.cluster, r.run).architecture == modelShapeOf(r));
+    }
+}
+
+TEST_CASE("a model's shape names its layers, widths, heads and experts", "[uncertainty]")
+{
+    ModelShape qwen;
+    qwen.layers = 48;
+    qwen.hidden = 2048;
+    qwen.heads = 32;
+    qwen.kvHeads = 4;
+    qwen.ffnHidden = 768;
+    CHECK(shapeOfModel(qwen) == "48 layers, 2048 wide, 32/4 heads, FFN 768");
+    qwen.moe = Moe{};
+    qwen.moe->experts = 128;
+    qwen.moe->ffnHidden = 768;
+    qwen.moe->topK = 8;
+    CHECK(shapeOfModel(qwen) ==
+          "48 layers, 2048 wide, 32/4 heads, FFN 768, 128 experts of 768, top 8");
 }
 
 TEST_CASE("a model whose name names no family is of the family of a measured run of its shape",
