@@ -147,7 +147,7 @@ void printCrossValidation(const std::vector<MeasuredRun>& rows, const Calibratio
         RangeCoverage all;
         for (const FamilyError& f : families) {
             const RangeCoverage c = heldOutRanges(rows, f, familyOf);
-            out << "  " << printable(f.family, 40) << ": fitted " << percent(f.fittedMape, 2)
+            out << "  " << printable(f.family, 80) << ": fitted " << percent(f.fittedMape, 2)
                 << ", held out " << percent(f.heldOutMape, 2) << " over " << f.rows
                 << "; range holds " << c.inside() << " of " << c.withRange() << "\n";
             all.merge(c);
