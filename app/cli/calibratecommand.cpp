@@ -78,10 +78,10 @@ void printConstants(const Calibration& c, std::ostream& out)
 
 // Which rows and model families inform each constant; one family alone is named, and the fit
 // leaves that constant at its default.
-void printBases(const std::vector<MeasuredRun>& rows, std::ostream& out)
+void printBases(const std::vector<KnobBasis>& bases, std::ostream& out)
 {
     out << "what informs each constant (rows, model families):\n";
-    for (const KnobBasis& b : knobBases(rows)) {
+    for (const KnobBasis& b : bases) {
         out << "  " << printable(b.knob, 40)
             << std::string(b.knob.size() < 28 ? 28 - b.knob.size() : 1, ' ') << b.rows << " rows, "
             << b.modelFamilies.size()
@@ -203,7 +203,7 @@ int runCalibrate(const Args& args, Io io)
         io.out << "Stopped early after " << numberText(*maxSeconds)
                << " s (--max-seconds): the best constants found so far, not a settled fit.\n";
     printConstants(fit.calibration, io.out);
-    printBases(rows, io.out);
+    printBases(fit.bases, io.out);
     printErrors(fit.rows, io.out);
     if (p.has("--cross-validate"))
         printCrossValidation(rows, fit.calibration, options, *maxSeconds, io.out);

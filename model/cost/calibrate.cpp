@@ -25,7 +25,6 @@ bool hasExperts(const MeasuredRun& r)
     return r.run.model.moe.has_value();
 }
 
-// Evaluations of rows on both threads; `closedForm` chooses estimate() over evaluate().
 std::vector<const MeasuredRun*> pointersTo(const std::vector<MeasuredRun>& rows)
 {
     std::vector<const MeasuredRun*> all;
@@ -34,6 +33,7 @@ std::vector<const MeasuredRun*> pointersTo(const std::vector<MeasuredRun>& rows)
     return all;
 }
 
+// Evaluations of rows on both threads; `closedForm` chooses estimate() over evaluate().
 std::vector<double> stepTimes(const std::vector<const MeasuredRun*>& rows, const Calibration& cal,
                               bool closedForm)
 {
@@ -158,6 +158,18 @@ std::set<std::string> familiesOf(const std::vector<const MeasuredRun*>& rows)
     for (const MeasuredRun* r : rows)
         families.insert(modelFamilyOf(*r));
     return families;
+}
+
+// A knob that fewer than two model families inform is not fitted (refuseOneFamilyKnobs).
+bool chosenByFit(const FitKnob& k)
+{
+    return familiesOf(k.informing).size() >= 2;
+}
+
+KnobBasis basisOf(const FitKnob& k)
+{
+    const std::set<std::string> families = familiesOf(k.informing);
+    return {k.name, int(k.informing.size()), {families.begin(), families.end()}};
 }
 
 } // namespace
@@ -366,8 +378,7 @@ void refuseOneFamilyKnobs(std::vector<FitKnob>& knobs, Fit& fit)
     std::vector<GemmEfficiency> fitted;
     std::vector<FitKnob> kept;
     for (FitKnob& k : knobs) {
-        const std::set<std::string> families = familiesOf(k.informing);
-        if (families.size() >= 2) {
+        if (chosenByFit(k)) {
             if (k.name.rfind("gemm ", 0) == 0)
                 for (const GemmEfficiency& e : cal.gemm)
                     if (&k.value(cal) == &e.efficiency)
@@ -375,8 +386,7 @@ void refuseOneFamilyKnobs(std::vector<FitKnob>& knobs, Fit& fit)
             kept.push_back(std::move(k));
             continue;
         }
-        fit.refused.push_back(
-            {k.name, int(k.informing.size()), {families.begin(), families.end()}});
+        fit.refused.push_back(basisOf(k));
         if (k.name.rfind("gemm ", 0) != 0)
             k.value(cal) = k.value(physical);
     }
@@ -432,58 +442,12 @@ const std::vector<FittedConstant>& fittedConstants()
     return constants;
 }
 
-std::string modelFamilyOf(const MeasuredRun& row)
-{
-    return familyOfModel(row.run.model.name);
-}
-
-std::string familyOfModel(const std::string& modelName)
-{
-    // Longest prefixes first: "gpt-oss" before "gpt", "llama 4" before "llama".
-    static const std::pair<const char*, const char*> kFamilies[] = {
-        {"gpt-oss", "gpt-oss"},      {"gpt", "GPT-3"},
-        {"llama 4", "Llama 4"},      {"llama", "Llama 3"},
-        {"deepseek", "DeepSeek-V3"}, {"qwen", "Qwen3"},
-        {"kimi", "Kimi K2"},         {"mixtral", "Mixtral"},
-        {"nemotron", "Nemotron"},
-    };
-    const std::string name = lowerCase(modelName);
-    for (const auto& [prefix, family] : kFamilies)
-        if (name.rfind(prefix, 0) == 0)
-            return family;
-    const std::string first = modelName.substr(0, modelName.find(' '));
-    return first.empty() ? "unnamed" : first;
-}
-
-std::string shapeOfModel(const ModelShape& m)
-{
-    std::string shape = std::to_string(m.layers) + " layers, " + std::to_string(m.hidden) +
-                        " wide, " + std::to_string(m.heads) + "/" + std::to_string(m.kvHeads) +
-                        " heads, FFN " + std::to_string(m.ffnHidden);
-    if (m.moe)
-        shape += ", " + std::to_string(m.moe->experts) + " experts of " +
-                 std::to_string(m.moe->ffnHidden) + ", top " + std::to_string(m.moe->topK);
-    return shape;
-}
-
-std::string modelShapeOf(const MeasuredRun& row)
-{
-    return shapeOfModel(row.run.model);
-}
-
-std::string gpuOf(const MeasuredRun& row)
-{
-    return row.cluster.gpu.name;
-}
-
 std::vector<KnobBasis> knobBases(const std::vector<MeasuredRun>& rows)
 {
     Calibration scratch = defaultCalibration();
     std::vector<KnobBasis> bases;
-    for (const FitKnob& k : fitKnobs(rows, scratch)) {
-        const std::set<std::string> families = familiesOf(k.informing);
-        bases.push_back({k.name, int(k.informing.size()), {families.begin(), families.end()}});
-    }
+    for (const FitKnob& k : fitKnobs(rows, scratch))
+        bases.push_back(basisOf(k));
     return bases;
 }
 
@@ -497,9 +461,36 @@ std::vector<RowError> predictRows(const std::vector<MeasuredRun>& rows, const Ca
     return errors;
 }
 
-double fitObjective(const std::vector<const MeasuredRun*>& rows, const Calibration& cal)
+FitStop fitStopOf(const std::vector<MeasuredRun>& rows, const Calibration& cal, double fraction)
 {
-    return objective(rows, stepTimes(rows, cal, false));
+    Calibration moved = cal;
+    std::vector<FitKnob> knobs = fitKnobs(rows, moved);
+    FitRows fitRows{pointersTo(rows), {}};
+    fitRows.times = stepTimes(fitRows.all, moved, false);
+    const double at = objective(fitRows.all, fitRows.times);
+    FitStop stop;
+    for (FitKnob& k : knobs) {
+        if (!chosenByFit(k))
+            continue;
+        stop.fitted.push_back(k.name);
+        double& value = k.value(moved);
+        const double original = value;
+        const auto [least, most] = knobRange(k, moved);
+        auto improves = [&](double to) {
+            stop.improvable.push_back(k.name + ": " + fixed(original, 6) + " -> " + fixed(to, 6));
+        };
+        if (original < least - 1e-9 || original > most + 1e-9)
+            improves(std::clamp(original, least, most));
+        for (double sign : {-1.0, 1.0}) {
+            value = original + sign * fraction * (k.max - k.min);
+            // A constant that close to a bound is where the fit stops that way.
+            if (value >= least && value <= most &&
+                objective(fitRows.all, fitRows.with(k, moved, false)) < at - 1e-9)
+                improves(value);
+        }
+        value = original;
+    }
+    return stop;
 }
 
 double meanAbsoluteError(const std::vector<RowError>& errors)
@@ -516,6 +507,8 @@ Fit calibrate(const std::vector<MeasuredRun>& rows, const Calibration& start,
     Fit fit;
     fit.calibration = start;
     std::vector<FitKnob> knobs = fitKnobs(rows, fit.calibration);
+    for (const FitKnob& k : knobs)
+        fit.bases.push_back(basisOf(k));
     refuseOneFamilyKnobs(knobs, fit);
     ThrottledProgress progress(options.progress);
     FitRows fitRows{pointersTo(rows), {}};
@@ -556,33 +549,6 @@ Fit calibrate(const std::vector<MeasuredRun>& rows, const Calibration& start,
               });
     fit.rows = predictRows(rows, fit.calibration);
     return fit;
-}
-
-std::vector<FamilyError> crossValidate(const std::vector<MeasuredRun>& rows,
-                                       const Calibration& fitted, const FitOptions& options,
-                                       const FamilyOf& familyOf)
-{
-    std::set<std::string> families;
-    for (const MeasuredRun& r : rows)
-        families.insert(familyOf(r));
-    const std::vector<RowError> all = predictRows(rows, fitted);
-    std::vector<FamilyError> out;
-    for (const std::string& family : families) {
-        if (Clock::now() >= options.deadline)
-            break;
-        std::vector<MeasuredRun> training, held;
-        std::vector<RowError> fittedErrors;
-        for (size_t i = 0; i < rows.size(); ++i) {
-            (familyOf(rows[i]) == family ? held : training).push_back(rows[i]);
-            if (familyOf(rows[i]) == family)
-                fittedErrors.push_back(all[i]);
-        }
-        // Efficiencies the training rows do not inform are dropped by the fit itself.
-        const Fit fit = calibrate(training, fitted, options);
-        out.push_back({family, int(held.size()), meanAbsoluteError(fittedErrors),
-                       meanAbsoluteError(predictRows(held, fit.calibration)), fit.calibration});
-    }
-    return out;
 }
 
 } // namespace cs

@@ -85,9 +85,15 @@ inline constexpr double kBf16OverFp8Max = 1.45;
 // `cal` are added to it.
 std::vector<FitKnob> fitKnobs(const std::vector<MeasuredRun>& rows, Calibration& cal);
 
-// What the fit minimizes over all its rows, by evaluate(): lower is better. Each built-in
-// constant is a minimum of it along its knob on the public runs (test_calibration).
-double fitObjective(const std::vector<const MeasuredRun*>& rows, const Calibration& cal);
+// Whether `cal` is where a fit on `rows` stops: each constant the fit chooses (two or more model
+// families inform it) within its bounds, and no step of `fraction` of its range, either way,
+// lowering the fit's objective (its last polish takes steps of a hundredth, then a thousandth).
+// The built-in constants are such a stop on the public runs (test_calibration).
+struct FitStop {
+    std::vector<std::string> fitted;     // the constants the fit chooses
+    std::vector<std::string> improvable; // "NAME: FROM -> TO", each step that lowers it
+};
+FitStop fitStopOf(const std::vector<MeasuredRun>& rows, const Calibration& cal, double fraction);
 
 struct FitOptions {
     int maxSweeps = 12;
@@ -118,7 +124,8 @@ struct Fit {
     // efficiency is left out (the default stands in), a shared constant keeps its physical
     // default (calibration.h).
     std::vector<KnobBasis> refused;
-    std::vector<RowError> rows; // by evaluate() with the fitted constants
+    std::vector<KnobBasis> bases; // what informs each constant, fitted or not (knobBases)
+    std::vector<RowError> rows;   // by evaluate() with the fitted constants
     int sweeps = 0;
     bool stoppedEarly = false; // at the deadline, before the fit settled
 };

@@ -11,6 +11,7 @@
 #include "calibration.h"
 #include "measuredruns.h"
 #include "samplefiles.h"
+#include "text.h"
 
 using namespace cs;
 
@@ -27,42 +28,42 @@ std::vector<MeasuredRun> publicRows()
 
 TEST_CASE("the built-in constants are where calibrate stops on the public runs", "[calibration]")
 {
-    const std::vector<MeasuredRun> rows = publicRows();
-    Calibration moved = defaultCalibration();
-    std::vector<FitKnob> knobs = fitKnobs(rows, moved);
-    std::vector<const MeasuredRun*> all;
-    for (const MeasuredRun& r : rows)
-        all.push_back(&r);
-    for (FitKnob& k : knobs) {
-        std::set<std::string> families;
-        for (const MeasuredRun* r : k.informing)
-            families.insert(modelFamilyOf(*r));
-        if (families.size() < 2)
-            continue; // not fitted: it keeps its default
-        // Every architecture and precision the fit chooses has its built-in efficiency.
-        if (k.name.rfind("gemm ", 0) == 0) {
-            INFO(k.name);
-            const std::vector<GemmEfficiency>& table = defaultCalibration().gemm;
+    const FitStop stop = fitStopOf(publicRows(), defaultCalibration(), 0.01);
+    CHECK(stop.fitted.size() > 10);
+    // Every architecture and precision the fit chooses has its built-in efficiency.
+    const std::vector<GemmEfficiency>& table = defaultCalibration().gemm;
+    for (const std::string& name : stop.fitted) {
+        INFO(name);
+        if (name.rfind("gemm ", 0) == 0)
             CHECK(std::any_of(table.begin(), table.end(), [&](const GemmEfficiency& e) {
-                return k.name == "gemm " + e.gpu + " " + toString(e.precision);
+                return name == "gemm " + e.gpu + " " + toString(e.precision);
             }));
-        }
-        double& value = k.value(moved);
-        const double original = value;
-        const double at = fitObjective(all, moved);
-        const auto [least, most] = knobRange(k, moved);
-        CHECK(original >= least - 1e-9);
-        CHECK(original <= most + 1e-9);
-        for (double sign : {-1.0, 1.0}) {
-            // A constant that close to a bound is where the fit stops that way.
-            value = original + sign * 0.01 * (k.max - k.min);
-            if (value < least || value > most)
-                continue;
-            INFO(k.name << " " << original << " -> " << value);
-            CHECK(fitObjective(all, moved) >= at - 1e-9);
-        }
-        value = original;
     }
+    // Each within its bounds, and no step of a hundredth of its range lowers the objective.
+    for (const std::string& step : stop.improvable)
+        FAIL_CHECK("the fit would move " << step);
+}
+
+TEST_CASE("a constant moved off where the fit stopped is found", "[calibration]")
+{
+    // Hopper's BF16 efficiency 0.1 low, on the H100 runs (three model families measure it).
+    std::vector<MeasuredRun> rows = publicRows();
+    rows.erase(std::remove_if(rows.begin(), rows.end(),
+                              [](const MeasuredRun& r) { return r.cluster.gpu.name != "H100"; }),
+               rows.end());
+    Calibration off = defaultCalibration();
+    double lowered = 0;
+    for (GemmEfficiency& e : off.gemm)
+        if (e.gpu == "Hopper" && e.precision == Precision::BF16)
+            lowered = e.efficiency -= 0.1;
+    REQUIRE(lowered > 0);
+    const FitStop stop = fitStopOf(rows, off, 0.01);
+    INFO(stop.improvable.size() << " steps");
+    CHECK(std::any_of(stop.improvable.begin(), stop.improvable.end(), [&](const std::string& s) {
+        // The step up, back towards where the fit stopped.
+        return s.rfind("gemm Hopper bf16: " + fixed(lowered, 6) + " -> ", 0) == 0 &&
+               std::stod(s.substr(s.rfind(' '))) > lowered;
+    }));
 }
 
 TEST_CASE("GPUs of one architecture share their GEMM efficiencies", "[calibration]")

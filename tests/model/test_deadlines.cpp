@@ -91,6 +91,10 @@ TEST_CASE("calibrate --max-seconds prints and writes the best constants so far, 
     CHECK(r.status == 0);
     CHECK_THAT(r.out, Catch::Contains("Stopped early after 0.001 s (--max-seconds)") &&
                           Catch::Contains("wrote "));
+    // What informs each constant is known before the first sweep, so a fit stopped at once
+    // still names it.
+    CHECK_THAT(r.out, Catch::Contains("what informs each constant") &&
+                          Catch::Contains("1 family: GPT-3 alone: not fitted"));
     Diagnostics diags;
     const std::optional<Calibration> written = readCalibration(output, diags);
     INFO(diags.formatAll());
