@@ -413,12 +413,16 @@ TEST_CASE("search on the command line: ranked JSON, the run's own rank, exit cod
 TEST_CASE("the search table on the command line has an EP and an ETP column for a run with "
           "experts, and a recompute column as wide as its entries")
 {
-    // The header's words, and the columns of the rows under it.
-    auto table = [](const std::string& cluster, const std::string& run) {
+    // The search's table as the command line prints it.
+    auto searchText = [](const std::string& cluster, const std::string& run) {
         std::ostringstream out, err;
         REQUIRE(cli::run({"search", samplePath(cluster), samplePath(run), "--top", "3"},
                          {out, err}) == cli::kExitOk);
-        std::istringstream lines(out.str());
+        return out.str();
+    };
+    // The header's words, and the columns of the rows under it.
+    auto table = [](const std::string& text) {
+        std::istringstream lines(text);
         std::string line;
         while (std::getline(lines, line) && line.rfind("rank ", 0) != 0) {
         }
@@ -432,8 +436,9 @@ TEST_CASE("the search table on the command line has an EP and an ETP column for 
             row.push_back(c);
         return std::pair{header, row};
     };
-    const auto [moe, moeRow] =
-        table("gb200-nvl72-16.cluster.json", "gb200-16-deepseek-v3.run.json");
+    const std::string moeText =
+        searchText("gb200-nvl72-16.cluster.json", "gb200-16-deepseek-v3.run.json");
+    const auto [moe, moeRow] = table(moeText);
     const auto at = [](const std::vector<std::string>& words, const char* w) {
         return std::find(words.begin(), words.end(), w) - words.begin();
     };
@@ -454,14 +459,9 @@ TEST_CASE("the search table on the command line has an EP and an ETP column for 
     {
         // The run's own row, whose recompute ("mla_up_proj") is wider than the word: its
         // placement still starts under the header's.
-        std::ostringstream out, err;
-        REQUIRE(cli::run({"search", samplePath("gb200-nvl72-16.cluster.json"),
-                          samplePath("gb200-16-deepseek-v3.run.json"), "--top", "3"},
-                         {out, err}) == cli::kExitOk);
-        const std::string text = out.str();
-        const size_t own = text.find("The run's own layout:\n");
+        const size_t own = moeText.find("The run's own layout:\n");
         REQUIRE(own != std::string::npos);
-        std::istringstream lines(text.substr(own));
+        std::istringstream lines(moeText.substr(own));
         std::string title, header, row;
         std::getline(lines, title);
         std::getline(lines, header);
@@ -470,7 +470,7 @@ TEST_CASE("the search table on the command line has an EP and an ETP column for 
         CHECK(row.find("tp, cp") == header.find("placement"));
     }
     const auto [dense, denseRow] =
-        table("ndv5-h100-128.cluster.json", "ndv5-h100-128-gpt3-175b.run.json");
+        table(searchText("ndv5-h100-128.cluster.json", "ndv5-h100-128-gpt3-175b.run.json"));
     CHECK(at(dense, "ep") == int(dense.size()));
     CHECK(at(dense, "etp") == int(dense.size()));
     CHECK(at(dense, "dp") < int(dense.size()));
