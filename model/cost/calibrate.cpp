@@ -148,7 +148,8 @@ void addEfficiencyKnobs(const std::vector<const MeasuredRun*>& rows, Calibration
                          },
                          {},
                          {},
-                         p == Precision::BF16 ? bf16Bounds(architecture) : nullptr});
+                         p == Precision::BF16 ? bf16Bounds(architecture) : nullptr,
+                         architecture});
     }
 }
 
@@ -198,8 +199,18 @@ std::vector<FitKnob> fitKnobs(const std::vector<MeasuredRun>& rows, Calibration&
     // A knob is seen by the rows it moves: an architecture's efficiency by its runs (and by the
     // BF16 LM heads of its other precisions), a host cost by the runs whose framework has it.
     const std::vector<double> before = stepTimes(all, cal, false);
-    for (FitKnob& k : knobs)
-        findRows(k, all, before, cal);
+    for (FitKnob& k : knobs) {
+        // Only an efficiency's own architecture's runs are evaluated again for it.
+        std::vector<const MeasuredRun*> candidates;
+        std::vector<double> times;
+        for (size_t i = 0; i < all.size(); ++i)
+            if (k.architecture.empty() ||
+                all[i]->cluster.gpu.architectureName() == k.architecture) {
+                candidates.push_back(all[i]);
+                times.push_back(before[i]);
+            }
+        findRows(k, candidates, times, cal);
+    }
     return knobs;
 }
 

@@ -66,6 +66,8 @@ struct FitKnob {
     // Bounds that move with other constants, inside min and max (a BF16 efficiency within
     // kBf16OverFp8Min to kBf16OverFp8Max of its architecture's FP8 one); none when empty.
     std::function<std::pair<double, double>(const Calibration&)> bounds = {};
+    // An efficiency's architecture, whose runs alone it can move; empty: any run.
+    std::string architecture = {};
 };
 // Where the knob may lie with these constants: its min and max narrowed by its bounds.
 std::pair<double, double> knobRange(const FitKnob& knob, const Calibration& cal);
