@@ -8,27 +8,13 @@
 
 #include "linkloadink.h"
 #include "linkloads.h"
+#include "numberitem.h"
 #include "text.h"
 #include "topology.h"
 
 namespace {
 
-enum Column { Name, Tier, Utilization, Rate, Dims, Jobs, Columns };
-
-// Sorts by the number it was given, shows the text.
-class NumberItem : public QTableWidgetItem {
-public:
-    NumberItem(const QString& text, double value)
-        : QTableWidgetItem(text)
-    {
-        setData(Qt::UserRole, value);
-        setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-    }
-    bool operator<(const QTableWidgetItem& other) const override
-    {
-        return data(Qt::UserRole).toDouble() < other.data(Qt::UserRole).toDouble();
-    }
-};
+enum LinkColumn { kLink, kTier, kUtilization, kRate, kDims, kJobs, kLinkColumns };
 
 QString dimsText(const cs::LinkTraffic& t)
 {
@@ -43,7 +29,7 @@ QString dimsText(const cs::LinkTraffic& t)
 
 LinksPanel::LinksPanel(QWidget* parent)
     : QWidget(parent)
-    , m_table(new QTableWidget(0, Columns, this))
+    , m_table(new QTableWidget(0, kLinkColumns, this))
     , m_summary(new QLabel(this))
     , m_detail(new QLabel(this))
 {
@@ -75,7 +61,7 @@ LinksPanel::LinksPanel(QWidget* parent)
 
 int LinksPanel::linkAt(int row) const
 {
-    const QTableWidgetItem* item = m_table->item(row, Name);
+    const QTableWidgetItem* item = m_table->item(row, kLink);
     return item ? item->data(Qt::UserRole).toInt() : -1;
 }
 
@@ -105,7 +91,7 @@ void LinksPanel::showDetail(const QString& text)
 void LinksPanel::setTraffic(const cs::Topology& topology, const cs::StepTraffic& traffic,
                             const std::function<QString(int link)>& jobsOn)
 {
-    m_table->setColumnHidden(Jobs, !jobsOn);
+    m_table->setColumnHidden(kJobs, !jobsOn);
     const std::vector<int> hottest = traffic.hottest(kRows);
     m_table->setSortingEnabled(false);
     m_table->clearContents();
@@ -116,18 +102,18 @@ void LinksPanel::setTraffic(const cs::Topology& topology, const cs::StepTraffic&
         auto* name = new QTableWidgetItem(QString::fromStdString(topology.linkName(link)));
         name->setData(Qt::UserRole, link);
         const auto tier = cs::labelOf(topology.links()[size_t(link)].cls);
-        m_table->setItem(row, Name, name);
-        m_table->setItem(row, Tier,
+        m_table->setItem(row, kLink, name);
+        m_table->setItem(row, kTier,
                          new QTableWidgetItem(QString::fromLatin1(tier.data(), int(tier.size()))));
-        m_table->setItem(row, Utilization,
-                         new NumberItem(utilizationText(t.utilization), t.utilization));
-        m_table->setItem(row, Rate, new NumberItem(rateText(t.bytes, traffic.stepTimeS), t.bytes));
-        m_table->setItem(row, Dims, new QTableWidgetItem(dimsText(t)));
+        m_table->setItem(row, kUtilization,
+                         sortableNumber(t.utilization, utilizationText(t.utilization)));
+        m_table->setItem(row, kRate, sortableNumber(t.bytes, rateText(t.bytes, traffic.stepTimeS)));
+        m_table->setItem(row, kDims, new QTableWidgetItem(dimsText(t)));
         if (jobsOn)
-            m_table->setItem(row, Jobs, new QTableWidgetItem(jobsOn(link)));
+            m_table->setItem(row, kJobs, new QTableWidgetItem(jobsOn(link)));
     }
     m_table->setSortingEnabled(true);
-    m_table->sortByColumn(Utilization, Qt::DescendingOrder);
+    m_table->sortByColumn(kUtilization, Qt::DescendingOrder);
     m_table->resizeColumnsToContents();
     m_summary->setText(
         (jobsOn ? tr("Every job's traffic: the %1 busiest of %2 links in a step of %3 s")

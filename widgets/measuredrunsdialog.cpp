@@ -20,29 +20,12 @@
 #include "cachedchartview.h"
 #include "dialogsize.h"
 #include "logfolder.h"
+#include "numberitem.h"
 #include "text.h"
 
 namespace {
 
-enum Column { kId, kGpu, kGpus, kModel, kPrecision, kMeasured, kPredicted, kError, kColumns };
-
-// Numbers sort as numbers, not text.
-class NumberItem : public QTableWidgetItem {
-public:
-    using QTableWidgetItem::QTableWidgetItem;
-    bool operator<(const QTableWidgetItem& other) const override
-    {
-        return data(Qt::UserRole).toDouble() < other.data(Qt::UserRole).toDouble();
-    }
-};
-
-QTableWidgetItem* sortableNumber(double value, const QString& text)
-{
-    auto* item = new NumberItem(text);
-    item->setData(Qt::UserRole, value);
-    item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-    return item;
-}
+enum RunColumn { kId, kGpu, kGpus, kModel, kPrecision, kMeasured, kPredicted, kError, kColumns };
 
 QString seconds(double s)
 {

@@ -14,8 +14,7 @@ namespace cs {
 
 namespace {
 
-constexpr double kActivationBytes = 2; // BF16 activations and their gradients
-constexpr double kRouterBytes = 4;     // router logits and probabilities in FP32
+constexpr double kRouterBytes = 4; // router logits and probabilities in FP32
 // Elementwise work runs at the memory rate: forward once, backward twice (gradients of inputs
 // and of the parameters of norms).
 constexpr double kBackwardElementwise = 2;

@@ -2,12 +2,6 @@
 
 namespace cs {
 
-namespace {
-
-constexpr double kActivationBytes = 2; // BF16 activations, the GEMMs' outputs
-
-} // namespace
-
 double weightBytesOf(Precision p)
 {
     switch (p) {

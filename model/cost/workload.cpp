@@ -19,7 +19,6 @@ namespace cs {
 namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-constexpr double kActivationBytes = 2; // BF16 activations and their gradients
 // Weights and optimizer state as kept, per parameter: what a checkpoint holds.
 constexpr double kParamBytes = kCheckpointWeightBytes; // BF16, or FP8 with its transpose
 constexpr double kOptimizerBytes = kCheckpointOptimizerBytes;

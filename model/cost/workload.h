@@ -17,6 +17,9 @@
 
 namespace cs {
 
+// Bytes of one activation, its gradient, or a GEMM's output: BF16 whatever the GEMM precision.
+inline constexpr double kActivationBytes = 2;
+
 // Time split of one op as the breakdown names it.
 struct Parts {
     double compute = 0;
