@@ -41,23 +41,26 @@ const std::vector<GpuSpec>& gpuCatalog()
     // Dense tensor-core peaks of formats.md; 0 where the GPU lacks the precision.
     // SMs: NVIDIA's A100 (108) and H100 (132, GH100 in SXM5; H200 the same die) architecture
     // whitepapers; B200 148 (74 of 80 on each of two dies, Chips and Cheese, "Nvidia's B200",
-    // 2025; GB200's GPUs are B200 dies); Blackwell Ultra 160 (NVIDIA, "Inside NVIDIA Blackwell
-    // Ultra", 2025). Tiles: an SM computes a 128 x 256 output tile at a time in the large-GEMM
-    // kernels of cuBLAS and CUTLASS on all four (CUTLASS's default wgmma tile on Hopper; on
-    // Blackwell a 2-SM UMMA of 256 x 256 is 128 x 256 an SM; Ampere's 256 x 128 is the same area).
-    // FLOPs per exponential: dense BF16 FLOPs a clock an SM (2,048 on the A100, 4,096 on Hopper,
-    // 8,192 on Blackwell: the peaks over SMs and clock) over the exponentials of its special
-    // function units, 16 a clock (CUDA C++ Programming Guide, arithmetic instruction throughput;
-    // FlashAttention-4, 2026, for Hopper and Blackwell) and 32 on Blackwell Ultra ("Making
-    // Softmax More Efficient with NVIDIA Blackwell Ultra", NVIDIA, 2026: twice Blackwell's).
+    // 2025). The Grace parts enable more of the same dies: GB200 and GB300 report 152 SMs to
+    // CUDA, B300 148, as public kernel tuning notes record ("B200 (sm_100a, 148 SMs)", "GB300
+    // (sm_103a, 152 SMs)", "on GB200 (152 SMs) ... on B300 (148 SMs)"); 160 is Blackwell Ultra's
+    // full die (NVIDIA, "Inside NVIDIA Blackwell Ultra", 2025), not what a GB300 enables. Tiles: an
+    // SM computes a 128 x 256 output tile at a time in the large-GEMM kernels of cuBLAS and CUTLASS
+    // on all four (CUTLASS's default wgmma tile on Hopper; on Blackwell a 2-SM UMMA of 256 x 256 is
+    // 128 x 256 an SM; Ampere's 256 x 128 is the same area). FLOPs per exponential: dense BF16
+    // FLOPs a clock an SM (2,048 on the A100, 4,096 on Hopper, 8,192 on Blackwell: the peaks over
+    // SMs and clock) over the exponentials of its special function units, 16 a clock (CUDA C++
+    // Programming Guide, arithmetic instruction throughput; FlashAttention-4, 2026, for Hopper and
+    // Blackwell) and 32 on Blackwell Ultra ("Making Softmax More Efficient with NVIDIA Blackwell
+    // Ultra", NVIDIA, 2026: twice Blackwell's).
     static const std::vector<GpuSpec> catalog{
         {"A100", 312, 0, 0, 80, 2.0, 600, "Ampere", 108, 128},
         {"H100", 989, 1979, 0, 80, 3.35, 900, "Hopper", 132, 256},
         {"H200", 989, 1979, 0, 141, 4.8, 900, "Hopper", 132, 256},
         {"B200", 2250, 4500, 9000, 180, 7.7, 1800, "Blackwell", 148, 512},
-        {"GB200", 2450, 4900, 9800, 186, 8.0, 1800, "Blackwell", 148, 512},
-        {"GB300", 2450, 4900, 14700, 279, 8.0, 1800, "Blackwell Ultra", 160, 256},
-        {"B300", 2250, 4500, 13500, 279, 8.0, 1800, "Blackwell Ultra", 160, 256},
+        {"GB200", 2450, 4900, 9800, 186, 8.0, 1800, "Blackwell", 152, 512},
+        {"GB300", 2450, 4900, 14700, 279, 8.0, 1800, "Blackwell Ultra", 152, 256},
+        {"B300", 2250, 4500, 13500, 279, 8.0, 1800, "Blackwell Ultra", 148, 256},
     };
     return catalog;
 }
