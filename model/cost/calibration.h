@@ -156,10 +156,14 @@ struct Calibration {
     double dpContention = 0;
     // The CPU's time to launch one layer for one micro-batch, forward and backward together,
     // and the extra of a mixture-of-experts layer (routing, permutes, the wait for token
-    // counts); a layer takes the longer of this and its GPU time.
+    // counts); a layer takes the longer of this and its GPU time. The physical defaults of the
+    // MoE ones, which a fit keeps where fewer than two model families inform them, are the
+    // launches and host syncs counted in Megatron-Core 0.14-0.15 and Transformer Engine 2.8 on
+    // an x86 host (Megatron's default flags, MXFP8 experts; +-40 %; 3.2 ms and 390 us on
+    // Grace): docs/cost-model.md, "Calibration".
     double layerHostUs = 0;
-    double moeLayerHostUs = 0;
-    double expertHostUs = 0; // per expert a GPU holds, per MoE layer
+    double moeLayerHostUs = 1200;
+    double expertHostUs = 150; // per expert a GPU holds, per MoE layer
     // The extra of the overlapped all-to-all's schedule (combined 1F1B), launched sub-module by
     // sub-module with event waits between the two micro-batches' streams, per layer.
     double a2aOverlapHostUs = 0;
