@@ -3,6 +3,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include <QAction>
 #include <QApplication>
 #include <QAreaSeries>
@@ -100,10 +102,17 @@ TEST_CASE("the link-load mode colours switches by their busiest link and goes wh
     QImage image = renderScene(scene, links, kSize);
     const LinkInk& ink = scene.renderer().linkInk();
     REQUIRE_FALSE(ink.empty());
-    // The busiest link anywhere sets the scale's top step.
+    // The busiest link anywhere sets the scale: its top is the next 1-2-5 value up, and no
+    // link is inked hotter.
     const cs::StepTraffic& traffic = doc->stepTraffic();
     const int hottest = traffic.hottest(1).front();
-    CHECK(ink.link[size_t(hottest)] == kLoadSteps);
+    const double hottestLoad = traffic.links[size_t(hottest)].utilization;
+    const double top = loadScaleTop(traffic);
+    CHECK(top >= hottestLoad);
+    CHECK(top <= 2.5 * hottestLoad);
+    CHECK(ink.link[size_t(hottest)] ==
+          1 + std::min(kLoadSteps - 1, int(hottestLoad / top * kLoadSteps)));
+    CHECK(*std::max_element(ink.link.begin(), ink.link.end()) == ink.link[size_t(hottest)]);
     // The leaf is filled in the colour of its busiest link's step.
     double busiest = 0;
     for (size_t i = 0; i < doc->topology().links().size(); ++i) {
@@ -113,7 +122,6 @@ TEST_CASE("the link-load mode colours switches by their busiest link and goes wh
             busiest = std::max(busiest, traffic.links[i].utilization);
     }
     REQUIRE(busiest > 0);
-    const double top = loadScaleTop(traffic);
     const int step = std::min(kLoadSteps - 1, int(busiest / top * kLoadSteps));
     CHECK(QColor(image.pixel(at)) == loadColor((step + 0.5) / kLoadSteps));
     CHECK(scene.legend().notes.join(QLatin1Char('\n')).contains(QStringLiteral("GB/s")));
