@@ -448,6 +448,7 @@ const std::vector<FittedConstant>& fittedConstants()
         {"layer_host_us", &Calibration::layerHostUs, 0, 4000},
         {"moe_layer_host_us", &Calibration::moeLayerHostUs, 0, 20000},
         {"expert_host_us", &Calibration::expertHostUs, 0, 2000},
+        {"expert_kernel_us", &Calibration::expertKernelUs, 0, 200},
         {"a2a_overlap_host_us", &Calibration::a2aOverlapHostUs, 0, 60000},
     };
     return constants;

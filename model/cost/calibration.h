@@ -164,6 +164,10 @@ struct Calibration {
     double layerHostUs = 0;
     double moeLayerHostUs = 1200;
     double expertHostUs = 150; // per expert a GPU holds, per MoE layer
+    // The GPU's fixed time for each local expert's GEMM kernel, forward (the backward's two
+    // per forward GEMM cost twice): a kernel's launch and its ramp and tail, which an expert's
+    // small GEMMs cannot hide. None where one fused kernel runs every expert.
+    double expertKernelUs = 0;
     // The extra of the overlapped all-to-all's schedule (combined 1F1B), launched sub-module by
     // sub-module with event waits between the two micro-batches' streams, per layer.
     double a2aOverlapHostUs = 0;

@@ -299,6 +299,9 @@ Terms termsOf(const LayerContext& ctx, LayerKind kind, const Shape& l, LayerCost
         const Experts e = expertsOf(ctx, l);
         const double etp = std::max(1, ctx.run.parallelism.etp);
         x.expertGemms = expertGemmsForward(e.local, e.localExperts, e.rowsPerExpert, r.grouped);
+        if (!w.wholeStepGraph)
+            x.expertGemms += 1e-6 * ctx.cal.expertKernelUs * e.localExperts *
+                             double(e.local.end() - e.local.begin());
         x.sharedGemms = gemmsForward(e.shared, l.tokens, r.gemm);
         x.router = gemmSeconds({e.routedTokens, double(m.moe->experts), l.h}, r.gemmBf16);
         x.mlpGemms = x.expertGemms + x.sharedGemms;

@@ -342,6 +342,30 @@ TEST_CASE("the overlapped all-to-all's schedule costs the CPU time per layer unl
           evaluate(*f.cluster, run, EvalOptions{&none}).stepTimeS);
 }
 
+TEST_CASE("each local expert's GEMM kernels cost the GPU a fixed time, unless one fused kernel "
+          "runs every expert")
+{
+    const LoadedFile& f = insideRacks();
+    RunDesc run = *f.run;
+    Calibration none = defaultCalibration();
+    none.expertKernelUs = 0;
+    none.layerHostUs = none.moeLayerHostUs = none.expertHostUs = none.a2aOverlapHostUs = 0;
+    Calibration paid = none;
+    paid.expertKernelUs = 1000; // 1 ms a kernel: the experts' fixed time dominates the step
+    auto stepS = [&](const Calibration& c) {
+        return evaluate(*f.cluster, run, EvalOptions{&c}).stepTimeS;
+    };
+    // The 2026 MXFP8 recipe on GB200 fuses the expert MLP into one kernel.
+    CHECK(stepS(paid) == stepS(none));
+    run.extensions.set(kFrameworkKey, "megatron-core-2025"); // an expert's GEMMs one by one
+    const double oneByOne = stepS(paid) - stepS(none);
+    CHECK(oneByOne > 0);
+    // Half the experts on each GPU, half the kernels (the tokens they compute do not change).
+    run.parallelism.ep *= 2;
+    const double halfTheExperts = stepS(paid) - stepS(none);
+    CHECK(halfTheExperts == Approx(oneByOne / 2).epsilon(0.05));
+}
+
 TEST_CASE("group-limited routing: the chance a token misses a domain")
 {
     const auto [domains, topK, groups, groupTopK, miss] =
