@@ -133,13 +133,15 @@ double gemmsForward(const Gemms& gemms, double rows, const GemmDevice& d)
     return seconds;
 }
 
-// The grouped GEMMs of a GPU's `experts` experts, `rows` token copies each: one kernel a GEMM
-// of the expert MLP, every expert's tiles in its waves.
-double expertGemmsForward(const Gemms& gemms, double experts, double rows, const GemmDevice& d)
+// The grouped GEMMs of a GPU's `experts` experts, `rows` token copies each: every expert's
+// tiles in the waves of a GEMM of the expert MLP, plus `kernelS` for each expert's own kernel
+// of it (0 where one fused kernel runs every expert).
+double expertGemmsForward(const Gemms& gemms, double experts, double rows, const GemmDevice& d,
+                          double kernelS)
 {
     double seconds = 0;
     for (const Gemm& g : gemms)
-        seconds += groupedGemmSeconds(experts, {rows, g.n, g.k}, d);
+        seconds += groupedGemmSeconds(experts, {rows, g.n, g.k}, d) + experts * kernelS;
     return seconds;
 }
 
@@ -298,10 +300,9 @@ Terms termsOf(const LayerContext& ctx, LayerKind kind, const Shape& l, LayerCost
     if (kind.moe) {
         const Experts e = expertsOf(ctx, l);
         const double etp = std::max(1, ctx.run.parallelism.etp);
-        x.expertGemms = expertGemmsForward(e.local, e.localExperts, e.rowsPerExpert, r.grouped);
-        if (!w.wholeStepGraph)
-            x.expertGemms += 1e-6 * ctx.cal.expertKernelUs * e.localExperts *
-                             double(e.local.end() - e.local.begin());
+        const double kernelS = w.wholeStepGraph ? 0 : 1e-6 * ctx.cal.expertKernelUs;
+        x.expertGemms =
+            expertGemmsForward(e.local, e.localExperts, e.rowsPerExpert, r.grouped, kernelS);
         x.sharedGemms = gemmsForward(e.shared, l.tokens, r.gemm);
         x.router = gemmSeconds({e.routedTokens, double(m.moe->experts), l.h}, r.gemmBf16);
         x.mlpGemms = x.expertGemms + x.sharedGemms;
