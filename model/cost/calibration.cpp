@@ -197,6 +197,16 @@ bool flexDispatcherOf(const RunDesc& run, const GpuSpec& gpu, Framework framewor
            recipeSwitchOf(run, gpu, framework, kFlexDispatcherKey);
 }
 
+bool routerGraphOf(const RunDesc& run, const GpuSpec&, Framework)
+{
+    return switchOf(run, kRouterGraphKey).value_or(false);
+}
+
+bool attentionGraphOf(const RunDesc& run, const GpuSpec&, Framework)
+{
+    return switchOf(run, kAttentionGraphKey).value_or(false);
+}
+
 int activationOffloadLayersOf(const RunDesc& run)
 {
     const json& ext = run.extensions.value();
@@ -294,32 +304,32 @@ const Calibration& defaultCalibration()
     static const Calibration c{
         .gemm =
             {
-                {"Blackwell", Precision::BF16, 0.647745},
-                {"Blackwell", Precision::FP8, 0.469259},
-                {"Blackwell Ultra", Precision::BF16, 0.772047},
-                {"Blackwell Ultra", Precision::FP8, 0.665397},
-                {"Hopper", Precision::BF16, 0.878902},
-                {"Hopper", Precision::FP8, 0.60618},
+                {"Blackwell", Precision::BF16, 0.645881},
+                {"Blackwell", Precision::FP8, 0.467344},
+                {"Blackwell Ultra", Precision::BF16, 0.769869},
+                {"Blackwell Ultra", Precision::FP8, 0.66641},
+                {"Hopper", Precision::BF16, 0.871138},
+                {"Hopper", Precision::FP8, 0.600785},
             },
         .grouped = {},
-        .defaultGemmEfficiency = 0.656571,
+        .defaultGemmEfficiency = 0.656611,
         .bf16OverFp8 = 1.2,
-        .groupedEfficiency = 0.552537,
-        .grouped2026Factor = 1.26449,
-        .gemmHalfWidth = 1162.94,
-        .attentionEfficiency = 0.586926,
-        .memoryEfficiency = 0.636673,
+        .groupedEfficiency = 0.554615,
+        .grouped2026Factor = 1.26216,
+        .gemmHalfWidth = 1167.47,
+        .attentionEfficiency = 0.585313,
+        .memoryEfficiency = 0.636413,
         .nvlinkEfficiency = 0.8,
-        .scaleOutEfficiency = 0.941803,
-        .allToAllEfficiency = 0.903351,
-        .tpOverlap = 0.951029,
-        .epOverlap = 0.872655,
-        .dpContention = 0.177888,
+        .scaleOutEfficiency = 0.972226,
+        .allToAllEfficiency = 0.903555,
+        .tpOverlap = 0.976022,
+        .epOverlap = 0.870881,
+        .dpContention = 0.183543,
         .layerHostUs = 0,
-        .moeLayerHostUs = 3666.47,
-        .expertHostUs = 255.007,
-        .expertKernelUs = 13.7085,
-        .a2aOverlapHostUs = 5595.8,
+        .moeLayerHostUs = 4492.66,
+        .expertHostUs = 254.688,
+        .expertKernelUs = 13.1751,
+        .a2aOverlapHostUs = 4753.47,
         .frameworkMemoryGiB = 4,
     };
     return c;

@@ -109,6 +109,13 @@ bool overlapGradReduceOf(const RunDesc& run, const GpuSpec& gpu, Framework frame
 // (the alltoall dispatcher): `x-moe_flex_dispatcher` in the run when given; else on for the
 // full-iteration recipes, whose recipes run HybridEP. Never on Megatron-LM's defaults.
 bool flexDispatcherOf(const RunDesc& run, const GpuSpec& gpu, Framework framework);
+// Whether each MoE layer's router and token-count preprocessing replay as CUDA graphs
+// (Megatron-Core's cuda_graph_scope moe_router and moe_preprocess), so that the CPU skips
+// their launches: `x-cuda_graph_moe_router` in the run, off by default. The full-iteration
+// recipes need no such switch: their CPU launches nothing a layer.
+bool routerGraphOf(const RunDesc& run, const GpuSpec& gpu, Framework framework);
+// Whether attention replays as CUDA graphs too (cuda_graph_scope attn): `x-cuda_graph_attn`.
+bool attentionGraphOf(const RunDesc& run, const GpuSpec& gpu, Framework framework);
 // Group-limited routing (DeepSeek-V3's node-limited routing; Megatron-Core's
 // moe_router_num_groups and moe_router_group_topk): the experts, in `groups` equal runs of
 // consecutive ones, and each token's top-k taken from `topK` of those groups only.
@@ -155,14 +162,15 @@ struct Calibration {
     // collective hidden under compute slows that compute by this many seconds.
     double dpContention = 0;
     // The CPU's time to launch one layer for one micro-batch, forward and backward together,
-    // and the extra of a mixture-of-experts layer (routing, permutes, the wait for token
-    // counts); a layer takes the longer of this and its GPU time. The physical defaults of the
-    // MoE ones, which a fit keeps where fewer than two model families inform them, are the
-    // launches and host syncs counted in Megatron-Core 0.14-0.15 and Transformer Engine 2.8 on
-    // an x86 host (Megatron's default flags, MXFP8 experts; +-40 %; 3.2 ms and 390 us on
-    // Grace): docs/cost-model.md, "Calibration".
+    // and the extra of a mixture-of-experts layer (its attention's launches, routing, permutes,
+    // the wait for token counts); a layer takes the longer of this and its GPU time. The
+    // physical defaults of the MoE ones, which a fit keeps where fewer than two model families
+    // inform them, are the launches and host syncs counted in Megatron-Core 0.14-0.15 and
+    // Transformer Engine 2.8 on an x86 host (Megatron's default flags, MXFP8 experts; +-40 %;
+    // the MoE's 1,230 us and attention's about 390; 3.2 ms and 390 us on Grace for the MoE's):
+    // docs/cost-model.md, "Calibration".
     double layerHostUs = 0;
-    double moeLayerHostUs = 1200;
+    double moeLayerHostUs = 1620;
     double expertHostUs = 150; // per expert a GPU holds, per MoE layer
     // The GPU's fixed time for each local expert's GEMM kernel, forward (the backward's two
     // per forward GEMM cost twice): a kernel's launch and its ramp and tail, which an expert's

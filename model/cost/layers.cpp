@@ -236,6 +236,17 @@ Experts expertsOf(const LayerContext& ctx, const Shape& l)
     return x;
 }
 
+// The share of a MoE layer's CPU time (moe_layer_host_us: its attention's launches and the
+// MoE's, forward and backward) still spent where the recipe replays some modules as CUDA
+// graphs: from the launches counted on an x86 host (docs/cost-model.md, "Calibration"), the
+// router (about 390 us) and the token-count preprocessing (about 95 us) less their four graph
+// replays (about 60 us) are 0.26 of the 1,620 us, attention (about 390 us) less its two 0.22.
+double moeLayerHostShare(const Workload& w)
+{
+    constexpr double kRouterGraphed = 0.26, kAttentionGraphed = 0.22;
+    return 1 - (w.routerGraph ? kRouterGraphed : 0) - (w.attentionGraph ? kAttentionGraphed : 0);
+}
+
 // The terms of one layer before they are put together, forward seconds.
 struct Terms {
     AttentionSeconds attentionCore; // flash attention
@@ -350,7 +361,8 @@ Terms termsOf(const LayerContext& ctx, LayerKind kind, const Shape& l, LayerCost
     const double localExperts = kind.moe ? m.moe->experts / std::max(1, ctx.run.parallelism.ep) : 0;
     x.host = ctx.w.wholeStepGraph
                  ? 0
-                 : 1e-6 * (ctx.cal.layerHostUs + (dropless ? ctx.cal.moeLayerHostUs : 0) +
+                 : 1e-6 * (ctx.cal.layerHostUs +
+                           (dropless ? ctx.cal.moeLayerHostUs * moeLayerHostShare(ctx.w) : 0) +
                            localExperts * ctx.cal.expertHostUs +
                            (ctx.w.allToAllOverlap ? ctx.cal.a2aOverlapHostUs : 0));
     if (kind.moe && w.gluClampApart) {

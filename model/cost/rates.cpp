@@ -45,6 +45,8 @@ Rates resolveRates(const ClusterDesc& cluster, const RunDesc& run, const Calibra
     w.tpExposed = tpCommOverlapOf(run, gpu, w.framework) ? 1 - cal.tpOverlap : 1;
     w.routerGroups = routerGroupsOf(run);
     w.flexDispatcher = flexDispatcherOf(run, gpu, w.framework);
+    w.routerGraph = routerGraphOf(run, gpu, w.framework);
+    w.attentionGraph = attentionGraphOf(run, gpu, w.framework);
     w.offloadLayers = activationOffloadLayersOf(run);
     w.toHostRate = hostCopyGBps(gpu, HostCopy::ToHost) * 1e9;
     w.fromHostRate = hostCopyGBps(gpu, HostCopy::FromHost) * 1e9;

@@ -98,6 +98,8 @@ struct Workload {
     bool gluClampApart = false;  // the same for the GLU's clamp (gluClampOf)
     bool unfusedRope = false;    // rotary embeddings outside the fused kernel (unfusedRopeOf)
     bool flexDispatcher = false; // a token once per GPU and domain, not once per expert
+    bool routerGraph = false;    // router and preprocessing replayed as CUDA graphs (routerGraphOf)
+    bool attentionGraph = false; // and attention (attentionGraphOf)
     double tpExposed = 1;        // the share of the TP collectives left on the critical path
     std::optional<RouterGroups> routerGroups;
     bool distributedOptimizer = false;

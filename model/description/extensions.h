@@ -26,6 +26,8 @@ inline constexpr const char* kFlexDispatcherKey = "x-moe_flex_dispatcher";
 inline constexpr const char* kGluClampKey = "x-activation_clamp";
 inline constexpr const char* kUnfusedRopeKey = "x-rope_unfused";
 inline constexpr const char* kOverlapGradReduceKey = "x-overlap_grad_reduce";
+inline constexpr const char* kRouterGraphKey = "x-cuda_graph_moe_router";
+inline constexpr const char* kAttentionGraphKey = "x-cuda_graph_attn";
 
 // Each with the name people know it by (the compare table's labels).
 struct ModelExtension {
@@ -49,6 +51,8 @@ inline constexpr ModelExtension kModelExtensions[] = {
     {kUnfusedRopeKey, "RoPE unfused"},
     {kOverlapGradReduceKey, "DP overlap"},
     {kRouterGroupTopKKey, "groups per token"},
+    {kRouterGraphKey, "router in CUDA graphs"},
+    {kAttentionGraphKey, "attention in CUDA graphs"},
 };
 // clang-format on
 bool readByCostModel(std::string_view key);

@@ -240,6 +240,79 @@ bool mxfp8Recipe(const json& row)
     return text.find("mxfp8") != std::string::npos || text.find("fp8-mx") != std::string::npos;
 }
 
+// Those whose router and MoE preprocessing run in Transformer Engine's CUDA graphs
+// (cuda_graph_impl transformer_engine with moe_router and moe_preprocess in cuda_graph_scope),
+// from each release's workload configs (Megatron-Bridge v0.2.0 to v0.5.1); precision "" is
+// every recipe of the model and GPU, else "bf16", "fp8" (current scaling) or "mxfp8". The
+// full-iteration recipes (26.06 on, MXFP8 on Blackwell) capture the whole step instead.
+struct GraphRecipe {
+    Container first, last;
+    const char* family;
+    const char* gpu;
+    const char* precision;
+    bool attention; // attn in the scope as well
+};
+const GraphRecipe kRouterGraphRecipes[] = {
+    {{25, 11}, {25, 11, 99}, "DeepSeek-V3", "GB200", "", false},
+    {{26, 2}, kLatest, "DeepSeek-V3", "GB200", "", true},
+    {{25, 11}, {25, 11, 99}, "DeepSeek-V3", "GB300", "", true},
+    {{26, 2}, kLatest, "DeepSeek-V3", "GB300", "bf16", true},
+    {{26, 6, 1}, kLatest, "DeepSeek-V3", "B300", "bf16", true},
+    {{26, 6, 1}, kLatest, "DeepSeek-V3", "B300", "fp8", true},
+    {{25, 11}, kLatest, "gpt-oss-120b", "GB300", "", true},
+    {{26, 2}, kLatest, "gpt-oss-120b", "B300", "", true},
+    {{25, 11}, kLatest, "Qwen3-235B-A22B", "GB200", "", true},
+    {{25, 11}, kLatest, "Qwen3-235B-A22B", "GB300", "", false},
+    {{25, 11}, kLatest, "Qwen3-30B-A3B", "GB200", "bf16", true},
+    {{25, 11}, kLatest, "Qwen3-30B-A3B", "GB200", "fp8", true},
+    {{25, 11}, kLatest, "Qwen3-30B-A3B", "GB200", "mxfp8", false},
+    {{25, 11}, kLatest, "Qwen3-30B-A3B", "GB300", "", false},
+    {{25, 11}, {26, 2}, "Qwen3-30B-A3B", "B200", "", false},
+    {{26, 2, 1}, kLatest, "Qwen3-30B-A3B", "B200", "", true},
+    {{26, 2}, kLatest, "Qwen3-30B-A3B", "B300", "", false},
+    {{25, 11}, kLatest, "Qwen3-30B-A3B", "H100", "bf16", false},
+};
+
+std::string recipePrecisionOf(const json& row)
+{
+    const std::string precision = rowString(row, "precision");
+    return precision == "fp8" && mxfp8Recipe(row) ? "mxfp8" : precision;
+}
+
+// Megatron-MoE-ModelZoo's Qwen3 scripts (e8650517d60d) run its GB200 and GB300 rows with
+// --cuda-graph-scope attn moe_router moe_preprocess, and its H100 mapping of TP 2, PP 8 and
+// EP 32 (run_h100_235b.sh) with moe_router moe_preprocess; its other H100 rows name no script.
+std::optional<bool> modelZooRouterGraph(const json& row, const std::string& gpu)
+{
+    if (sourceOf(row).find("Megatron-MoE-ModelZoo") == std::string::npos)
+        return std::nullopt;
+    if (gpu == "GB200" || gpu == "GB300")
+        return true;
+    const json par = row.value("parallelism", json::object());
+    if (gpu == "H100" && par.value("tp", 0) == 2 && par.value("pp", 0) == 8 &&
+        par.value("ep", 0) == 32)
+        return false;
+    return std::nullopt;
+}
+
+// Whether the row's recipe graphs its router, and then whether its attention too.
+std::optional<bool> routerGraphRow(const json& row)
+{
+    const std::string gpu = rowString(row, "cluster", "gpu");
+    if (const std::optional<bool> attention = modelZooRouterGraph(row, gpu))
+        return attention;
+    const std::optional<Container> container = containerOf(sourceOf(row));
+    const std::string family = rowString(row, "family");
+    const std::string precision = recipePrecisionOf(row);
+    if (!container)
+        return std::nullopt;
+    for (const GraphRecipe& r : kRouterGraphRecipes)
+        if (r.first <= *container && *container <= r.last && family == r.family && gpu == r.gpu &&
+            (!*r.precision || precision == r.precision))
+            return r.attention;
+    return std::nullopt;
+}
+
 bool runsFsdp(const json& run)
 {
     const auto par = run.find("parallelism");
@@ -265,6 +338,11 @@ void addRowSoftware(const json& row, json& run)
         run[kFp8AttentionKey] = false;
     if (inRecipes(row, kFlexDispatcherRecipes) || flexDispatcherInSource(row))
         run[kFlexDispatcherKey] = true;
+    if (const std::optional<bool> attention = routerGraphRow(row)) {
+        run[kRouterGraphKey] = true;
+        if (*attention)
+            run[kAttentionGraphKey] = true;
+    }
     if (gptOssRow(row)) {
         run[kBiasLinearKey] = true;
         run[kGluClampKey] = true;

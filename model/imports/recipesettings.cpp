@@ -43,6 +43,23 @@ std::optional<bool> fullIterationGraph(SettingsReader& r)
     return false;
 }
 
+// The modules replayed as CUDA graphs layer by layer (cuda_graph_impl transformer_engine or
+// local, with cuda_graph_scope or cuda_graph_modules): the MoE router with its preprocessing,
+// and attention, whose launches the CPU then skips.
+void graphedModules(SettingsReader& r, json& run)
+{
+    const std::optional<std::string> impl = r.word("cuda_graph_impl");
+    if (!impl || (*impl != "transformer_engine" && *impl != "local"))
+        return;
+    for (const char* name : {"cuda_graph_modules", "cuda_graph_scope"})
+        for (const std::string& module : r.words(name)) {
+            if (module == "moe_router")
+                run[kRouterGraphKey] = true;
+            else if (module == "attn")
+                run[kAttentionGraphKey] = true;
+        }
+}
+
 } // namespace
 
 void recipeSwitches(SettingsReader& r, const RunTraits& traits, json& run)
@@ -56,8 +73,10 @@ void recipeSwitches(SettingsReader& r, const RunTraits& traits, json& run)
     if (traits.tp > 1 && traits.precision != "nvfp4")
         set(kTpCommOverlapKey, "tp_comm_overlap");
     set(kOverlapGradReduceKey, "overlap_grad_reduce");
-    if (traits.experts)
+    if (traits.experts) {
         set(kAllToAllOverlapKey, "overlap_moe_expert_parallel_comm");
+        graphedModules(r, run);
+    }
     // NCCL_NVLS_ENABLE: 0 off, 1 or 2 (where supported) on; unset, the cost model's default.
     if (r.find("nccl_nvls_enable"))
         run[kNvlsKey] = r.flag("nccl_nvls_enable");

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "extensions.h"
 #include "measuredruns.h"
 
 using namespace cs;
@@ -41,6 +42,29 @@ const MeasuredRun* byId(const std::vector<MeasuredRun>& runs, const std::string&
             return &r;
     }
     return nullptr;
+}
+
+// Every public row, dense and with experts.
+const std::vector<MeasuredRun>& publicRuns()
+{
+    static const std::vector<MeasuredRun> runs = [] {
+        Diagnostics diags;
+        std::vector<MeasuredRun> all = readMeasuredRuns(kPublic, diags);
+        const std::vector<MeasuredRun> moe = readMeasuredRuns(kMoePublic, diags);
+        all.insert(all.end(), moe.begin(), moe.end());
+        return all;
+    }();
+    return runs;
+}
+
+// The value of the run extension `key` of the public row whose id starts with `id`; null
+// where the row leaves it out.
+nlohmann::json extension(const std::string& id, const char* key)
+{
+    const MeasuredRun* r = byId(publicRuns(), id);
+    REQUIRE(r);
+    const nlohmann::json& ext = r->run.extensions.value();
+    return ext.contains(key) ? ext.at(key) : nlohmann::json();
 }
 
 } // namespace
@@ -200,16 +224,6 @@ TEST_CASE("the capacity factor is read from however a row's routing prose words 
 TEST_CASE("a row's software: MegaScale's Megatron-LM baselines on Megatron-LM's defaults, the "
           "expert all-to-all overlapped where the row's recipe overlaps it")
 {
-    Diagnostics diags;
-    std::vector<MeasuredRun> runs = readMeasuredRuns(kPublic, diags);
-    const std::vector<MeasuredRun> moe = readMeasuredRuns(kMoePublic, diags);
-    runs.insert(runs.end(), moe.begin(), moe.end());
-    auto extension = [&](const std::string& id, const char* key) {
-        const MeasuredRun* r = byId(runs, id);
-        REQUIRE(r);
-        const nlohmann::json& ext = r->run.extensions.value();
-        return ext.contains(key) ? ext.at(key) : nlohmann::json();
-    };
     CHECK(extension("megascale_t2_megatronlm_8192gpu", "x-framework") == "megatron-2021");
     CHECK(extension("sc21_t1_1008.0B", "x-framework") == "megatron-core-2025");
     CHECK(extension("mbridge_2606_dsv3_gb200", "x-framework") == "megatron-core-2026");
@@ -302,5 +316,46 @@ TEST_CASE("a row's software: MegaScale's Megatron-LM baselines on Megatron-LM's 
             INFO(unset);
             CHECK(extension(unset, key).is_null());
         }
+    }
+}
+
+TEST_CASE("a row's recipe graphs its router, and its attention, as its release's configs say")
+{
+    struct Expected {
+        const char* id;
+        bool router, attention;
+    };
+    const Expected rows[] = {
+        // Attention too: Qwen3-235B on GB200, DeepSeek-V3 on GB200 from 26.02, the Model Zoo's
+        // GB200 row; the router only: Qwen3 on GB300, Qwen3-30B's GB200 MXFP8 recipe, B200's in
+        // 25.11, DeepSeek-V3 on GB200 in 25.11, the Model Zoo's H100 script.
+        {"mbridge_2604_qwen3-235b_gb200", true, true},
+        {"mbridge_2602_dsv3_gb200", true, true},
+        {"mcore_modelzoo_qwen3-235b_gb200", true, true},
+        {"mbridge_2604_qwen3-235b_gb300", true, false},
+        {"mbridge_2604_qwen3-30b_gb200", true, false},
+        {"mbridge_2511_qwen3-30b_b200", true, false},
+        {"mbridge_2511_dsv3_gb200", true, false},
+        {"mcore_modelzoo_qwen3-235b_h100_256_r2", true, false},
+        // Nothing: DeepSeek-V3 on B200 and H100, its GB300 FP8 recipes from 26.02, gpt-oss on
+        // GB200, Qwen3-30B's H100 FP8 recipe, 25.09's configs (which graph whole token-drop
+        // layers, as no key says), the Model Zoo's other H100 rows (no script), MLPerf (the
+        // whole step one graph), dense rows.
+        {"mbridge_2604_dsv3_b200", false, false},
+        {"mbridge_2509_dsv3_h100", false, false},
+        {"mbridge_2602_dsv3_gb300", false, false},
+        {"mbridge_2604_gptoss-120b_gb200", false, false},
+        {"mbridge_2604_qwen3-30b_h100", false, false},
+        {"mbridge_2509_qwen3-235b_gb200_64_fp8cs", false, false},
+        {"mcore_modelzoo_qwen3-235b_h100_256_r5", false, false},
+        {"mlperf_v60_dsv3_NVIDIA_theia", false, false},
+        {"nemo_bridge_25.11_DGX-GB300_LLAMA3_70B", false, false},
+    };
+    for (const Expected& e : rows) {
+        INFO(e.id);
+        CHECK(extension(e.id, kRouterGraphKey) ==
+              (e.router ? nlohmann::json(true) : nlohmann::json()));
+        CHECK(extension(e.id, kAttentionGraphKey) ==
+              (e.attention ? nlohmann::json(true) : nlohmann::json()));
     }
 }

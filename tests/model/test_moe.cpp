@@ -366,6 +366,34 @@ TEST_CASE("each local expert's GEMM kernels cost the GPU a fixed time, unless on
     CHECK(halfTheExperts == Approx(oneByOne / 2).epsilon(0.05));
 }
 
+TEST_CASE("the router's and attention's CUDA graphs take their counted shares off a MoE "
+          "layer's CPU time")
+{
+    const LoadedFile& f = insideRacks();
+    RunDesc run = *f.run;
+    run.precision = Precision::BF16; // launched layer by layer
+    run.batch.micro = 1;
+    Calibration light = defaultCalibration();
+    light.layerHostUs = light.expertHostUs = light.a2aOverlapHostUs = 0;
+    light.moeLayerHostUs = 1e5; // 0.1 s a layer and micro-batch: the CPU sets the pace
+    Calibration heavy = light;
+    heavy.moeLayerHostUs = 2e5;
+    // Seconds of step per second of a MoE layer's CPU time, where the CPU sets the pace.
+    auto perCpuSecond = [&] {
+        return evaluate(*f.cluster, run, EvalOptions{&heavy}).stepTimeS -
+               evaluate(*f.cluster, run, EvalOptions{&light}).stepTimeS;
+    };
+    const double eager = perCpuSecond();
+    REQUIRE(eager > 0);
+    const auto [router, attention, share] = GENERATE(
+        table<bool, bool, double>({{true, false, 0.74}, {false, true, 0.78}, {true, true, 0.52}}));
+    run.extensions.set(kRouterGraphKey, router);
+    run.extensions.set(kAttentionGraphKey, attention);
+    CHECK(perCpuSecond() == Approx(share * eager).epsilon(1e-6));
+    run.precision = Precision::FP8; // the 2026 MXFP8 recipe: the whole step one CUDA graph
+    CHECK(perCpuSecond() == 0);
+}
+
 TEST_CASE("group-limited routing: the chance a token misses a domain")
 {
     const auto [domains, topK, groups, groupTopK, miss] =
