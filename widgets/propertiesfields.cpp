@@ -309,17 +309,20 @@ void PropertiesPanel::buildFields()
                         "alltoall dispatcher does (by default only the 2026 MXFP8 "
                         "full-iteration recipes, which run HybridEP)"),
                      cs::flexDispatcherOf, cs::kFlexDispatcherKey),
-        SWITCH_FIELD(par, tr("Router in CUDA graphs"),
-                     tr("Each MoE layer's router and token-count preprocessing replay as CUDA "
-                        "graphs (Megatron-Core's cuda_graph_scope moe_router moe_preprocess): "
-                        "the CPU skips their launches, about a quarter of a layer's CPU time. "
-                        "Off by default; the 2026 full-iteration recipes graph the whole step"),
-                     cs::routerGraphOf, cs::kRouterGraphKey),
-        SWITCH_FIELD(par, tr("Attention in CUDA graphs"),
-                     tr("Each layer's attention replays as a CUDA graph (cuda_graph_scope attn): "
-                        "the CPU skips its launches, about a fifth of a MoE layer's CPU time. "
-                        "Off by default"),
-                     cs::attentionGraphOf, cs::kAttentionGraphKey),
+        SWITCH_FIELD(
+            par, tr("Router in CUDA graphs"),
+            tr("Each MoE layer's router and token-count preprocessing replay as CUDA "
+               "graphs (Megatron-Core's cuda_graph_scope moe_router moe_preprocess): "
+               "the CPU skips their launches, 0.26 of a dropless MoE layer's fixed CPU time "
+               "(its attention's launches and the MoE's, not each expert's). "
+               "Off by default; the 2026 full-iteration recipes graph the whole step"),
+            cs::routerGraphOf, cs::kRouterGraphKey),
+        SWITCH_FIELD(
+            par, tr("Attention in CUDA graphs"),
+            tr("Each layer's attention replays as a CUDA graph (cuda_graph_scope attn): "
+               "the CPU skips its launches, 0.22 of a dropless MoE layer's fixed CPU time. "
+               "Off by default"),
+            cs::attentionGraphOf, cs::kAttentionGraphKey),
         Field{
             par, tr("Offloaded layers"),
             tr("Layers of each model chunk whose activations wait in host memory for the "

@@ -112,9 +112,11 @@ bool flexDispatcherOf(const RunDesc& run, const GpuSpec& gpu, Framework framewor
 // Whether each MoE layer's router and token-count preprocessing replay as CUDA graphs
 // (Megatron-Core's cuda_graph_scope moe_router and moe_preprocess), so that the CPU skips
 // their launches: `x-cuda_graph_moe_router` in the run, off by default. The full-iteration
-// recipes need no such switch: their CPU launches nothing a layer.
+// recipes need no such switch: their CPU launches nothing a layer. (The GPU and framework are
+// taken as every recipe switch's reader takes them, for the properties panel; neither matters.)
 bool routerGraphOf(const RunDesc& run, const GpuSpec& gpu, Framework framework);
-// Whether attention replays as CUDA graphs too (cuda_graph_scope attn): `x-cuda_graph_attn`.
+// Whether attention replays as CUDA graphs too (cuda_graph_scope attn): `x-cuda_graph_attn` in
+// the run, off by default.
 bool attentionGraphOf(const RunDesc& run, const GpuSpec& gpu, Framework framework);
 // Group-limited routing (DeepSeek-V3's node-limited routing; Megatron-Core's
 // moe_router_num_groups and moe_router_group_topk): the experts, in `groups` equal runs of

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "description.h"
 #include "extensions.h"
 #include "text.h"
 
@@ -150,15 +151,19 @@ const Recipes kBf16AttentionRecipes[] = {
     {{26, 6}, kLatest, "DeepSeek-V3", "GB200"},
 };
 
-template <size_t N> bool inRecipes(const json& row, const Recipes (&recipes)[N])
+// Whether the recipe is the row's: its container in the recipe's releases, its model family
+// and GPU the recipe's.
+bool isRowsRecipe(const Recipes& r, const json& row)
 {
     const std::optional<Container> container = containerOf(sourceOf(row));
-    const std::string family = rowString(row, "family");
-    const std::string gpu = rowString(row, "cluster", "gpu");
-    return container && std::any_of(std::begin(recipes), std::end(recipes), [&](const auto& r) {
-               return r.first <= *container && *container <= r.last && family == r.family &&
-                      gpu == r.gpu;
-           });
+    return container && r.first <= *container && *container <= r.last &&
+           rowString(row, "family") == r.family && rowString(row, "cluster", "gpu") == r.gpu;
+}
+
+template <size_t N> bool inRecipes(const json& row, const Recipes (&recipes)[N])
+{
+    return std::any_of(std::begin(recipes), std::end(recipes),
+                       [&](const Recipes& r) { return isRowsRecipe(r, row); });
 }
 
 // Those that offload activations to host memory (cpu_offloading_num_layers), all with FSDP:
@@ -240,37 +245,41 @@ bool mxfp8Recipe(const json& row)
     return text.find("mxfp8") != std::string::npos || text.find("fp8-mx") != std::string::npos;
 }
 
-// Those whose router and MoE preprocessing run in Transformer Engine's CUDA graphs
-// (cuda_graph_impl transformer_engine with moe_router and moe_preprocess in cuda_graph_scope),
-// from each release's workload configs (Megatron-Bridge v0.2.0 to v0.5.1); precision "" is
-// every recipe of the model and GPU, else "bf16", "fp8" (current scaling) or "mxfp8". The
-// full-iteration recipes (26.06 on, MXFP8 on Blackwell) capture the whole step instead.
+// Which modules a recipe replays as Transformer Engine CUDA graphs layer by layer
+// (cuda_graph_impl transformer_engine): the router with the MoE preprocessing (moe_router,
+// moe_preprocess in cuda_graph_scope), and attention (attn) as well.
+enum class GraphedModules { None, Router, RouterAndAttention };
+
+// Megatron-Bridge's recipes that graph the router, from each release's workload configs
+// (v0.2.0 to v0.5.1); precision "" is every recipe of the model and GPU, else "bf16", "fp8"
+// (current scaling) or "mxfp8". The full-iteration recipes (26.06 on, MXFP8 on Blackwell)
+// capture the whole step instead, so their rows take neither key.
 struct GraphRecipe {
-    Container first, last;
-    const char* family;
-    const char* gpu;
+    Recipes recipe;
     const char* precision;
-    bool attention; // attn in the scope as well
+    GraphedModules modules;
 };
+constexpr GraphedModules kRouter = GraphedModules::Router;
+constexpr GraphedModules kRouterAttention = GraphedModules::RouterAndAttention;
 const GraphRecipe kRouterGraphRecipes[] = {
-    {{25, 11}, {25, 11, 99}, "DeepSeek-V3", "GB200", "", false},
-    {{26, 2}, kLatest, "DeepSeek-V3", "GB200", "", true},
-    {{25, 11}, {25, 11, 99}, "DeepSeek-V3", "GB300", "", true},
-    {{26, 2}, kLatest, "DeepSeek-V3", "GB300", "bf16", true},
-    {{26, 6, 1}, kLatest, "DeepSeek-V3", "B300", "bf16", true},
-    {{26, 6, 1}, kLatest, "DeepSeek-V3", "B300", "fp8", true},
-    {{25, 11}, kLatest, "gpt-oss-120b", "GB300", "", true},
-    {{26, 2}, kLatest, "gpt-oss-120b", "B300", "", true},
-    {{25, 11}, kLatest, "Qwen3-235B-A22B", "GB200", "", true},
-    {{25, 11}, kLatest, "Qwen3-235B-A22B", "GB300", "", false},
-    {{25, 11}, kLatest, "Qwen3-30B-A3B", "GB200", "bf16", true},
-    {{25, 11}, kLatest, "Qwen3-30B-A3B", "GB200", "fp8", true},
-    {{25, 11}, kLatest, "Qwen3-30B-A3B", "GB200", "mxfp8", false},
-    {{25, 11}, kLatest, "Qwen3-30B-A3B", "GB300", "", false},
-    {{25, 11}, {26, 2}, "Qwen3-30B-A3B", "B200", "", false},
-    {{26, 2, 1}, kLatest, "Qwen3-30B-A3B", "B200", "", true},
-    {{26, 2}, kLatest, "Qwen3-30B-A3B", "B300", "", false},
-    {{25, 11}, kLatest, "Qwen3-30B-A3B", "H100", "bf16", false},
+    {{{25, 11}, {25, 11, 99}, "DeepSeek-V3", "GB200"}, "", kRouter},
+    {{{26, 2}, kLatest, "DeepSeek-V3", "GB200"}, "", kRouterAttention},
+    {{{25, 11}, {25, 11, 99}, "DeepSeek-V3", "GB300"}, "", kRouterAttention},
+    {{{26, 2}, kLatest, "DeepSeek-V3", "GB300"}, "bf16", kRouterAttention},
+    {{{26, 6, 1}, kLatest, "DeepSeek-V3", "B300"}, "bf16", kRouterAttention},
+    {{{26, 6, 1}, kLatest, "DeepSeek-V3", "B300"}, "fp8", kRouterAttention},
+    {{{25, 11}, kLatest, "gpt-oss-120b", "GB300"}, "", kRouterAttention},
+    {{{26, 2}, kLatest, "gpt-oss-120b", "B300"}, "", kRouterAttention},
+    {{{25, 11}, kLatest, "Qwen3-235B-A22B", "GB200"}, "", kRouterAttention},
+    {{{25, 11}, kLatest, "Qwen3-235B-A22B", "GB300"}, "", kRouter},
+    {{{25, 11}, kLatest, "Qwen3-30B-A3B", "GB200"}, "bf16", kRouterAttention},
+    {{{25, 11}, kLatest, "Qwen3-30B-A3B", "GB200"}, "fp8", kRouterAttention},
+    {{{25, 11}, kLatest, "Qwen3-30B-A3B", "GB200"}, "mxfp8", kRouter},
+    {{{25, 11}, kLatest, "Qwen3-30B-A3B", "GB300"}, "", kRouter},
+    {{{25, 11}, {26, 2}, "Qwen3-30B-A3B", "B200"}, "", kRouter},
+    {{{26, 2, 1}, kLatest, "Qwen3-30B-A3B", "B200"}, "", kRouterAttention},
+    {{{26, 2}, kLatest, "Qwen3-30B-A3B", "B300"}, "", kRouter},
+    {{{25, 11}, kLatest, "Qwen3-30B-A3B", "H100"}, "bf16", kRouter},
 };
 
 std::string recipePrecisionOf(const json& row)
@@ -279,38 +288,43 @@ std::string recipePrecisionOf(const json& row)
     return precision == "fp8" && mxfp8Recipe(row) ? "mxfp8" : precision;
 }
 
+// The 2026 full-iteration recipes: FP8 on a GPU with FP4 (Blackwell) under the 2026 software,
+// which capture the whole step in one CUDA graph (the cost model's fullIterationRecipe).
+bool fullIterationRow(const json& row)
+{
+    const GpuSpec* gpu = findCatalogGpu(rowString(row, "cluster", "gpu"));
+    return frameworkOfSource(row) == "megatron-core-2026" && rowString(row, "precision") == "fp8" &&
+           gpu && gpu->peakTflopsNvfp4 > 0;
+}
+
 // Megatron-MoE-ModelZoo's Qwen3 scripts (e8650517d60d) run its GB200 and GB300 rows with
 // --cuda-graph-scope attn moe_router moe_preprocess, and its H100 mapping of TP 2, PP 8 and
 // EP 32 (run_h100_235b.sh) with moe_router moe_preprocess; its other H100 rows name no script.
-std::optional<bool> modelZooRouterGraph(const json& row, const std::string& gpu)
+GraphedModules modelZooGraphs(const json& row, const std::string& gpu)
 {
-    if (sourceOf(row).find("Megatron-MoE-ModelZoo") == std::string::npos)
-        return std::nullopt;
     if (gpu == "GB200" || gpu == "GB300")
-        return true;
+        return kRouterAttention;
     const json par = row.value("parallelism", json::object());
-    if (gpu == "H100" && par.value("tp", 0) == 2 && par.value("pp", 0) == 8 &&
-        par.value("ep", 0) == 32)
-        return false;
-    return std::nullopt;
+    const bool scripted = gpu == "H100" && par.value("tp", 0) == 2 && par.value("pp", 0) == 8 &&
+                          par.value("ep", 0) == 32;
+    return scripted ? kRouter : GraphedModules::None;
 }
 
-// Whether the row's recipe graphs its router, and then whether its attention too.
-std::optional<bool> routerGraphRow(const json& row)
+GraphedModules graphedModulesOfRow(const json& row)
 {
-    const std::string gpu = rowString(row, "cluster", "gpu");
-    if (const std::optional<bool> attention = modelZooRouterGraph(row, gpu))
-        return attention;
-    const std::optional<Container> container = containerOf(sourceOf(row));
-    const std::string family = rowString(row, "family");
+    if (fullIterationRow(row))
+        return GraphedModules::None;
+    const std::string source = sourceOf(row);
+    if (source.find("Megatron-MoE-ModelZoo") != std::string::npos &&
+        rowString(row, "family").rfind("Qwen3", 0) == 0)
+        return modelZooGraphs(row, rowString(row, "cluster", "gpu"));
+    if (source.rfind("NVIDIA-NeMo/Megatron-Bridge", 0) != 0)
+        return GraphedModules::None;
     const std::string precision = recipePrecisionOf(row);
-    if (!container)
-        return std::nullopt;
     for (const GraphRecipe& r : kRouterGraphRecipes)
-        if (r.first <= *container && *container <= r.last && family == r.family && gpu == r.gpu &&
-            (!*r.precision || precision == r.precision))
-            return r.attention;
-    return std::nullopt;
+        if (isRowsRecipe(r.recipe, row) && (!*r.precision || precision == r.precision))
+            return r.modules;
+    return GraphedModules::None;
 }
 
 bool runsFsdp(const json& run)
@@ -338,9 +352,9 @@ void addRowSoftware(const json& row, json& run)
         run[kFp8AttentionKey] = false;
     if (inRecipes(row, kFlexDispatcherRecipes) || flexDispatcherInSource(row))
         run[kFlexDispatcherKey] = true;
-    if (const std::optional<bool> attention = routerGraphRow(row)) {
+    if (const GraphedModules graphed = graphedModulesOfRow(row); graphed != GraphedModules::None) {
         run[kRouterGraphKey] = true;
-        if (*attention)
+        if (graphed == GraphedModules::RouterAndAttention)
             run[kAttentionGraphKey] = true;
     }
     if (gptOssRow(row)) {

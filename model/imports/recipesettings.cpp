@@ -44,20 +44,24 @@ std::optional<bool> fullIterationGraph(SettingsReader& r)
 }
 
 // The modules replayed as CUDA graphs layer by layer (cuda_graph_impl transformer_engine or
-// local, with cuda_graph_scope or cuda_graph_modules): the MoE router with its preprocessing,
-// and attention, whose launches the CPU then skips.
+// local, with cuda_graph_scope or cuda_graph_modules): the MoE router with its preprocessing
+// (both, the share the cost model takes off counts both), and attention, whose launches the
+// CPU then skips.
 void graphedModules(SettingsReader& r, json& run)
 {
     const std::optional<std::string> impl = r.word("cuda_graph_impl");
     if (!impl || (*impl != "transformer_engine" && *impl != "local"))
         return;
+    bool router = false, preprocess = false;
     for (const char* name : {"cuda_graph_modules", "cuda_graph_scope"})
         for (const std::string& module : r.words(name)) {
-            if (module == "moe_router")
-                run[kRouterGraphKey] = true;
-            else if (module == "attn")
+            router = router || module == "moe_router";
+            preprocess = preprocess || module == "moe_preprocess";
+            if (module == "attn")
                 run[kAttentionGraphKey] = true;
         }
+    if (router && preprocess)
+        run[kRouterGraphKey] = true;
 }
 
 } // namespace

@@ -331,6 +331,8 @@ TEST_CASE("a row's recipe graphs its router, and its attention, as its release's
         // 25.11, DeepSeek-V3 on GB200 in 25.11, the Model Zoo's H100 script.
         {"mbridge_2604_qwen3-235b_gb200", true, true},
         {"mbridge_2602_dsv3_gb200", true, true},
+        {"mbridge_2511_dsv3_gb300", true, true},
+        {"mbridge_2604_gptoss-120b_gb300", true, true},
         {"mcore_modelzoo_qwen3-235b_gb200", true, true},
         {"mbridge_2604_qwen3-235b_gb300", true, false},
         {"mbridge_2604_qwen3-30b_gb200", true, false},
@@ -339,8 +341,9 @@ TEST_CASE("a row's recipe graphs its router, and its attention, as its release's
         {"mcore_modelzoo_qwen3-235b_h100_256_r2", true, false},
         // Nothing: DeepSeek-V3 on B200 and H100, its GB300 FP8 recipes from 26.02, gpt-oss on
         // GB200, Qwen3-30B's H100 FP8 recipe, 25.09's configs (which graph whole token-drop
-        // layers, as no key says), the Model Zoo's other H100 rows (no script), MLPerf (the
-        // whole step one graph), dense rows.
+        // layers, as no key says), the Model Zoo's other H100 rows (no script), the
+        // full-iteration recipes and MLPerf's (the whole step one graph; MLPerf's GB200 rows
+        // share a 26.04 container with Bridge recipes that graph the router), dense rows.
         {"mbridge_2604_dsv3_b200", false, false},
         {"mbridge_2509_dsv3_h100", false, false},
         {"mbridge_2602_dsv3_gb300", false, false},
@@ -349,6 +352,10 @@ TEST_CASE("a row's recipe graphs its router, and its attention, as its release's
         {"mbridge_2509_qwen3-235b_gb200_64_fp8cs", false, false},
         {"mcore_modelzoo_qwen3-235b_h100_256_r5", false, false},
         {"mlperf_v60_dsv3_NVIDIA_theia", false, false},
+        {"mlperf_v60_dsv3_NVIDIA_tyche_hsg_ngpu4096", false, false},
+        {"mlperf_v60_dsv3_Google", false, false},
+        {"mbridge_2606_qwen3-30b_gb200", false, false},
+        {"mbridge_2608_dsv3_gb200", false, false},
         {"nemo_bridge_25.11_DGX-GB300_LLAMA3_70B", false, false},
     };
     for (const Expected& e : rows) {
