@@ -151,19 +151,30 @@ const Recipes kBf16AttentionRecipes[] = {
     {{26, 6}, kLatest, "DeepSeek-V3", "GB200"},
 };
 
+// What a recipe is matched on: the row's container, model family and GPU, read once.
+struct RecipeKey {
+    std::optional<Container> container;
+    std::string family, gpu;
+};
+
+RecipeKey recipeKeyOf(const json& row)
+{
+    return {containerOf(sourceOf(row)), rowString(row, "family"), rowString(row, "cluster", "gpu")};
+}
+
 // Whether the recipe is the row's: its container in the recipe's releases, its model family
 // and GPU the recipe's.
-bool isRowsRecipe(const Recipes& r, const json& row)
+bool isRowsRecipe(const Recipes& r, const RecipeKey& k)
 {
-    const std::optional<Container> container = containerOf(sourceOf(row));
-    return container && r.first <= *container && *container <= r.last &&
-           rowString(row, "family") == r.family && rowString(row, "cluster", "gpu") == r.gpu;
+    return k.container && r.first <= *k.container && *k.container <= r.last &&
+           k.family == r.family && k.gpu == r.gpu;
 }
 
 template <size_t N> bool inRecipes(const json& row, const Recipes (&recipes)[N])
 {
+    const RecipeKey key = recipeKeyOf(row);
     return std::any_of(std::begin(recipes), std::end(recipes),
-                       [&](const Recipes& r) { return isRowsRecipe(r, row); });
+                       [&](const Recipes& r) { return isRowsRecipe(r, key); });
 }
 
 // Those that offload activations to host memory (cpu_offloading_num_layers), all with FSDP:
@@ -320,9 +331,10 @@ GraphedModules graphedModulesOfRow(const json& row)
         return modelZooGraphs(row, rowString(row, "cluster", "gpu"));
     if (source.rfind("NVIDIA-NeMo/Megatron-Bridge", 0) != 0)
         return GraphedModules::None;
+    const RecipeKey key = recipeKeyOf(row);
     const std::string precision = recipePrecisionOf(row);
     for (const GraphRecipe& r : kRouterGraphRecipes)
-        if (isRowsRecipe(r.recipe, row) && (!*r.precision || precision == r.precision))
+        if (isRowsRecipe(r.recipe, key) && (!*r.precision || precision == r.precision))
             return r.modules;
     return GraphedModules::None;
 }
