@@ -32,7 +32,7 @@ void Document::setSession(cs::Session session, const QString& filePath)
     m_filePath = storedPath(filePath);
     m_sourcePath.clear();
     m_undo->clear();
-    rebuild();
+    rebuild(false);
     emit filePathChanged();
     emit modelChanged();
     emit viewChanged();
@@ -45,7 +45,7 @@ void Document::setClusterRun(const cs::ClusterDesc& cluster, const cs::RunDesc& 
 {
     m_session.cluster = cluster;
     m_session.run = run;
-    rebuild();
+    rebuild(true);
     emit modelChanged();
 }
 
@@ -53,7 +53,7 @@ void Document::setJobs(const cs::RunDesc& run, const std::vector<cs::RunDesc>& j
 {
     m_session.run = run;
     m_session.jobs = jobs;
-    rebuild();
+    rebuild(true);
     emit modelChanged();
 }
 
@@ -142,13 +142,16 @@ const cs::Uncertainty& Document::range() const
     return *m_range;
 }
 
-void Document::rebuild()
+void Document::rebuild(bool keepDevices)
 {
     m_range.reset();
     m_traffic.reset();
     m_router.reset();
     m_jobsResult.reset();
-    m_topology = std::make_unique<cs::Topology>(m_session.cluster);
+    // Most edits (a rate, the GPU's figures, the run) leave the racks, nodes, fabric and
+    // failures as they were: building 8,192 GPUs' graph again was a large part of such an edit.
+    if (!keepDevices || !m_topology || !m_topology->retime(m_session.cluster))
+        m_topology = std::make_unique<cs::Topology>(m_session.cluster);
     m_placement = std::make_unique<cs::Placement>(cs::placeRun(m_session.run, m_session.cluster));
     m_evaluation = evaluateShown();
 }

@@ -92,7 +92,9 @@ public:
     cs::Session sessionToSave() const;
 
 signals:
-    void modelChanged();  // cluster or run changed: topology, placement and evaluation are new
+    // Cluster or run changed: placement and evaluation are new, and so is the topology unless
+    // the devices stayed (then it is the same object with the new rates, Topology::retime).
+    void modelChanged();
     void jobsEvaluated(); // jobsResult is new
     void viewChanged();
     void filePathChanged();
@@ -104,7 +106,9 @@ signals:
     void sessionReplaced();
 
 private:
-    void rebuild();
+    // `keepDevices`: an edit, whose topology is kept when the devices are (cs::sameDevices)
+    // and only its rates taken anew; a new session builds everything.
+    void rebuild(bool keepDevices);
     // The run shown in detail, with the other jobs running when the session has any: the
     // evaluation every view of the document reads.
     cs::Evaluation evaluateShown() const;

@@ -31,6 +31,7 @@
 #include "inspectorpanel.h"
 #include "jobsviews.h"
 #include "legendwidget.h"
+#include "onscreen.h"
 #include "presentation.h"
 #include "propertiespanel.h"
 #include "stepviews.h"
@@ -124,6 +125,10 @@ void MainWindow::createTopologyView()
     // the one that just changed.
     tabifyDockWidget(legendDock, inspectorDock);
     legendDock->raise();
+    connect(inspectorDock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
+        if (visible && m_inspectorStale)
+            updateInspector();
+    });
 
     QToolBar* toolbar = addToolBar(tr("View"));
     toolbar->setObjectName(QStringLiteral("viewToolbar"));
@@ -173,6 +178,9 @@ void MainWindow::updateTopologyPanels()
     if (!scene)
         return;
     const cs::ViewState& view = m_document->view();
+    // Behind the legend's tab, where it usually is, the inspector catches up when its dock is
+    // shown (raised below, or later): laying out its text was a tenth of an edit.
+    m_inspectorStale = true;
     const auto raise = [this](const char* dock) {
         if (auto* d = findChild<QDockWidget*>(QString::fromLatin1(dock)))
             d->raise();
@@ -186,8 +194,15 @@ void MainWindow::updateTopologyPanels()
     m_colorBy->setCurrentIndex(
         std::max(0, m_colorBy->findData(QString::fromStdString(cs::toString(view.colorBy)))));
     m_legend->setLegend(scene->legend());
+    if (m_inspectorStale && onScreen(m_inspector))
+        updateInspector();
+}
+
+void MainWindow::updateInspector()
+{
+    m_inspectorStale = false;
     m_inspector->showRank(m_document->topology(), m_document->placement(), m_document->evaluation(),
-                          m_document->run(), view.highlightRank);
+                          m_document->run(), m_document->view().highlightRank);
 }
 
 void MainWindow::createDocks()

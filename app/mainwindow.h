@@ -100,6 +100,7 @@ protected:
 private:
     void createTopologyView();
     void updateTopologyPanels();
+    void updateInspector();
     void createDocks();
     void createActions();
     void createFileMenu();
@@ -158,6 +159,7 @@ private:
     QList<QAction*> m_topologyActions;
     std::optional<cs::ColorMode> m_panelsColorBy; // what the legend and inspector show now
     int m_panelsRank = -2;
+    bool m_inspectorStale = false; // brought up to date when its dock is next shown
     BookmarksList* m_bookmarks = nullptr;
     Autosaver* m_autosaver = nullptr;
     QMenu* m_recentMenu = nullptr;

@@ -95,7 +95,8 @@ int colorKeyOfGpu(const cs::ColorMode& mode, int gpu, const cs::Topology& topolo
     if (mode.kind != cs::ColorKind::Dimension || rank < 0)
         return -1;
     if (cs::dimInfo(mode.dim).coloursByCoordinate)
-        return placement.coord(rank)[mode.dim];
+        // Once per GPU: the stage alone, not every digit of the rank's coordinate.
+        return mode.dim == cs::Dim::PP ? placement.stageOf(rank) : placement.coord(rank)[mode.dim];
     return placement.groupIndex(rank, mode.dim);
 }
 
@@ -133,7 +134,7 @@ GpuColors colorGpus(const cs::ColorMode& mode, const cs::Topology& topology,
                 memoryColor(s == kMemorySteps ? 1.5 : (s + 0.5) / kMemorySteps).rgb());
         for (int g = 0; g < gpus; ++g) {
             const int rank = placement.rankOfGpu(g);
-            const int stage = rank < 0 ? 0 : placement.coord(rank)[cs::Dim::PP];
+            const int stage = rank < 0 ? 0 : placement.stageOf(rank);
             colors.index[size_t(g)] =
                 uint16_t(memoryStep(stageMemoryFraction(stage, topology, evaluation)));
         }
@@ -165,7 +166,7 @@ QString placementSummary(const cs::Placement& placement, cs::Dim dim)
 }
 
 Legend legendFor(const cs::ColorMode& mode, const cs::Topology& topology,
-                 const cs::Placement& placement, const cs::Evaluation& evaluation)
+                 const cs::Placement& placement)
 {
     Legend legend;
     for (const cs::DimInfo& d : cs::kDims)
@@ -225,9 +226,10 @@ Legend legendFor(const cs::ColorMode& mode, const cs::Topology& topology,
         }
         break;
     }
-    const GpuColors colors = colorGpus(mode, topology, placement, evaluation);
+    // The palette colorGpus gives these keys, without colouring every GPU for it.
     const int keys = keyCount(mode, topology, placement);
-    const int shown = std::min<int>(keys, int(colors.palette.size()) - 2);
+    const std::vector<QRgb> palette = categoricalPalette(keys);
+    const int shown = std::min<int>(keys, int(palette.size()));
     const QString noun = mode.kind == cs::ColorKind::Domain          ? QObject::tr("domain")
                          : cs::dimInfo(mode.dim).coloursByCoordinate ? QObject::tr("stage")
                                                                      : QObject::tr("group");
@@ -235,7 +237,7 @@ Legend legendFor(const cs::ColorMode& mode, const cs::Topology& topology,
         QString label = QStringLiteral("%1 %2").arg(noun).arg(k);
         if (keys > shown)
             label += QObject::tr(", %1, ...").arg(k + shown);
-        legend.entries.push_back({QColor(colors.palette[size_t(k)]), label});
+        legend.entries.push_back({QColor(palette[size_t(k)]), label});
     }
     return legend;
 }

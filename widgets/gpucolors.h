@@ -28,6 +28,7 @@ struct GpuColors {
 struct LegendEntry {
     QColor color;
     QString label;
+    bool operator==(const LegendEntry&) const = default;
 };
 
 struct Legend {
@@ -35,6 +36,7 @@ struct Legend {
     std::vector<LegendEntry> entries;
     bool gradient = false; // entries are stops of a continuous scale
     QStringList notes;     // how each parallel dimension sits on the hardware
+    bool operator==(const Legend&) const = default;
 };
 
 // A GPU that holds no rank (or no job), and one out of service, in every mode.
@@ -58,8 +60,9 @@ int colorKeyOfGpu(const cs::ColorMode& mode, int gpu, const cs::Topology& topolo
 // idle grey.
 GpuColors colorGpus(const cs::ColorMode& mode, const cs::Topology& topology,
                     const cs::Placement& placement, const cs::Evaluation& evaluation);
+// The legend reads the palette, not each GPU's colour: it costs nothing per GPU.
 Legend legendFor(const cs::ColorMode& mode, const cs::Topology& topology,
-                 const cs::Placement& placement, const cs::Evaluation& evaluation);
+                 const cs::Placement& placement);
 // GPUs that hold no rank: grey when idle, dark when out of service. Appends the two colours to
 // the palette and points those GPUs at them.
 void markUnrankedGpus(GpuColors& colors, const cs::Topology& topology,

@@ -196,6 +196,10 @@ LegendWidget::LegendWidget(QWidget* parent)
 
 void LegendWidget::setLegend(Legend legend)
 {
+    // Most edits (a rate) leave the legend as it was: measuring its text again cost a part of
+    // each edit.
+    if (legend == m_legend)
+        return;
     m_legend = std::move(legend);
     // Docks ignore height-for-width: ask for the height the legend needs at this width.
     setMinimumHeight(heightForWidth(width()));

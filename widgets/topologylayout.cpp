@@ -62,6 +62,7 @@ TopologyLayout::TopologyLayout(const cs::Topology& topology, RackOrientation ori
 TopologyLayout::TopologyLayout(const cs::Topology& topology, RackOrientation orientation, int banks,
                                bool bundles)
     : m_topology(&topology)
+    , m_devicesId(topology.devicesId())
     , m_orientation(orientation)
     , m_banks(std::clamp(banks, 1, std::max(1, topology.cluster().nodesPerRack)))
 {
@@ -72,6 +73,7 @@ TopologyLayout::TopologyLayout(const cs::Topology& topology, RackOrientation ori
 
 TopologyLayout::TopologyLayout(const cs::Topology& topology, double aspect)
     : m_topology(&topology)
+    , m_devicesId(topology.devicesId())
 {
     // Scored at a window's size: fitScale keeps fixed pixels free for labels. The candidates
     // are placed without their bundles, most of the work; the one chosen gets them.
@@ -93,6 +95,25 @@ TopologyLayout::TopologyLayout(const cs::Topology& topology, double aspect)
         }
     }
     buildBundles();
+}
+
+bool TopologyLayout::retime(const cs::Topology& topology)
+{
+    if (topology.devicesId() != m_devicesId)
+        return false;
+    m_topology = &topology;
+    sumBundleRates();
+    return true;
+}
+
+void TopologyLayout::sumBundleRates()
+{
+    const auto& links = m_topology->links();
+    for (LinkBundle& b : m_bundles)
+        b.GBps = 0;
+    for (size_t i = 0; i < m_linkBundle.size(); ++i)
+        if (m_linkBundle[i] >= 0)
+            m_bundles[size_t(m_linkBundle[i])].GBps += links[size_t(m_firstBundledLink) + i].GBps;
 }
 
 void TopologyLayout::place()
@@ -245,7 +266,12 @@ void TopologyLayout::buildBundles()
     };
     m_bundles.clear();
     m_gpuBundle.assign(gpus.size(), -1);
-    for (const cs::Link& link : links) {
+    // Each scale-out link's bundle, for sumBundleRates when the rates change: they start at the
+    // NICs' links, after the NVLinks (topology.h).
+    m_firstBundledLink = m_topology->nicLinkOf(0);
+    m_linkBundle.assign(links.size() - size_t(m_firstBundledLink), -1);
+    for (size_t l = size_t(m_firstBundledLink); l < links.size(); ++l) {
+        const cs::Link& link = links[l];
         if (!cs::isScaleOut(link.cls))
             continue;
         LinkBundle b;
@@ -282,10 +308,11 @@ void TopologyLayout::buildBundles()
             bundle.lowerSwitches.push_back(lower);
         bundle.links += 1;
         bundle.cables += link.cables;
-        bundle.GBps += link.GBps;
+        m_linkBundle[l - size_t(m_firstBundledLink)] = it->second;
         for (int g = nic ? nic->firstGpu : 0; nic && g < nic->firstGpu + nic->gpus; ++g)
             m_gpuBundle[size_t(g)] = it->second;
     }
+    sumBundleRates();
     const auto span = [this](std::vector<int>& ids) {
         std::sort(ids.begin(), ids.end());
         ids.erase(std::unique(ids.begin(), ids.end()), ids.end());

@@ -83,7 +83,14 @@ public:
     // better folded).
     TopologyLayout(const cs::Topology& topology, RackOrientation orientation, int banks = 1);
 
+    // The same devices (cs::Topology::devicesId) with new rates, or a copy of them: this layout
+    // draws `topology` from now on, its bundles' rates summed again; placing every GPU and
+    // bundling every link anew was most of an edit of a rate. False, and nothing changed, for
+    // other devices.
+    bool retime(const cs::Topology& topology);
+
     const cs::Topology& topology() const { return *m_topology; }
+    uint64_t devicesId() const { return m_devicesId; }
     RackOrientation orientation() const { return m_orientation; }
     int banks() const { return m_banks; }
     QRectF bounds() const { return m_bounds; }
@@ -126,11 +133,13 @@ private:
     void placeRacks();
     void placeSwitches();
     void buildBundles();
+    void sumBundleRates();
     int rackAt(QPointF world) const;
     Hit hitInRack(int rack, QPointF world) const;
     Hit hitLink(QPointF world, double tolerance, const LevelOfDetail& lod) const;
 
     const cs::Topology* m_topology;
+    uint64_t m_devicesId = 0; // of the topology placed, as retime compares it
     RackOrientation m_orientation;
     int m_banks = 1;
     RackGeometry m_rack;
@@ -147,6 +156,8 @@ private:
     std::vector<int> m_nvSwitchSlot;                  // per NVSwitch: its slot in the domain
     std::vector<LinkBundle> m_bundles;
     std::vector<int> m_gpuBundle;
+    std::vector<int> m_linkBundle; // per scale-out link, from m_firstBundledLink
+    int m_firstBundledLink = 0;
     QRectF m_hall;
     QRectF m_bounds;
 };

@@ -19,19 +19,12 @@ std::atomic<long> g_staticLayersDrawn{0};
 
 // The cluster as far as the static layer shows it: its shape, names and failures. The rates
 // show only in the link labels close in (compared apart) and, relatively, in the bundles' widths.
-cs::ClusterDesc staticDrawing(cs::ClusterDesc c)
+cs::ClusterDesc staticDrawing(const cs::ClusterDesc& c)
 {
-    c.name.clear();
-    c.gpu = {};
-    c.gpuByName = true;
-    c.virtualization = 0;
-    c.storage.reset();
-    c.reliability.reset();
-    c.extensions = {};
-    c.scaleUp.GBpsPerGpu = c.scaleOut.GbpsPerGpu = 0;
-    c.scaleUp.latencyUs = c.scaleOut.latencyUs = 0;
-    c.scaleOut.topology.routing = {};
-    return c;
+    cs::ClusterDesc drawn = cs::devicesOf(c);
+    drawn.scaleUp.name = c.scaleUp.name; // the fabrics' names label the drawing
+    drawn.scaleOut.name = c.scaleOut.name;
+    return drawn;
 }
 
 // Far out, a bundle's width (1 to 5 pixels) says its bandwidth against its tier's widest.

@@ -19,6 +19,15 @@ TopologyScene::TopologyScene(const cs::Topology& topology, const cs::Placement& 
 {
 }
 
+TopologyScene::TopologyScene(TopologyLayout layout, const cs::Placement& placement,
+                             const cs::Evaluation& evaluation)
+    : m_placement(placement)
+    , m_evaluation(evaluation)
+    , m_layout(std::move(layout))
+    , m_renderer(m_layout, placement)
+{
+}
+
 void TopologyScene::applyView(const cs::ViewState& view)
 {
     const bool activity = view.colorBy.kind == cs::ColorKind::Activity;
@@ -75,7 +84,7 @@ Legend TopologyScene::legend() const
     Legend legend = own ? own->legend
                     : m_colorBy.kind == cs::ColorKind::LinkLoad && m_traffic
                         ? linkLoadLegend(m_traffic())
-                        : legendFor(m_colorBy, topo, m_placement, m_evaluation);
+                        : legendFor(m_colorBy, topo, m_placement);
     QStringList out;
     if (m_evaluation.gpusFailed > 0)
         out << QObject::tr("%1 GPUs (dark)").arg(m_evaluation.gpusFailed);

@@ -30,6 +30,9 @@ class TopologyScene {
 public:
     TopologyScene(const cs::Topology& topology, const cs::Placement& placement,
                   const cs::Evaluation& evaluation, double aspect = 16.0 / 9.0);
+    // With a layout made before (one retimed for new rates, TopologyLayout::retime).
+    TopologyScene(TopologyLayout layout, const cs::Placement& placement,
+                  const cs::Evaluation& evaluation);
 
     // Colours (colorBy; in the activity mode, at the view's time) and selection
     // (highlightRank) from the view state.

@@ -10,6 +10,7 @@
 #include <QWheelEvent>
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "description.h"
 #include "firstframe.h"
@@ -53,8 +54,16 @@ void TopologyView::setModel(const cs::Topology& topology, const cs::Placement& p
 {
     // One layout per cluster whatever the window's shape: a bookmark's centre is a world
     // position, and must show the same racks in a window, full screen and in --render.
+    // An edit of a rate or of the run keeps the devices: their layout is taken with the new
+    // rates rather than placing every GPU and bundling every link again.
     auto previous = std::move(m_scene);
-    m_scene = std::make_unique<TopologyScene>(topology, placement, evaluation);
+    std::optional<TopologyLayout> kept;
+    if (previous && previous->layout().devicesId() == topology.devicesId()) {
+        kept.emplace(previous->layout());
+        kept->retime(topology);
+    }
+    m_scene = kept ? std::make_unique<TopologyScene>(std::move(*kept), placement, evaluation)
+                   : std::make_unique<TopologyScene>(topology, placement, evaluation);
     if (m_sceneHooks)
         m_sceneHooks(*m_scene);
     applyInk();

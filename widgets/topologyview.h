@@ -30,7 +30,9 @@ public:
     TopologyView(ViewGetter getView, ViewSetter setView, QWidget* parent = nullptr);
     ~TopologyView() override;
 
-    // A new cluster or run: the layout is rebuilt. The objects must outlive the next call.
+    // A new cluster or run. The objects must outlive the next call. The layout is kept when the
+    // topology has the devices of the last call's (cs::Topology::devicesId: new rates, or no
+    // change to the cluster), else made anew.
     void setModel(const cs::Topology& topology, const cs::Placement& placement,
                   const cs::Evaluation& evaluation);
     void clearModel();

@@ -1,6 +1,7 @@
 #include "topology.h"
 
 #include <algorithm>
+#include <atomic>
 
 namespace cs {
 
@@ -9,7 +10,35 @@ namespace {
 // An NVL72 rack's NVLink fabric is nine NVSwitch trays; every GPU has links to all nine.
 constexpr int kNvSwitchTraysPerRack = 9;
 
+uint64_t nextDevicesId()
+{
+    static std::atomic<uint64_t> last{0};
+    return ++last;
+}
+
 } // namespace
+
+ClusterDesc devicesOf(ClusterDesc c)
+{
+    c.name.clear();
+    c.gpu = {};
+    c.gpuByName = true;
+    c.virtualization = 0;
+    c.storage.reset();
+    c.reliability.reset();
+    c.extensions = {};
+    c.scaleUp.name.clear();
+    c.scaleOut.name.clear();
+    c.scaleUp.GBpsPerGpu = c.scaleOut.GbpsPerGpu = 0;
+    c.scaleUp.latencyUs = c.scaleOut.latencyUs = 0;
+    c.scaleOut.topology.routing = {}; // the Router's choice, not the graph's
+    return c;
+}
+
+bool sameDevices(const ClusterDesc& a, const ClusterDesc& b)
+{
+    return devicesOf(a) == devicesOf(b);
+}
 
 int nvSwitchesPerDomain(const ClusterDesc& c)
 {
@@ -20,12 +49,60 @@ int nvSwitchesPerDomain(const ClusterDesc& c)
 
 Topology::Topology(const ClusterDesc& cluster)
     : m_cluster(cluster)
+    , m_devicesId(nextDevicesId())
     , m_shape(fabricShape(cluster))
 {
     buildCompute();
     buildNics();
     buildFabric();
+    applyRates(true, true);
     markFailures();
+}
+
+bool Topology::retime(const ClusterDesc& cluster)
+{
+    if (cluster == m_cluster)
+        return true;
+    if (!sameDevices(cluster, m_cluster))
+        return false;
+    // Most of the links are NVLinks, which an edit of the scale-out fabric leaves alone.
+    const bool scaleUp = cluster.scaleUp.GBpsPerGpu != m_cluster.scaleUp.GBpsPerGpu ||
+                         cluster.scaleUp.latencyUs != m_cluster.scaleUp.latencyUs;
+    const bool scaleOut = cluster.scaleOut.GbpsPerGpu != m_cluster.scaleOut.GbpsPerGpu ||
+                          cluster.scaleOut.latencyUs != m_cluster.scaleOut.latencyUs;
+    m_cluster = cluster;
+    applyRates(scaleUp, scaleOut);
+    return true;
+}
+
+// The one place links get their rates and latencies, when built and when retimed: the NVLinks
+// (first, up to the NICs' links) and the scale-out links (the rest).
+void Topology::applyRates(bool scaleUp, bool scaleOut)
+{
+    const ClusterDesc& c = m_cluster;
+    const double nvlinkGBps = c.nvlinkGBpsPerDirection() / std::max(1, m_nvSwitchesPerDomain);
+    // Switch ports run at the rate of an average NIC.
+    const double portGBps = c.nicGBpsPerDirection() * m_shape.gpusPerNode / m_shape.nicsPerNode;
+    const size_t first = scaleUp ? 0 : size_t(m_firstNicLink);
+    const size_t end = scaleOut ? m_links.size() : size_t(m_firstNicLink);
+    for (size_t i = first; i < end; ++i) {
+        Link& link = m_links[i];
+        switch (link.cls) {
+        case LinkClass::NVLink:
+            link.GBps = nvlinkGBps;
+            link.latencyUs = c.scaleUp.latencyUs;
+            break;
+        case LinkClass::ScaleOut1:
+            link.GBps = c.nicGBpsPerDirection() * m_nics[size_t(link.a.index)].gpus;
+            link.latencyUs = c.scaleOut.latencyUs;
+            break;
+        case LinkClass::ScaleOut2:
+        case LinkClass::ScaleOut3:
+            link.GBps = link.cables * portGBps;
+            link.latencyUs = c.scaleOut.latencyUs;
+            break;
+        }
+    }
 }
 
 void Topology::buildCompute()
@@ -66,7 +143,6 @@ void Topology::buildCompute()
         for (int s = 0; s < m_nvSwitchesPerDomain; ++s)
             m_nvSwitches.push_back({d, rack, s});
     }
-    const double nvlinkGBps = c.nvlinkGBpsPerDirection() / std::max(1, m_nvSwitchesPerDomain);
     // Every link at once: an array grown past its reservation holds the old copy beside the
     // new one, the peak memory of a large cluster.
     const FabricShape& s = m_shape;
@@ -80,9 +156,7 @@ void Topology::buildCompute()
                 {LinkClass::NVLink,
                  {EndpointKind::Gpu, int(g)},
                  {EndpointKind::NvSwitch, m_gpus[g].domain * m_nvSwitchesPerDomain + s},
-                 1,
-                 nvlinkGBps,
-                 c.scaleUp.latencyUs});
+                 1});
     }
 }
 
@@ -110,9 +184,7 @@ void Topology::buildNics()
             m_links.push_back({LinkClass::ScaleOut1,
                                {EndpointKind::Nic, int(m_nics.size())},
                                {EndpointKind::Switch, nic.leaf},
-                               1,
-                               c.nicGBpsPerDirection() * nic.gpus,
-                               c.scaleOut.latencyUs});
+                               1});
             m_nics.push_back(nic);
         }
     }
@@ -120,11 +192,7 @@ void Topology::buildNics()
 
 void Topology::buildFabric()
 {
-    const ClusterDesc& c = m_cluster;
     const FabricShape& s = m_shape;
-    // Switch ports run at the rate of an average NIC.
-    const double portGBps = c.nicGBpsPerDirection() * s.gpusPerNode / s.nicsPerNode;
-    const double latency = c.scaleOut.latencyUs;
 
     m_firstSwitch[1] = 0;
     for (int l = 0; l < s.leaves; ++l) {
@@ -159,12 +227,8 @@ void Topology::buildFabric()
 
     m_firstUplink.assign(m_switches.size(), int(m_links.size()));
     auto connect = [&](int lower, int upper, int cables, LinkClass cls) {
-        m_links.push_back({cls,
-                           {EndpointKind::Switch, lower},
-                           {EndpointKind::Switch, upper},
-                           cables,
-                           cables * portGBps,
-                           latency});
+        m_links.push_back(
+            {cls, {EndpointKind::Switch, lower}, {EndpointKind::Switch, upper}, cables});
         m_switches[size_t(lower)].ports += cables;
         m_switches[size_t(upper)].ports += cables;
     };

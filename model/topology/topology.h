@@ -115,12 +115,30 @@ struct Link {
 // (none with one GPU a node).
 int nvSwitchesPerDomain(const ClusterDesc& cluster);
 
+// The cluster without what a Topology only carries along (rates, latencies, routing, the GPU's
+// figures, names, reliability, storage, extensions): a field added later counts as a device
+// until shown otherwise.
+ClusterDesc devicesOf(ClusterDesc cluster);
+// Whether two clusters build the same device graph: racks, nodes, GPUs, NVLink domains, fabric
+// and failures alike. They may differ in rates, latencies, routing, the GPU's figures, names
+// and what else a Topology only carries along (Topology::retime takes those).
+bool sameDevices(const ClusterDesc& a, const ClusterDesc& b);
+
 class Topology {
 public:
     // The cluster must be valid (see loader.h); the caller checks kMaxGpus first. Switches
     // and links that `failures` names and the fabric does not have are ignored here
     // (checkFabric in fabriccheck.h reports them).
     explicit Topology(const ClusterDesc& cluster);
+
+    // Takes a cluster of the same devices (sameDevices) with its rates, latencies and the rest
+    // of its description, keeping the graph: an edit of a rate need not build 8,192 GPUs'
+    // graph again. False, and nothing changed, for other devices.
+    bool retime(const ClusterDesc& cluster);
+    // Names the device graph: shared by a topology and its copies, retimed or not, and by no
+    // other graph in the process, so that a view can tell new rates from new devices (an
+    // address can be reused).
+    uint64_t devicesId() const { return m_devicesId; }
 
     const ClusterDesc& cluster() const { return m_cluster; }
     const FabricShape& shape() const { return m_shape; }
@@ -181,8 +199,10 @@ private:
     void buildNics();
     void buildFabric();
     void markFailures();
+    void applyRates(bool scaleUp, bool scaleOut);
 
     ClusterDesc m_cluster;
+    uint64_t m_devicesId = 0;
     FabricShape m_shape;
     std::vector<Rack> m_racks;
     std::vector<Node> m_nodes;

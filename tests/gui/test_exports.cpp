@@ -83,8 +83,7 @@ TEST_CASE("a view exports at the asked size with its title and legend", "[export
         const QImage image = QImage::fromData(*png, "PNG");
         CHECK(image.size() == size); // not the widget's size
         // The legend's swatches (stage colours) sit in the strip below the view.
-        const Legend legend =
-            legendFor(view.colorBy, doc.topology(), doc.placement(), doc.evaluation());
+        const Legend legend = legendFor(view.colorBy, doc.topology(), doc.placement());
         bool swatch = false;
         for (int y = size.height() * 3 / 4; y < size.height() && !swatch; ++y)
             for (int x = 0; x < size.width() / 4 && !swatch; ++x)

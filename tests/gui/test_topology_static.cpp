@@ -1,6 +1,6 @@
 // What an edit repaints: the topology's static layer only when what it shows changed (a
 // colour mode or a rate does not), charts updated in place, and docks behind a tab only once
-// they are shown.
+// they are shown. What it rebuilds: the topology and its layout only when the devices changed.
 
 #include <catch2/catch.hpp>
 
@@ -10,6 +10,7 @@
 #include <QDockWidget>
 #include <QHorizontalStackedBarSeries>
 #include <QTemporaryDir>
+#include <QUndoStack>
 #include <functional>
 
 #include "breakdownchart.h"
@@ -17,10 +18,14 @@
 #include "documentio.h"
 #include "goodputpanel.h"
 #include "guitestutil.h"
+#include "inspectorpanel.h"
 #include "mainwindow.h"
 #include "onscreen.h"
 #include "propertiespanel.h"
+#include "topology.h"
+#include "topologylayout.h"
 #include "topologyrenderer.h"
+#include "topologyscene.h"
 #include "topologyview.h"
 
 namespace {
@@ -58,6 +63,43 @@ struct ViewOfDocument {
 };
 
 using Edit = std::function<void(cs::ClusterDesc&, cs::RunDesc&)>;
+
+// Whether the window's topology and layout are what building them now from the document's
+// cluster gives: every place, link rate and latency, bundle and the tooltip of a NIC link.
+void checkAsBuiltAnew(const Document& doc, const TopologyView& view)
+{
+    const cs::Topology fresh(doc.cluster());
+    const TopologyLayout freshLayout(fresh);
+    const cs::Topology& topo = doc.topology();
+    REQUIRE(view.scene());
+    const TopologyLayout& layout = view.scene()->layout();
+    CHECK(&layout.topology() == &topo);
+    REQUIRE(topo.gpus().size() == fresh.gpus().size());
+    REQUIRE(topo.racks().size() == fresh.racks().size());
+    REQUIRE(topo.links().size() == fresh.links().size());
+    int racksMoved = 0, linksOff = 0, bundlesOff = 0;
+    for (size_t r = 0; r < topo.racks().size(); ++r)
+        racksMoved += topo.racks()[r].row != fresh.racks()[r].row ||
+                      topo.racks()[r].column != fresh.racks()[r].column ||
+                      layout.rackRect(int(r)) != freshLayout.rackRect(int(r));
+    for (size_t i = 0; i < topo.links().size(); ++i)
+        linksOff += topo.links()[i].GBps != fresh.links()[i].GBps ||
+                    topo.links()[i].latencyUs != fresh.links()[i].latencyUs;
+    REQUIRE(layout.bundles().size() == freshLayout.bundles().size());
+    for (size_t b = 0; b < layout.bundles().size(); ++b)
+        bundlesOff += layout.bundles()[b].GBps != freshLayout.bundles()[b].GBps ||
+                      layout.bundles()[b].line != freshLayout.bundles()[b].line;
+    CHECK(racksMoved == 0);
+    CHECK(linksOff == 0);
+    CHECK(bundlesOff == 0);
+    CHECK(layout.bounds() == freshLayout.bounds());
+    // The first line: what follows is the load, from the window's link views.
+    const TopologyScene freshScene(fresh, doc.placement(), doc.evaluation());
+    for (const Hit hit :
+         {Hit{HitKind::Link, topo.nicLinkOf(0)}, Hit{HitKind::Bundle, layout.bundleOfGpuLink(0)}})
+        CHECK(view.scene()->describe(hit).section(QLatin1Char('\n'), 0, 0).toStdString() ==
+              freshScene.describe(hit).section(QLatin1Char('\n'), 0, 0).toStdString());
+}
 
 } // namespace
 
@@ -187,4 +229,104 @@ TEST_CASE("a dock behind a tab is brought up to date when it is shown, not on ea
         CHECK(onScreen(dock));
         CHECK(panel->figures() == current());
     }
+}
+
+TEST_CASE("the inspector behind the legend's tab catches up with an edit when it is shown",
+          "[responsiveness][inspector]")
+{
+    QTemporaryDir dir;
+    MainWindow window(dir.path());
+    window.setQuiet(true);
+    REQUIRE(window.openFile(sampleFile("fairwater-gb200-128.csession")));
+    window.resize(1920, 1080);
+    window.show();
+    QApplication::processEvents();
+    Document& doc = *window.document();
+    auto* legend = window.findChild<QDockWidget*>(QStringLiteral("legend"));
+    auto* inspector = window.findChild<QDockWidget*>(QStringLiteral("inspector"));
+    REQUIRE(legend);
+    REQUIRE(inspector);
+    const auto current = [&] {
+        InspectorPanel fresh;
+        fresh.showRank(doc.topology(), doc.placement(), doc.evaluation(), doc.run(),
+                       doc.view().highlightRank);
+        return fresh.text();
+    };
+    cs::ViewState view = doc.view();
+    view.highlightRank = 5;
+    doc.setView(view); // raises the inspector
+    QApplication::processEvents();
+    CHECK(window.inspector()->text() == current());
+    for (double gbps : {400.0, 800.0}) {
+        legend->raise();
+        QApplication::processEvents();
+        REQUIRE_FALSE(onScreen(window.inspector()));
+        const QString shown = window.inspector()->text();
+        REQUIRE(window.propertiesPanel()->editField(QStringLiteral("NIC Gb/s"), gbps));
+        QApplication::processEvents();
+        REQUIRE(current() != shown); // the inspector gives the NIC's rate
+        CHECK(window.inspector()->text() == shown);
+        inspector->raise();
+        QApplication::processEvents();
+        CHECK(onScreen(window.inspector()));
+        CHECK(window.inspector()->text() == current());
+    }
+}
+
+// (No semicolon in a name: CTest would cut it there, and the cut name runs no test.)
+TEST_CASE("an edit of a rate keeps the devices and their layout and shows the new rates, and an "
+          "edit of the racks or rows builds them anew",
+          "[topology][responsiveness]")
+{
+    QTemporaryDir dir;
+    MainWindow window(dir.path());
+    window.setQuiet(true);
+    REQUIRE(window.openFile(sampleFile("fairwater-gb200-128.csession")));
+    window.resize(1920, 1080);
+    window.show();
+    QApplication::processEvents();
+    const Document& doc = *window.document();
+    auto* view = window.findChild<TopologyView*>();
+    REQUIRE(view);
+    const auto edit = [&](const char* field, double value) {
+        REQUIRE(window.propertiesPanel()->editField(QString::fromLatin1(field), value));
+        QApplication::processEvents();
+        INFO(field);
+        checkAsBuiltAnew(doc, *view);
+    };
+    checkAsBuiltAnew(doc, *view);
+
+    const cs::Topology* topology = &doc.topology();
+    const uint64_t devices = topology->devicesId();
+    CHECK(view->scene()->layout().devicesId() == devices);
+    // 400 Gb/s: 50 GB/s a direction on each GPU's NIC link.
+    edit("NIC Gb/s", 400);
+    CHECK(&doc.topology() == topology);
+    CHECK(doc.topology().devicesId() == devices);
+    CHECK(view->scene()->layout().devicesId() == devices);
+    CHECK(doc.topology().links()[size_t(doc.topology().nicLinkOf(0))].GBps == 50);
+    edit("Fabric latency (us)", 7);
+    edit("NVLink GB/s", 1200);
+    CHECK(doc.topology().devicesId() == devices);
+    CHECK(view->scene()->layout().devicesId() == devices);
+    doc.undoStack()->undo(); // the NVLink rate back
+    QApplication::processEvents();
+    checkAsBuiltAnew(doc, *view);
+    CHECK(doc.topology().devicesId() == devices);
+
+    // The same racks in other rows: the places change, not the rates.
+    edit("Rows", 4);
+    const uint64_t rows = doc.topology().devicesId();
+    CHECK(rows != devices);
+    CHECK(view->scene()->layout().devicesId() == rows);
+    edit("Racks", 64);
+    CHECK(doc.topology().gpus().size() == 64 * 64);
+    CHECK(doc.topology().devicesId() != rows);
+    CHECK(view->scene()->layout().devicesId() == doc.topology().devicesId());
+    // Back to 128 racks by undo: built anew too, at the rate edited before.
+    doc.undoStack()->undo();
+    QApplication::processEvents();
+    checkAsBuiltAnew(doc, *view);
+    CHECK(doc.topology().gpus().size() == 128 * 64);
+    CHECK(doc.topology().links()[size_t(doc.topology().nicLinkOf(0))].GBps == 50);
 }

@@ -114,6 +114,51 @@ TEST_CASE("fabric shape follows kind, tiers and oversubscription", "[topology]")
     }
 }
 
+TEST_CASE(
+    "a topology retimed to other rates is the one built for them, and other devices are refused",
+    "[topology]")
+{
+    const ClusterDesc before = *loadSample("ndv5-h100-1344.cluster.json").cluster;
+    Topology t(before);
+    const uint64_t id = t.devicesId();
+    ClusterDesc after = before;
+    after.scaleOut.GbpsPerGpu = 200;
+    after.scaleOut.latencyUs = 9;
+    after.scaleUp.GBpsPerGpu = 600;
+    after.scaleUp.latencyUs = 2;
+    after.gpu.hbmGiB = 141;
+    after.reliability = Reliability{1000};
+    REQUIRE(t.retime(after));
+    CHECK(t.devicesId() == id);
+    CHECK(t.cluster() == after);
+    const Topology fresh(after);
+    CHECK(fresh.devicesId() != id);
+    REQUIRE(t.links().size() == fresh.links().size());
+    for (size_t i = 0; i < t.links().size(); ++i) {
+        // Exactly: one definition of a link's rate, not two that agree closely.
+        REQUIRE(t.links()[i].GBps == fresh.links()[i].GBps);
+        REQUIRE(t.links()[i].latencyUs == fresh.links()[i].latencyUs);
+    }
+    // Whatever builds the graph (places, domains, the fabric, failures) builds it anew.
+    const std::pair<const char*, void (*)(ClusterDesc&)> others[] = {
+        {"racks", [](ClusterDesc& c) { c.racks = 300; }},
+        {"rows", [](ClusterDesc& c) { c.layoutRows = 3; }},
+        {"GPUs per node", [](ClusterDesc& c) { c.gpusPerNode = 4; }},
+        {"NVLink domain", [](ClusterDesc& c) { c.scaleUp.domain = DomainKind::Rack; }},
+        {"oversubscription", [](ClusterDesc& c) { c.scaleOut.topology.oversubscription = {3.0}; }},
+        {"a failed rack", [](ClusterDesc& c) { c.failures.racks = {2}; }},
+        {"a failed switch", [](ClusterDesc& c) { c.failures.switches = {"leaf3"}; }},
+    };
+    for (const auto& [what, change] : others) {
+        INFO(what);
+        ClusterDesc other = after;
+        change(other);
+        CHECK_FALSE(sameDevices(after, other));
+        CHECK_FALSE(t.retime(other));
+        CHECK(t.cluster() == after);
+    }
+}
+
 TEST_CASE("the largest accepted cluster builds within bounded memory", "[topology][limits]")
 {
     ClusterDesc c = *loadSample("fairwater-gb200-128.cluster.json").cluster;
