@@ -122,7 +122,7 @@ TEST_CASE("work with progress runs off the GUI thread and stops on Cancel", "[ba
     CHECK(runWithProgress(&window, QStringLiteral("Quick"), [](TaskProgress&) {}));
 }
 
-TEST_CASE("while work runs, the window takes no keys or clicks; it does again after",
+TEST_CASE("while work runs, the window takes no keys or clicks, it does again after",
           "[background]")
 {
     QWidget window;

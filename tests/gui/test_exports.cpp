@@ -15,7 +15,7 @@
 #include "guitestutil.h"
 #include "loader.h"
 
-TEST_CASE("a widget exports as PNG, SVG and PDF; an unknown format is refused", "[exports]")
+TEST_CASE("a widget exports as PNG, SVG and PDF, an unknown format is refused", "[exports]")
 {
     QTemporaryDir dir;
     QLabel widget(QStringLiteral("ClusterScope"));

@@ -164,7 +164,7 @@ TEST_CASE("a failed spine is crossed out and carries nothing, in every mode", "[
     }
 }
 
-TEST_CASE("the Links dock lists the model's hottest links; a row marks its link and names its "
+TEST_CASE("the Links dock lists the model's hottest links, a row marks its link and names its "
           "groups",
           "[fabric][links]")
 {

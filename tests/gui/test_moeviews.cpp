@@ -247,7 +247,7 @@ TEST_CASE("an import does not replace a document with unsaved changes without as
     CHECK(doc->isModified());
 }
 
-TEST_CASE("the measured-runs table names each row's scaling recipe and signs its error; the "
+TEST_CASE("the measured-runs table names each row's scaling recipe and signs its error, the "
           "histogram counts steps in whole numbers",
           "[gui][measured]")
 {

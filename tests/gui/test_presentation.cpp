@@ -95,7 +95,7 @@ TEST_CASE("a bookmark keeps its zoom, centre and selection, and its caption and 
     CHECK(loaded->session->bookmarks.back().notes == "Say where TP sits.");
 }
 
-TEST_CASE("presenting shows the legend and large captions; Escape puts everything back",
+TEST_CASE("presenting shows the legend and large captions, Escape puts everything back",
           "[presenting]")
 {
     Fixture f;

@@ -122,7 +122,7 @@ TEST_CASE("closing the search dialog while it searches is safe")
     SUCCEED("no update reached the destroyed dialog");
 }
 
-TEST_CASE("constraints hold a dimension and keep memory free; a column compares with the run's "
+TEST_CASE("constraints hold a dimension and keep memory free, a column compares with the run's "
           "own layout")
 {
     const Inputs in = loadRun("ndv5-h100-128-gpt3-175b.run.json");
@@ -155,7 +155,7 @@ TEST_CASE("constraints hold a dimension and keep memory free; a column compares 
     CHECK((changes == "the run's own layout" || changes.contains("->")));
 }
 
-TEST_CASE("an MoE run's results show each layout's EP and ETP; a dense run's hide them")
+TEST_CASE("an MoE run's results show each layout's EP and ETP, a dense run's hide them")
 {
     const Inputs moe = loadRun("gb200-16-deepseek-v3.run.json");
     SearchDialog dialog(moe.cluster, moe.run);

@@ -175,7 +175,7 @@ TEST_CASE("a selected op shows the op it depends on and those that depend on it"
                                                 "micro-batch 0, chunk 0 on stage 0"));
 }
 
-TEST_CASE("dragging over the rows measures; dragging the ruler pans", "[timeline]")
+TEST_CASE("dragging over the rows measures, dragging the ruler pans", "[timeline]")
 {
     const cs::Evaluation e = evaluationOf("fairwater-gb200-128-llama405b.run.json");
     TimelineView view;

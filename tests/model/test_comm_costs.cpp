@@ -105,7 +105,7 @@ TEST_CASE("NVLink SHARP speeds TP's all-reduces where the run turns it on and th
     CHECK(tpTraffic(true) == Approx(tpTraffic(false)));
 }
 
-TEST_CASE("gradients reduced once the backward pass is done expose their reduction; bucket by "
+TEST_CASE("gradients reduced once the backward pass is done expose their reduction, bucket by "
           "bucket it hides under the backward pass")
 {
     const Sample s = fairwater128();

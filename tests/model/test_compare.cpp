@@ -205,7 +205,7 @@ TEST_CASE("one input of a section only A has takes A's whole section", "[compare
     CHECK(storage == 2);
 }
 
-TEST_CASE("the run extensions the cost model reads are inputs; other x- keys are not",
+TEST_CASE("the run extensions the cost model reads are inputs, other x- keys are not",
           "[compare][moe]")
 {
     cs::ClusterRun a = sampleRun("gb200-16-deepseek-v3.run.json");

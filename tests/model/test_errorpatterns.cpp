@@ -88,7 +88,7 @@ TEST_CASE("rows are grouped by GPU, precision and kind of model, and a group off
 }
 
 TEST_CASE("a large error is a pattern when its group's other rows, or those of the same model, err "
-          "the same way; otherwise an outlier",
+          "the same way, otherwise an outlier",
           "[errorpatterns]")
 {
     const MeasuredRun gptOss = row("H100", Precision::BF16, true, "gpt-oss-120b");

@@ -164,7 +164,7 @@ TEST_CASE("ECMP never beats adaptive routing and collides on a leaf's uplinks", 
     }
 }
 
-TEST_CASE("failing half the spines slows cross-leaf traffic; failed switches carry nothing",
+TEST_CASE("failing half the spines slows cross-leaf traffic, failed switches carry nothing",
           "[fabric]")
 {
     ClusterDesc healthy = eightSpines();

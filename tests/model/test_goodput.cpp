@@ -237,7 +237,7 @@ TEST_CASE("halving every MTBF lowers goodput and shortens the optimal interval b
           Approx(std::sqrt(2.0)).epsilon(0.02));
 }
 
-TEST_CASE("the automatic interval is the best of the goodput curve; a fixed one is honoured")
+TEST_CASE("the automatic interval is the best of the goodput curve, a fixed one is honoured")
 {
     ClusterRun s = ndv5();
     REQUIRE(s.run.checkpoint);
@@ -365,7 +365,7 @@ TEST_CASE("the step-time distribution: ascending quantiles around the mean with 
     CHECK(stepTimeQuantile(jitter, 0.999) - median > median - stepTimeQuantile(jitter, 0.001));
 }
 
-TEST_CASE("step_time_s leaves the straggler wait out; goodput and time to train add it")
+TEST_CASE("step_time_s leaves the straggler wait out, goodput and time to train add it")
 {
     const ClusterRun s = fairwater();
     const Evaluation e = evaluate(s.cluster, s.run);

@@ -80,7 +80,7 @@ TEST_CASE("a run_stop whose status is not a string is noted, not thrown", "[impo
     }
 }
 
-TEST_CASE("a result log without a global batch is refused; broken lines are noted",
+TEST_CASE("a result log without a global batch is refused, broken lines are noted",
           "[imports][mllog]")
 {
     ImportReport report;

@@ -72,7 +72,7 @@ TEST_CASE("arrays spread over lines, with comments, expand element by element", 
     CHECK(c.place.line == 6);
 }
 
-TEST_CASE("continuation lines make one command; pipes and redirections end it", "[imports][shell]")
+TEST_CASE("continuation lines make one command, pipes and redirections end it", "[imports][shell]")
 {
     const Read r = readScript("torchrun --nnodes 2 \\\n"
                               "    train.py --a 1 \\\n"

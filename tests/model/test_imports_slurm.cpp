@@ -56,7 +56,7 @@ TEST_CASE("a tree topology of 128 nodes of 8 GPUs gives its leaves, spines and c
     CHECK(core.scaleOut.topology.tiers == 3);
 }
 
-TEST_CASE("blocks are racks, each an NVLink domain; short blocks leave places out of service",
+TEST_CASE("blocks are racks, each an NVLink domain, short blocks leave places out of service",
           "[imports][slurm]")
 {
     ImportReport report;

@@ -175,7 +175,7 @@ TEST_CASE("wrong values are reported at their pointer and never crash")
     CHECK(diags.items().at(0).pointer == "/cluster/gpu");
 }
 
-TEST_CASE("a token-drop row's capacity is the run's capacity factor; dropless rows have none")
+TEST_CASE("a token-drop row's capacity is the run's capacity factor, dropless rows have none")
 {
     Diagnostics diags;
     const std::vector<MeasuredRun> runs = readMeasuredRuns(kMoePublic, diags);

@@ -5,7 +5,7 @@
 using namespace cs;
 using namespace costmodeltests;
 
-TEST_CASE("published layouts fit their GPUs; one fits only by offloading activations as its "
+TEST_CASE("published layouts fit their GPUs, one fits only by offloading activations as its "
           "recipe does",
           "[reference]")
 {
@@ -60,7 +60,7 @@ TEST_CASE("an offloaded layer's copy waits only for what outlasts its window of 
     }
 }
 
-TEST_CASE("offloaded activations leave the GPU; only copies longer than their window of layers "
+TEST_CASE("offloaded activations leave the GPU, only copies longer than their window of layers "
           "cost time")
 {
     const auto runs = publicRuns();

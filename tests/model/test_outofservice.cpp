@@ -78,7 +78,7 @@ TEST_CASE("a rack out of Fairwater leaves 64 GPUs failed and placement skips the
     CHECK(p.dimension(Dim::PP).insideDomain());
 }
 
-TEST_CASE("a rack out of service times a step as a cluster without that rack; a node out does "
+TEST_CASE("a rack out of service times a step as a cluster without that rack, a node out does "
           "not split the others' NVLink groups")
 {
     ClusterRun s = fairwater();

@@ -32,7 +32,7 @@ TEST_CASE("Fairwater: TP, CP and PP stay in a rack and DP spans all 128 racks", 
     }
 }
 
-TEST_CASE("Each EP group holds every routed expert once; expert-DP groups hold the same block",
+TEST_CASE("Each EP group holds every routed expert once, expert-DP groups hold the same block",
           "[placement][moe]")
 {
     const LoadedFile f = loadSample("gb200-16-deepseek-v3-ep-across-racks.run.json");

@@ -74,7 +74,7 @@ std::string rankTrace(int rank, int world, const std::vector<int>& steps)
 
 } // namespace
 
-TEST_CASE("files that are no trace are refused with their name and what is wrong; the others load",
+TEST_CASE("files that are no trace are refused with their name and what is wrong, the others load",
           "[trace]")
 {
     struct Case {
@@ -118,7 +118,7 @@ TEST_CASE("files that are no trace are refused with their name and what is wrong
     CHECK(p.ranks.front().steps.size() == 3);
 }
 
-TEST_CASE("ranks of another run and a rank given twice are refused by file; the run's ranks load",
+TEST_CASE("ranks of another run and a rank given twice are refused by file, the run's ranks load",
           "[trace]")
 {
     TempFolder dir;
@@ -142,7 +142,7 @@ TEST_CASE("ranks of another run and a rank given twice are refused by file; the 
     CHECK(p.notes.contains("3 of the run's 4 ranks have a trace"));
 }
 
-TEST_CASE("steps that do not match across ranks are noted; the step time is of the steps all have",
+TEST_CASE("steps that do not match across ranks are noted, the step time is of the steps all have",
           "[trace]")
 {
     TempFolder dir;
@@ -204,7 +204,7 @@ TEST_CASE("a file of more ProfilerStep#N annotations than a trace holds is refus
     CHECK(p.errors.contains("more than 100,000 ProfilerStep#N annotations"));
 }
 
-TEST_CASE("import trace: refused files named, the rest printed, exit 1; wrong options are usage",
+TEST_CASE("import trace: refused files named, the rest printed, exit 1, wrong options are usage",
           "[trace]")
 {
     TempFolder dir;

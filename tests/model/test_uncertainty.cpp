@@ -181,7 +181,7 @@ TEST_CASE("compare gives both ranges and says when the measured steps could come
 }
 
 TEST_CASE("range coverage counts the ranges that hold the measured step and their median "
-          "half-width; merged, as if added to one",
+          "half-width, merged, as if added to one",
           "[uncertainty]")
 {
     const auto range = [](double low, double high) {
