@@ -167,20 +167,21 @@ struct Calibration {
     // and the extra of a mixture-of-experts layer (its attention's launches, routing, permutes,
     // the wait for token counts); a layer takes the longer of this and its GPU time. The
     // physical defaults of the MoE ones, which a fit keeps where fewer than two model families
-    // inform them, are the launches and host syncs counted in Megatron-Core 0.14-0.15 and
-    // Transformer Engine 2.8 on an x86 host (Megatron's default flags, MXFP8 experts; +-40 %;
-    // the MoE's 1,230 us and attention's about 390; 3.2 ms and 390 us on Grace for the MoE's):
-    // docs/cost-model.md, "Calibration".
+    // inform them, are the launches, hooks and host syncs counted in Megatron-Core 0.14-0.15 and
+    // Transformer Engine 2.8-2.9 on an x86 host (Megatron's default flags, MXFP8 experts, nothing
+    // graphed; +-40 %): attention's about 560 us and the MoE's about 1,540; 2.6 times as much on
+    // Grace. The fits find about twice the count (docs/cost-model.md, "Calibration").
     double layerHostUs = 0;
-    double moeLayerHostUs = 1620;
-    double expertHostUs = 150; // per expert a GPU holds, per MoE layer
+    double moeLayerHostUs = 2100;
+    double expertHostUs = 220; // per expert a GPU holds, per MoE layer
     // The GPU's fixed time for each local expert's GEMM kernel, forward (the backward's two
     // per forward GEMM cost twice): a kernel's launch and its ramp and tail, which an expert's
     // small GEMMs cannot hide. None where one fused kernel runs every expert.
     double expertKernelUs = 0;
     // The extra of the overlapped all-to-all's schedule (combined 1F1B), launched sub-module by
-    // sub-module with event waits between the two micro-batches' streams, per layer.
-    double a2aOverlapHostUs = 0;
+    // sub-module with event waits between the two micro-batches' streams, per layer: counted,
+    // about 470 us on x86 (schedule nodes, five autograd entries, stream switches, events).
+    double a2aOverlapHostUs = 470;
     double frameworkMemoryGiB = 4; // CUDA context, NCCL buffers, allocator fragmentation
 
     // At the reference inner dimension. The GPU's own or its architecture's, else derived from

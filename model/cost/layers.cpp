@@ -239,11 +239,11 @@ Experts expertsOf(const LayerContext& ctx, const Shape& l)
 // The share of a MoE layer's CPU time (moe_layer_host_us: its attention's launches and the
 // MoE's, forward and backward) still spent where the recipe replays some modules as CUDA
 // graphs: from the launches counted on an x86 host (docs/cost-model.md, "Calibration"), the
-// router (about 390 us) and the token-count preprocessing (about 95 us) less their four graph
-// replays (about 60 us) are 0.26 of the 1,620 us, attention (about 390 us) less its two 0.22.
+// fused router and the token-count preprocessing (about 300 us) less their graphs' replays
+// (about 145 us) are 0.07 of the 2,100 us, attention (about 560 us) less its replays 0.21.
 double moeLayerHostShare(const Workload& w)
 {
-    constexpr double kRouterGraphed = 0.26, kAttentionGraphed = 0.22;
+    constexpr double kRouterGraphed = 0.07, kAttentionGraphed = 0.21;
     return 1 - (w.routerGraph ? kRouterGraphed : 0) - (w.attentionGraph ? kAttentionGraphed : 0);
 }
 

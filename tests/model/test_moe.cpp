@@ -386,7 +386,7 @@ TEST_CASE("the router's and attention's CUDA graphs take their counted shares of
     const double eager = perCpuSecond();
     REQUIRE(eager > 0);
     const auto [router, attention, share] = GENERATE(
-        table<bool, bool, double>({{true, false, 0.74}, {false, true, 0.78}, {true, true, 0.52}}));
+        table<bool, bool, double>({{true, false, 0.93}, {false, true, 0.79}, {true, true, 0.72}}));
     run.extensions.set(kRouterGraphKey, router);
     run.extensions.set(kAttentionGraphKey, attention);
     CHECK(perCpuSecond() == Approx(share * eager).epsilon(1e-6));
