@@ -9,7 +9,6 @@
 #include <QChart>
 #include <QDockWidget>
 #include <QHorizontalStackedBarSeries>
-#include <QTemporaryDir>
 #include <QUndoStack>
 #include <functional>
 
@@ -22,6 +21,7 @@
 #include "mainwindow.h"
 #include "onscreen.h"
 #include "propertiespanel.h"
+#include "shownwindow.h"
 #include "topology.h"
 #include "topologylayout.h"
 #include "topologyrenderer.h"
@@ -197,13 +197,8 @@ TEST_CASE("an edit updates the breakdown's bars in place", "[responsiveness]")
 TEST_CASE("a dock behind a tab is brought up to date when it is shown, not on each edit",
           "[responsiveness][goodput]")
 {
-    QTemporaryDir dir;
-    MainWindow window(dir.path());
-    window.setQuiet(true);
-    REQUIRE(window.openFile(sampleFile("fairwater-gb200-128.csession")));
-    window.resize(1920, 1080);
-    window.show();
-    QApplication::processEvents();
+    ShownWindow shown("fairwater-gb200-128.csession", QSize(1920, 1080));
+    MainWindow& window = shown.window;
     auto* dock = window.findChild<QDockWidget*>(QStringLiteral("goodputDock"));
     auto* breakdown = window.findChild<QDockWidget*>(QStringLiteral("breakdownDock"));
     auto* panel = window.findChild<GoodputPanel*>();
@@ -234,13 +229,8 @@ TEST_CASE("a dock behind a tab is brought up to date when it is shown, not on ea
 TEST_CASE("the inspector behind the legend's tab catches up with an edit when it is shown",
           "[responsiveness][inspector]")
 {
-    QTemporaryDir dir;
-    MainWindow window(dir.path());
-    window.setQuiet(true);
-    REQUIRE(window.openFile(sampleFile("fairwater-gb200-128.csession")));
-    window.resize(1920, 1080);
-    window.show();
-    QApplication::processEvents();
+    ShownWindow shown("fairwater-gb200-128.csession", QSize(1920, 1080));
+    MainWindow& window = shown.window;
     Document& doc = *window.document();
     auto* legend = window.findChild<QDockWidget*>(QStringLiteral("legend"));
     auto* inspector = window.findChild<QDockWidget*>(QStringLiteral("inspector"));
@@ -273,18 +263,12 @@ TEST_CASE("the inspector behind the legend's tab catches up with an edit when it
     }
 }
 
-// (No semicolon in a name: CTest would cut it there, and the cut name runs no test.)
 TEST_CASE("an edit of a rate keeps the devices and their layout and shows the new rates, and an "
           "edit of the racks or rows builds them anew",
           "[topology][responsiveness]")
 {
-    QTemporaryDir dir;
-    MainWindow window(dir.path());
-    window.setQuiet(true);
-    REQUIRE(window.openFile(sampleFile("fairwater-gb200-128.csession")));
-    window.resize(1920, 1080);
-    window.show();
-    QApplication::processEvents();
+    ShownWindow shown("fairwater-gb200-128.csession", QSize(1920, 1080));
+    MainWindow& window = shown.window;
     const Document& doc = *window.document();
     auto* view = window.findChild<TopologyView*>();
     REQUIRE(view);
