@@ -205,6 +205,9 @@ std::vector<int> flopBalancedSplit(const ModelShape& model, const LayerTable& ta
     }
     shares.push_back(kindShares.back());
     std::vector<int> split = splitByShares(shares, chunks);
+    // The chunks left a layer short go first, beside the embedding, where Megatron-Core's
+    // account_for_embedding_in_pipeline_split and DeepSeek-V3's "Et|(tt|)*30mL" put them.
+    std::stable_sort(split.begin(), split.end() - 1);
     if (embeddingStage)
         --split.front(); // the embedding is no layer
     return split;

@@ -510,6 +510,8 @@ TEST_CASE("a pipeline split keeps every chunk but the head's to the lightest its
     const std::vector<int> split = layersPerVirtualStage(*f.cluster, run);
     REQUIRE(split.size() == 32);
     CHECK(*std::max_element(split.begin(), split.end()) == 2);
+    CHECK(split.front() == 1); // the embedding's chunk takes the layer short
+    CHECK(std::count(split.begin(), split.end(), 2) == 30);
     CHECK(split.back() == 0);
     int layers = 0;
     for (int n : split)

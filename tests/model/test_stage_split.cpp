@@ -24,6 +24,23 @@ TEST_CASE("126 layers on 16 x 8 virtual stages: the embedding and the loss take 
     FAIL("no public row runs 126 layers on 128 virtual stages");
 }
 
+TEST_CASE("126 layers on 4 x 8 virtual stages: the first and the last chunk a layer short")
+{
+    // Llama 3.1 405B's recipe on GB300 (pp 4, vp 8): Megatron-Core's account_for_embedding_
+    // and _loss_in_pipeline_split count the embedding and the loss as a layer each, so the
+    // first and the last of the 32 chunks hold 3 layers and the others 4.
+    for (const MeasuredRun& r : publicRuns()) {
+        if (r.run.model.layers != 126 || r.run.parallelism.pp * r.run.parallelism.vp != 32)
+            continue;
+        INFO(r.id);
+        std::vector<int> expected(32, 4);
+        expected.front() = expected.back() = 3;
+        CHECK(layersPerVirtualStage(r.cluster, r.run) == expected);
+        return;
+    }
+    FAIL("no public row runs 126 layers on 32 virtual stages");
+}
+
 TEST_CASE("layers that divide evenly among the virtual stages are split evenly, the head on top")
 {
     // Megatron-Core's default, as gpt-oss's recipes run it: 36 layers on 4 stages, 9 each, the
