@@ -17,9 +17,11 @@ constexpr std::array<RecomputeMode, 3> kRecomputeLightestFirst{
     RecomputeMode::None, RecomputeMode::Selective, RecomputeMode::Full};
 // The closed form chooses what the simulation ranks: the fastest `keep` estimates and those
 // within this much of the keep-th, which the simulation may put ahead (docs/cost-model.md gives
-// how far the two methods part), up to kShortlistFactor x `keep` in all.
+// how far the two methods part), up to kShortlistFactor x `keep` in all, and kShortlistLeast at
+// least: a small `keep` meets more near ties within the margin than its share holds.
 constexpr double kEstimateMargin = 0.03;
 constexpr size_t kShortlistFactor = 4;
+constexpr size_t kShortlistLeast = 200;
 // Progress reports per search, so that a GUI gets a smooth bar without a flood of signals.
 constexpr int64_t kProgressSteps = 200;
 constexpr int64_t kProgressBatch = 64;
@@ -73,10 +75,11 @@ bool faster(const Ranked& a, const Ranked& b)
 
 // The estimates worth evaluating: the fastest `keep`, those within kEstimateMargin of the
 // keep-th (the closed form and the simulation may order them either way), at most
-// kShortlistFactor x `keep` of them, and all faster than a reference. One for all threads, so
-// that the cut-off tightens with every thread's finds (own lists, each cut off by half the
-// finds, estimated a quarter more placements on two threads); an estimate it drops has `keep`
-// faster ones in it, by more than the margin or up to the cap, so it would not make the cut.
+// kShortlistFactor x `keep` of them (kShortlistLeast at least), and all faster than a reference.
+// One for all threads, so that the cut-off tightens with every thread's finds (own lists, each cut
+// off by half the finds, estimated a quarter more placements on two threads); an estimate it drops
+// has `keep` faster ones in it, by more than the margin or up to the cap, so it would not make the
+// cut.
 class Shortlist {
 public:
     // `reference` is a simulated step time; an estimate within kEstimateMargin above it may
@@ -84,7 +87,8 @@ public:
     Shortlist(size_t keep, double reference)
         : m_keep(keep)
         , m_reference(reference * (1 + kEstimateMargin))
-        , m_trimAt(2 * kShortlistFactor * keep)
+        , m_most(std::max(kShortlistFactor * keep, kShortlistLeast))
+        , m_trimAt(2 * m_most)
     {
     }
 
@@ -120,21 +124,20 @@ private:
         const double close = cut == m_keep
                                  ? m_items[m_keep - 1].result.stepTimeS * (1 + kEstimateMargin)
                                  : std::numeric_limits<double>::infinity();
-        while (cut < m_items.size() && cut < kShortlistFactor * m_keep &&
-               m_items[cut].result.stepTimeS <= close)
+        while (cut < m_items.size() && cut < m_most && m_items[cut].result.stepTimeS <= close)
             ++cut;
         while (cut < m_items.size() && m_items[cut].result.stepTimeS < m_reference)
             ++cut;
         m_items.resize(cut);
         if (cut >= m_keep)
-            m_cutoff = std::max(cut >= kShortlistFactor * m_keep
-                                    ? std::min(close, m_items[cut - 1].result.stepTimeS)
-                                    : close,
-                                m_reference);
-        m_trimAt = 2 * std::max(kShortlistFactor * m_keep, cut);
+            m_cutoff =
+                std::max(cut >= m_most ? std::min(close, m_items[cut - 1].result.stepTimeS) : close,
+                         m_reference);
+        m_trimAt = 2 * std::max(m_most, cut);
     }
 
     size_t m_keep;
+    size_t m_most; // the most kept: kShortlistFactor x `keep`, kShortlistLeast at least
     double m_reference;
     size_t m_trimAt;
     double m_cutoff = std::numeric_limits<double>::infinity();
