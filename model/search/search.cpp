@@ -137,8 +137,8 @@ private:
     }
 
     size_t m_keep;
-    size_t m_most; // the most kept: kShortlistFactor x `keep`, kShortlistLeast at least
     double m_reference;
+    size_t m_most; // the most kept: kShortlistFactor x `keep`, kShortlistLeast at least
     size_t m_trimAt;
     double m_cutoff = std::numeric_limits<double>::infinity();
     std::vector<Ranked> m_items;
