@@ -5,7 +5,6 @@
 #include <QMainWindow>
 #include <QMenu>
 #include <QMessageBox>
-#include <QScrollArea>
 #include <QStatusBar>
 #include <QUndoStack>
 #include <algorithm>
@@ -27,6 +26,7 @@
 #include "topologyscene.h"
 #include "topologyview.h"
 #include "traffic.h"
+#include "windowlayout.h"
 
 namespace {
 
@@ -220,12 +220,8 @@ public:
     {
         m_linksDock = addDock(m_links, tr("Links"), QStringLiteral("linksDock"));
         // Scrolled in a short window: its three charts keep the height their axes need.
-        auto* scroll = new QScrollArea(window);
-        scroll->setWidget(m_goodput);
-        scroll->setWidgetResizable(true);
-        scroll->setFrameShape(QFrame::NoFrame);
-        scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-        m_goodputDock = addDock(scroll, tr("Goodput"), QStringLiteral("goodputDock"));
+        m_goodputDock = addDock(scrolledVertically(m_goodput, window), tr("Goodput"),
+                                QStringLiteral("goodputDock"));
         view->setSceneHooks([this](TopologyScene& scene) {
             scene.setTrafficSource([this]() -> const cs::StepTraffic& {
                 return sceneTraffic(*m_doc, m_doc->view().colorBy);

@@ -13,7 +13,6 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QScreen>
-#include <QScrollArea>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTimer>
@@ -109,12 +108,7 @@ void MainWindow::createTopologyView()
     auto* legendDock = new QDockWidget(tr("Legend"), this);
     legendDock->setObjectName(QStringLiteral("legend"));
     // Scrolled rather than squeezed when the dock is short.
-    auto* legendScroll = new QScrollArea(legendDock);
-    legendScroll->setWidget(m_legend);
-    legendScroll->setWidgetResizable(true);
-    legendScroll->setFrameShape(QFrame::NoFrame);
-    legendScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    legendDock->setWidget(legendScroll);
+    legendDock->setWidget(scrolledVertically(m_legend, legendDock));
     addDockWidget(Qt::RightDockWidgetArea, legendDock);
     m_inspector = new InspectorPanel(this);
     auto* inspectorDock = new QDockWidget(tr("Inspector"), this);

@@ -29,6 +29,7 @@
 #include "timelineview.h"
 #include "uncertainty.h"
 #include "validation.h"
+#include "windowlayout.h"
 
 namespace {
 
@@ -235,10 +236,13 @@ void StepViews::createDocks()
     m_breakdown = new BreakdownChart;
     m_scaling = new ScalingChart;
     m_compare = new ComparePanel;
-    QDockWidget* breakdown = addDock(m_window, m_breakdown, QObject::tr("Step Breakdown"),
-                                     QStringLiteral("breakdownDock"), Qt::RightDockWidgetArea);
-    QDockWidget* scaling = addDock(m_window, m_scaling, QObject::tr("Weak Scaling"),
-                                   QStringLiteral("scalingDock"), Qt::RightDockWidgetArea);
+    // Scrolled in a short window: the charts keep their readable height, the window its room.
+    QDockWidget* breakdown =
+        addDock(m_window, scrolledVertically(m_breakdown, m_window), QObject::tr("Step Breakdown"),
+                QStringLiteral("breakdownDock"), Qt::RightDockWidgetArea);
+    QDockWidget* scaling =
+        addDock(m_window, scrolledVertically(m_scaling, m_window), QObject::tr("Weak Scaling"),
+                QStringLiteral("scalingDock"), Qt::RightDockWidgetArea);
     QDockWidget* compare = addDock(m_window, m_compare, QObject::tr("Compare"),
                                    QStringLiteral("compareDock"), Qt::RightDockWidgetArea);
     // One chart at a time: the charts share the side, the topology keeps the middle.

@@ -81,6 +81,16 @@ QSize defaultWindowSize(const QSize& available)
             std::max(600, int(available.height() * (available.height() < 1000 ? 0.94 : 0.88)))};
 }
 
+QWidget* scrolledVertically(QWidget* content, QWidget* parent)
+{
+    auto* scroll = new QScrollArea(parent);
+    scroll->setWidget(content);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    return scroll;
+}
+
 void placeDocks(QMainWindow* window, QSize size)
 {
     const auto dock = [window](const char* name) { return dockNamed(window, name); };

@@ -6,6 +6,7 @@
 #include <QSize>
 
 class QMainWindow;
+class QWidget;
 
 // The first window's size on a screen whose available area is `available`.
 QSize defaultWindowSize(const QSize& available);
@@ -16,3 +17,8 @@ void applyDefaultLayout(QMainWindow* window);
 // The first half alone: docks to their areas and tabs for a window of `size`. Done before the
 // window is first sized, so that no arrangement of the docks asks for more than the screen.
 void placeDocks(QMainWindow* window, QSize size);
+
+// `content` in a frameless area that scrolls it vertically when its dock is shorter than the
+// content's least height: a dock's charts keep the height their axes need, and the window can
+// still be as short as a 720p screen whatever arrangement its docks are in.
+QWidget* scrolledVertically(QWidget* content, QWidget* parent);

@@ -188,6 +188,27 @@ TEST_CASE("Reset Layout brings every dock back, docked and shown", "[layout]")
     }
 }
 
+TEST_CASE("a window laid out on a tall screen can be made as short as a 720p screen's", "[layout]")
+{
+    // Moved from a 1080p screen to a 720p one (1228x676 available) without a Reset Layout: the
+    // docks keep the tall arrangement, the legend above the charts.
+    Fixture f;
+    f.window.resize(1650, 950);
+    f.window.show();
+    QApplication::processEvents();
+    auto* legend = f.window.findChild<QDockWidget*>(QStringLiteral("legend"));
+    REQUIRE(legend);
+    REQUIRE(f.window.dockWidgetArea(legend) == Qt::RightDockWidgetArea);
+    CHECK(f.window.minimumSizeHint().height() <= 676);
+    f.window.resize(1228, 676);
+    QApplication::processEvents();
+    CHECK(f.window.height() == 676);
+    // The charts scroll in their dock rather than shrink below the height their axes need.
+    auto* breakdown = f.window.findChild<BreakdownChart*>();
+    REQUIRE(breakdown);
+    CHECK(breakdown->height() >= breakdown->minimumSizeHint().height());
+}
+
 TEST_CASE("the shortcuts sheet lists every shortcut of the window", "[help]")
 {
     Fixture f;
