@@ -230,7 +230,7 @@ TEST_CASE("a steady state stored once is the schedule simulated op by op", "[sch
 
 TEST_CASE("a step of a million micro-batches is a few blocks of ops and their count", "[schedule]")
 {
-    for (const auto [p, v] : {std::pair{1, 1}, {4, 1}, {8, 2}}) {
+    for (const auto& [p, v] : {std::pair{1, 1}, {4, 1}, {8, 2}}) {
         INFO("pp " << p << " vp " << v);
         const PipelineSpec spec = uneven(p, v, 1 << 20);
         const PipelineSchedule sched = simulatePipeline(spec);
