@@ -123,7 +123,8 @@ TEST_CASE("closing the search dialog while it searches is safe")
 }
 
 TEST_CASE("constraints hold a dimension and keep memory free, a column compares with the run's "
-          "own layout")
+          "own layout",
+          "[slow]")
 {
     const Inputs in = loadRun("ndv5-h100-128-gpt3-175b.run.json");
     SearchDialog dialog(in.cluster, in.run);
@@ -155,7 +156,7 @@ TEST_CASE("constraints hold a dimension and keep memory free, a column compares 
     CHECK((changes == "the run's own layout" || changes.contains("->")));
 }
 
-TEST_CASE("an MoE run's results show each layout's EP and ETP, a dense run's hide them")
+TEST_CASE("an MoE run's results show each layout's EP and ETP, a dense run's hide them", "[slow]")
 {
     const Inputs moe = loadRun("gb200-16-deepseek-v3.run.json");
     SearchDialog dialog(moe.cluster, moe.run);
@@ -221,7 +222,7 @@ TEST_CASE("the search table gives each layout's range and marks a tie with the f
 }
 
 TEST_CASE("a search in the window gives its layouts ranges from the same evaluation",
-          "[search][uncertainty]")
+          "[search][uncertainty][slow]")
 {
     const Inputs in = loadRun("ndv5-h100-128-gpt3-175b.run.json");
     SearchDialog dialog(in.cluster, in.run);

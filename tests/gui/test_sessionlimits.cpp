@@ -99,7 +99,7 @@ TEST_CASE("Save refuses a session its reader would refuse, keeping the file and 
 }
 
 TEST_CASE("a session whose parts are each within their limits saves and opens again",
-          "[sessionlimits][save]")
+          "[sessionlimits][save][slow]")
 {
     // Past what one file may hold (64 MiB, 2^20 JSON values), the parts each within it: the
     // cases of issue 35 (notes of 35 MB in the cluster and in the run; two runs of 600,000

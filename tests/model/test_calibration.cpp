@@ -26,7 +26,8 @@ std::vector<MeasuredRun> publicRows()
 
 } // namespace
 
-TEST_CASE("the built-in constants are where calibrate stops on the public runs", "[calibration]")
+TEST_CASE("the built-in constants are where calibrate stops on the public runs",
+          "[calibration][slow]")
 {
     const FitStop stop = fitStopOf(publicRows(), defaultCalibration(), 0.01);
     CHECK(stop.fitted.size() > 10);

@@ -84,7 +84,7 @@ TEST_CASE("cross-validation by model family holds each family out of the fit in 
 }
 
 TEST_CASE("what informs each constant names a constant one model family alone informs",
-          "[calibration]")
+          "[calibration][slow]")
 {
     std::map<std::string, KnobBasis> byKnob;
     for (KnobBasis& b : knobBases(publicMeasuredRuns()))

@@ -79,7 +79,7 @@ TEST_CASE("a fit whose deadline has passed keeps its start and says it stopped e
 }
 
 TEST_CASE("calibrate --max-seconds prints and writes the best constants so far, and says so",
-          "[calibration][deadline][cli]")
+          "[calibration][deadline][cli][slow]")
 {
     testing::ScratchDir dir;
     const std::string output = dir.path("cal.json");

@@ -115,7 +115,8 @@ TEST_CASE("16,777,216 micro-batches on one GPU are refused by name before any wo
     CHECK(f.intact(c, r));
 }
 
-TEST_CASE("1,048,576 micro-batches on one GPU evaluate and trace in bounded memory", "[hostile]")
+TEST_CASE("1,048,576 micro-batches on one GPU evaluate and trace in bounded memory",
+          "[hostile][slow]")
 {
     const json c = cluster(1, 1, 1), r = run(32, 1, 1 << 20);
     const Files f(c, r);

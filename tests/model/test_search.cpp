@@ -123,7 +123,7 @@ TEST_CASE("the layouts include the Fairwater sample's own and are all valid")
     }
 }
 
-TEST_CASE("the best layout on Fairwater is no slower than the sample's own")
+TEST_CASE("the best layout on Fairwater is no slower than the sample's own", "[slow]")
 {
     const SearchOutcome& outcome = fairwaterSearch();
     REQUIRE_FALSE(outcome.results.empty());
@@ -154,7 +154,7 @@ TEST_CASE("every reported configuration is valid, fits memory and is ranked by s
     }
 }
 
-TEST_CASE("the search skips no layout that fits at some recompute setting")
+TEST_CASE("the search skips no layout that fits at some recompute setting", "[slow]")
 {
     // Every layout at every recompute setting, against the search's shortcuts through each
     // run of micro-batch sizes.
@@ -192,7 +192,7 @@ TEST_CASE("the search skips no layout that fits at some recompute setting")
     }
 }
 
-TEST_CASE("recompute is reported only where the lighter setting does not fit")
+TEST_CASE("recompute is reported only where the lighter setting does not fit", "[slow]")
 {
     const ClusterDesc& cluster = *fairwater().cluster;
     const RunDesc& run = *fairwater().run;
@@ -208,7 +208,7 @@ TEST_CASE("recompute is reported only where the lighter setting does not fit")
     }
 }
 
-TEST_CASE("the thread count does not change the results")
+TEST_CASE("the thread count does not change the results", "[slow]")
 {
     const LoadedFile h100 = loadSample("ndv5-h100-128-gpt3-175b.run.json");
     SearchOptions one;
@@ -334,7 +334,7 @@ TEST_CASE("configurations faster than a reference are all kept")
     CHECK(int64_t(kept.results.size()) == std::max<int64_t>(faster, 5));
 }
 
-TEST_CASE("the run's own rank does not depend on how many results are kept")
+TEST_CASE("the run's own rank does not depend on how many results are kept", "[slow]")
 {
     // DeepSeek-V3's own layout simulates faster than its closed-form estimate puts it: ranked
     // against estimates alone, a short list missed a layout that a long one found (24 vs 25).
@@ -411,7 +411,8 @@ TEST_CASE("search on the command line: ranked JSON, the run's own rank, exit cod
 }
 
 TEST_CASE("the search table on the command line has an EP and an ETP column for a run with "
-          "experts, and a recompute column as wide as its entries")
+          "experts, and a recompute column as wide as its entries",
+          "[slow]")
 {
     // The search's table as the command line prints it.
     auto searchText = [](const std::string& cluster, const std::string& run) {
