@@ -218,6 +218,16 @@ int64_t allocatedGpuCount(const ClusterDesc& cluster, const RunDesc& run)
     return healthy;
 }
 
+int64_t heldGpuCount(const ClusterDesc& cluster, const RunDesc& run)
+{
+    if (!run.allocation)
+        return cluster.gpuCount();
+    int64_t held = 0;
+    for (const auto& [first, end] : allocatedGpuRanges(cluster, *run.allocation))
+        held += end - first;
+    return held;
+}
+
 std::vector<RunDesc> sessionRuns(const Session& session)
 {
     std::vector<RunDesc> runs{session.run};

@@ -425,6 +425,9 @@ std::vector<std::pair<int64_t, int64_t>> allocatedGpuRanges(const ClusterDesc& c
 // The healthy GPUs of the run's allocation: what its dp is derived from. Without an
 // allocation, the cluster's healthy GPU count.
 int64_t allocatedGpuCount(const ClusterDesc& cluster, const RunDesc& run);
+// The GPUs the run's allocation holds, those out of service included; without an allocation,
+// the cluster's.
+int64_t heldGpuCount(const ClusterDesc& cluster, const RunDesc& run);
 
 struct Session {
     ClusterDesc cluster;

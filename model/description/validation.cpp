@@ -178,12 +178,7 @@ void checkRunOnCluster(const RunDesc& run, const ClusterDesc& cluster, const std
     if (run.allocation && !checkAllocationFits(*run.allocation, cluster, file, runBase, diags))
         return; // its GPUs are not known
     const int64_t gpus = allocatedGpuCount(cluster, run);
-    int64_t held = cluster.gpuCount();
-    if (run.allocation) {
-        held = 0;
-        for (const auto& [first, end] : allocatedGpuRanges(cluster, *run.allocation))
-            held += end - first;
-    }
+    const int64_t held = heldGpuCount(cluster, run);
     const std::string healthy =
         gpus == held ? std::string() : " healthy"; // said only when some are out
     const std::string owner = run.allocation ? "the allocation" : "the cluster";

@@ -68,6 +68,8 @@ int dataParallelWidth(int64_t modelParallel, const ClusterDesc& cluster, const R
 {
     const int64_t healthy = allocatedGpuCount(cluster, run); // of its allocation, if any
     const int64_t widest = healthy / modelParallel;
+    if (widest == 0) // the model-parallel group is wider than what is left
+        return 0;
     if (cluster.healthyGpuCount() == cluster.gpuCount())
         return run.batch.global % widest == 0 ? int(widest) : 0;
     for (int64_t dp = std::min<int64_t>(widest, run.batch.global); dp >= 1; --dp)
@@ -100,7 +102,7 @@ std::vector<std::pair<int, int>> expertLayouts(const ModelShape& model, int tp, 
 // micro-batch that does not fit.
 std::vector<Layout> layoutsWith(const ClusterDesc& cluster, const RunDesc& run, int tp, int cp)
 {
-    const int64_t gpus = cluster.gpuCount();
+    const int64_t gpus = heldGpuCount(cluster, run);
     const ModelShape& model = run.model;
     RunDesc probe = probeRun(run);
     probe.parallelism.recompute = Recompute::of(RecomputeMode::None);
@@ -166,9 +168,11 @@ std::vector<PlacementOrder> distinctPlacements(const PerDim<int>& sizes, int dom
 std::vector<Layout> enumerateLayouts(const ClusterDesc& cluster, const RunDesc& run, int threads,
                                      const std::function<bool()>& stop)
 {
+    // Model-parallel sizes that divide the GPUs the run holds: its allocation's, if it has one.
+    const int64_t held = heldGpuCount(cluster, run);
     std::vector<std::pair<int, int>> tpCp;
-    for (int tp : divisorsOf(cluster.gpuCount()))
-        for (int cp : divisorsOf(cluster.gpuCount() / tp))
+    for (int tp : divisorsOf(held))
+        for (int cp : divisorsOf(held / tp))
             tpCp.emplace_back(tp, cp);
     std::vector<std::vector<Layout>> byTpCp(tpCp.size());
     std::atomic<size_t> next{0};

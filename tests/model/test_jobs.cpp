@@ -180,3 +180,33 @@ TEST_CASE("a failure inside one job's allocation re-plans that job alone", "[job
     checkJobs(cluster, {replanned, runs[1]}, sessionRunSources("", 1), diags);
     CHECK(diags.empty());
 }
+
+TEST_CASE("a job's search lays out the GPUs its allocation holds, whatever they divide", "[jobs]")
+{
+    // Three nodes of the cluster's 32: 24 GPUs, so model-parallel groups of 32 GPUs or more do
+    // not fit, and sizes of 3 divide the allocation though not the cluster's 256.
+    const ClusterDesc cluster = sharedCluster();
+    RunDesc run = hgxRun(hgxCluster(4), kDpAcrossLeaves);
+    run.parallelism.pp = 1;
+    run.parallelism.dp = 3;
+    run.batch = {24, 1};
+    run.allocation = nodes({{0, 2}});
+    Diagnostics diags;
+    validateClusterRun(cluster, run, diags);
+    INFO(diags.formatAll());
+    REQUIRE(diags.empty());
+    const std::vector<Layout> layouts = enumerateLayouts(cluster, run);
+    REQUIRE_FALSE(layouts.empty());
+    bool sizeOfThree = false;
+    for (const Layout& layout : layouts) {
+        const Parallelism& p = layout.parallelism;
+        CHECK(int64_t(p.tp) * p.cp * p.pp * p.dp == 24);
+        sizeOfThree = sizeOfThree || p.pp == 3 || p.dp == 3;
+    }
+    CHECK(sizeOfThree);
+    SearchOptions options;
+    options.keep = 3;
+    const SearchOutcome outcome = searchParallelism(cluster, run, options);
+    REQUIRE(outcome.results.size() == 3);
+    CHECK(outcome.layouts == int64_t(layouts.size()));
+}
