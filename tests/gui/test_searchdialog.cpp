@@ -57,7 +57,7 @@ std::vector<double> column(const SearchResultsModel& model, int col)
 
 TEST_CASE("the search dialog lists results ranked by step time and sorts by any column")
 {
-    const Inputs in = loadRun("ndv5-h100-128-gpt3-175b.run.json");
+    const Inputs in = loadRun("ndv5-h200-64-gpt3-175b.run.json");
     SearchDialog dialog(in.cluster, in.run);
     REQUIRE(waitForSearch(dialog));
     CHECK_FALSE(dialog.wasCancelled());
@@ -77,7 +77,7 @@ TEST_CASE("the search dialog lists results ranked by step time and sorts by any 
 
 TEST_CASE("Apply hands back the selected configuration")
 {
-    const Inputs in = loadRun("ndv5-h100-128-gpt3-175b.run.json");
+    const Inputs in = loadRun("ndv5-h200-64-gpt3-175b.run.json");
     SearchDialog dialog(in.cluster, in.run);
     REQUIRE(waitForSearch(dialog));
     std::optional<cs::Layout> chosen;

@@ -294,7 +294,7 @@ TEST_CASE("a layout applied from the search is one undo step with the table's st
     QTemporaryDir dir;
     MainWindow window(dir.path());
     window.setQuiet(true);
-    REQUIRE(window.openFile(sampleFile("ndv5-h100-128-gpt3-175b.run.json")));
+    REQUIRE(window.openFile(sampleFile("ndv5-h200-64-gpt3-175b.run.json")));
     auto* search = window.findChild<QAction*>(QStringLiteral("searchParallelism"));
     REQUIRE(search);
     search->trigger();
