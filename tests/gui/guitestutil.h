@@ -2,8 +2,10 @@
 // Helpers for GUI tests.
 
 #include <QApplication>
+#include <QByteArray>
 #include <QCoreApplication>
 #include <QDeadlineTimer>
+#include <QFile>
 #include <QKeyEvent>
 #include <QString>
 #include <QThread>
@@ -13,6 +15,7 @@
 #include <catch2/catch.hpp>
 
 #include "documentio.h"
+#include "text.h"
 
 inline QString sampleFile(const char* name)
 {
@@ -27,6 +30,19 @@ inline cs::Session sampleSession(const char* name)
     INFO(problems.toStdString());
     REQUIRE(session);
     return *session;
+}
+
+// What the file holds; empty when it cannot be read.
+inline QByteArray bytesOf(const QString& path)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+// A step time as the window writes it.
+inline QString stepText(double s)
+{
+    return QString::fromStdString(cs::stepTimeText(s));
 }
 
 // Runs the event loop until `done` holds, for what a worker thread delivers; false when it

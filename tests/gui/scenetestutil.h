@@ -4,9 +4,13 @@
 
 #include <QImage>
 #include <QPainter>
+#include <QSize>
 
 #include "description.h"
 #include "topologyscene.h"
+
+// The size of the images tests draw scenes into.
+inline constexpr QSize kRenderSize(1600, 1000);
 
 // The scene with the view applied, painted into an image of `size` (the overlay left out).
 inline QImage renderScene(TopologyScene& scene, const cs::ViewState& view, QSize size)

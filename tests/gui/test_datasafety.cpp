@@ -33,12 +33,6 @@
 
 namespace {
 
-QByteArray bytesOf(const QString& path)
-{
-    QFile file(path);
-    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
-}
-
 void writeBytes(const QString& path, const QByteArray& bytes)
 {
     QString error;
@@ -55,11 +49,11 @@ cs::Session sessionIn(const QString& path)
 }
 
 // A window whose recovery files and documents live in a directory of their own.
-struct Fixture {
+struct OwnDirectoryWindow {
     QTemporaryDir dir;
     QString recoveryDir = dir.filePath(QStringLiteral("recovery"));
     MainWindow window{recoveryDir};
-    Fixture() { window.setQuiet(true); }
+    OwnDirectoryWindow() { window.setQuiet(true); }
     QString path(const char* name) const { return dir.filePath(QLatin1String(name)); }
     // A sample session copied here, opened.
     QString openSession()
@@ -140,7 +134,7 @@ private:
 TEST_CASE("Save on a full disk says why and keeps the session file and the recovery file",
           "[datasafety][save]")
 {
-    Fixture f;
+    OwnDirectoryWindow f;
     const QString session = f.openSession();
     f.edit(1000);
     REQUIRE(f.window.autosaver()->writeNow());
@@ -167,7 +161,7 @@ TEST_CASE("Save on a full disk says why and keeps the session file and the recov
 TEST_CASE("an autosave on a full disk reports and keeps the last recovery file",
           "[datasafety][recovery]")
 {
-    Fixture f;
+    OwnDirectoryWindow f;
     f.openSession();
     f.edit(1000);
     REQUIRE(f.window.autosaver()->writeNow());
@@ -185,7 +179,7 @@ TEST_CASE("an autosave on a full disk reports and keeps the last recovery file",
 
 TEST_CASE("every export on a full disk says why and keeps the old file", "[datasafety][exports]")
 {
-    Fixture f;
+    OwnDirectoryWindow f;
     f.openSession();
     Document* doc = f.window.document();
     const auto exports =
@@ -257,7 +251,7 @@ TEST_CASE("the PNG of --render on a full disk: the reason, and the old PNG whole
 
 TEST_CASE("Save refuses a read-only session file and writes through a link", "[datasafety][save]")
 {
-    Fixture f;
+    OwnDirectoryWindow f;
     const QString session = f.openSession();
     f.edit(1000);
     const QByteArray before = bytesOf(session);
@@ -340,7 +334,7 @@ TEST_CASE("the recovery file every instance shared before is still offered",
 TEST_CASE("a session open in another window is flagged", "[datasafety][instances]")
 {
     QTemporaryDir recovery;
-    Fixture files; // only for its directory and sample copy
+    OwnDirectoryWindow files; // only for its directory and sample copy
     const QString session = files.openSession();
     {
         MainWindow first(recovery.path());
@@ -361,7 +355,7 @@ TEST_CASE("a session open in another window is flagged", "[datasafety][instances
 
 TEST_CASE("saving over a file changed on disk since it was opened asks first", "[datasafety][save]")
 {
-    Fixture f;
+    OwnDirectoryWindow f;
     const QString session = f.openSession();
     f.edit(1000);
     cs::Session theirs = sessionIn(session);
@@ -393,7 +387,7 @@ TEST_CASE("saving over a file changed on disk since it was opened asks first", "
 TEST_CASE("a restored session still notices its file changed on disk", "[datasafety][recovery]")
 {
     QTemporaryDir recovery;
-    Fixture files;
+    OwnDirectoryWindow files;
     const QString session = files.openSession();
     {
         MainWindow crashed(recovery.path());
@@ -416,7 +410,7 @@ TEST_CASE("a restored session still notices its file changed on disk", "[datasaf
 TEST_CASE("a value typed in Properties but not confirmed is saved, prompted for and compared",
           "[datasafety][pending]")
 {
-    Fixture f;
+    OwnDirectoryWindow f;
     const QString session = f.openSession();
     Document* doc = f.window.document();
     auto* nic = f.window.propertiesPanel()->findChild<QDoubleSpinBox*>(QStringLiteral("NIC Gb/s"));
@@ -475,7 +469,7 @@ TEST_CASE("a value typed in Properties but not confirmed is saved, prompted for 
 
 TEST_CASE("Compare With and Open of a FIFO fail at once, naming it", "[datasafety][fifo]")
 {
-    Fixture f;
+    OwnDirectoryWindow f;
     f.openSession();
     const cs::Session before = f.window.document()->session();
     for (const char* name : {"pipe.run.json", "pipe.csession"}) {

@@ -19,10 +19,10 @@
 
 namespace {
 
-struct Fixture {
+struct TempDirWindow {
     QTemporaryDir dir;
     MainWindow window{dir.path()};
-    Fixture() { window.setQuiet(true); }
+    TempDirWindow() { window.setQuiet(true); }
     QString path(const char* name) const { return dir.filePath(QLatin1String(name)); }
 };
 
@@ -40,7 +40,7 @@ cs::Session readSession(const QString& path)
 
 TEST_CASE("open, edit, save and reopen gives the edited document", "[documents]")
 {
-    Fixture f;
+    TempDirWindow f;
     REQUIRE(f.window.openFile(sampleFile("ndv5-h200-64-gpt3-175b.run.json")));
     Document* doc = f.window.document();
     REQUIRE_FALSE(doc->isModified());
@@ -57,7 +57,7 @@ TEST_CASE("open, edit, save and reopen gives the edited document", "[documents]"
     CHECK(reread.cluster == doc->cluster());
     CHECK(reread.run == doc->run());
 
-    Fixture g;
+    TempDirWindow g;
     REQUIRE(g.window.openFile(saved));
     CHECK(g.window.document()->cluster().scaleOut.GbpsPerGpu == 800.0);
     CHECK(g.window.document()->filePath() == saved);
@@ -65,7 +65,7 @@ TEST_CASE("open, edit, save and reopen gives the edited document", "[documents]"
 
 TEST_CASE("undo and redo restore exact states", "[documents][undo]")
 {
-    Fixture f;
+    TempDirWindow f;
     REQUIRE(f.window.openFile(sampleFile("ndv5-h200-64-gpt3-175b.run.json")));
     Document* doc = f.window.document();
     const cs::ClusterRun original{doc->cluster(), doc->run()};
@@ -97,7 +97,7 @@ TEST_CASE("undo and redo restore exact states", "[documents][undo]")
 
 TEST_CASE("an invalid edit is refused in place with the reason", "[documents]")
 {
-    Fixture f;
+    TempDirWindow f;
     REQUIRE(f.window.openFile(sampleFile("ndv5-h200-64-gpt3-175b.run.json")));
     Document* doc = f.window.document();
     const cs::RunDesc before = doc->run();
@@ -114,7 +114,7 @@ TEST_CASE("an invalid edit is refused in place with the reason", "[documents]")
 
 TEST_CASE("a failed save reports and leaves the old file untouched", "[documents]")
 {
-    Fixture f;
+    TempDirWindow f;
     REQUIRE(f.window.openFile(sampleFile("ndv5-h200-64-gpt3-175b.run.json")));
     REQUIRE(f.window.propertiesPanel()->editField(QStringLiteral("Micro-batch"), 1));
     // A file on a read-only file system (even root cannot write /proc) behind a link.
@@ -137,7 +137,7 @@ TEST_CASE("a failed save reports and leaves the old file untouched", "[documents
 
 TEST_CASE("a bad file keeps the current document", "[documents]")
 {
-    Fixture f;
+    TempDirWindow f;
     REQUIRE(f.window.openFile(sampleFile("ndv5-h200-64-gpt3-175b.run.json")));
     const cs::Session before = f.window.document()->session();
     QFile bad(f.path("bad.cluster.json"));
@@ -202,7 +202,7 @@ TEST_CASE("a process killed with SIGKILL after an autosave loses nothing", "[doc
 
 TEST_CASE("bookmarks survive a session round trip", "[documents][bookmarks]")
 {
-    Fixture f;
+    TempDirWindow f;
     REQUIRE(f.window.openFile(sampleFile("fairwater-gb200-128.csession")));
     Document* doc = f.window.document();
     const size_t count = doc->bookmarks().size();
@@ -252,7 +252,7 @@ TEST_CASE("bookmark transitions interpolate zoom geometrically", "[bookmarks]")
 TEST_CASE("a measured-runs file opens as a table of predictions whose rows open as documents",
           "[documents][measured]")
 {
-    Fixture f;
+    TempDirWindow f;
     REQUIRE(f.window.openFile(sampleFile("fairwater-gb200-128.csession")));
     const QString jsonl =
         QStringLiteral(CS_SAMPLES_DIR "/../../shared/reference/validation/public.jsonl");
@@ -274,7 +274,7 @@ TEST_CASE("a measured-runs file opens as a table of predictions whose rows open 
 
 TEST_CASE("comparing with another run is one undoable change", "[documents][compare]")
 {
-    Fixture f;
+    TempDirWindow f;
     REQUIRE(f.window.openFile(sampleFile("fairwater-gb200-128-llama405b.run.json")));
     Document* doc = f.window.document();
     REQUIRE_FALSE(doc->session().compare);

@@ -47,8 +47,6 @@
 
 namespace {
 
-const QSize kSize(1600, 1000);
-
 // ND H100 v5 (2 tiers, 16 spines) with spine 3 failed.
 std::unique_ptr<Document> failedSpineDocument()
 {
@@ -61,7 +59,7 @@ std::unique_ptr<Document> failedSpineDocument()
 
 QPoint screenCenter(const TopologyScene& scene, const cs::ViewState& view, const QRectF& world)
 {
-    return scene.transform(view, QSizeF(kSize)).toScreen(world).center().toPoint();
+    return scene.transform(view, QSizeF(kRenderSize)).toScreen(world).center().toPoint();
 }
 
 cs::ViewState viewColouredBy(const char* mode)
@@ -99,7 +97,7 @@ TEST_CASE("the link-load mode colours switches by their busiest link and goes wh
     const int leaf = doc->topology().firstSwitchOfTier(1);
     const QPoint at = screenCenter(scene, links, scene.layout().switchRect(leaf));
 
-    QImage image = renderScene(scene, links, kSize);
+    QImage image = renderScene(scene, links, kRenderSize);
     const LinkInk& ink = scene.renderer().linkInk();
     REQUIRE_FALSE(ink.empty());
     // The busiest link anywhere sets the scale: its top is the next 1-2-5 value up, and no
@@ -126,7 +124,7 @@ TEST_CASE("the link-load mode colours switches by their busiest link and goes wh
     CHECK(QColor(image.pixel(at)) == loadColor((step + 0.5) / kLoadSteps));
     CHECK(scene.legend().notes.join(QLatin1Char('\n')).contains(QStringLiteral("GB/s")));
 
-    image = renderScene(scene, viewColouredBy("pp"), kSize);
+    image = renderScene(scene, viewColouredBy("pp"), kRenderSize);
     CHECK(scene.renderer().linkInk().empty());
     CHECK(QColor(image.pixel(at)) == scene.renderer().ink().tierFill[1]);
 }
@@ -142,8 +140,8 @@ TEST_CASE("a failed spine is crossed out and carries nothing, in every mode", "[
     for (const char* mode : {"pp", "links"}) {
         INFO(mode);
         const cs::ViewState view = viewColouredBy(mode);
-        const QImage image = renderScene(scene, view, kSize);
-        const QRect failedRect = scene.transform(view, QSizeF(kSize))
+        const QImage image = renderScene(scene, view, kRenderSize);
+        const QRect failedRect = scene.transform(view, QSizeF(kRenderSize))
                                      .toScreen(scene.layout().switchRect(failed))
                                      .toRect();
         int crossPixels = 0;

@@ -66,11 +66,6 @@ struct JobsWindow {
     }
 };
 
-QString stepText(double s)
-{
-    return QString::fromStdString(cs::stepTimeText(s));
-}
-
 } // namespace
 
 TEST_CASE("the Jobs dock lists every job of the sample with the figures of one evaluation",

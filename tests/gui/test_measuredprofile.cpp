@@ -45,10 +45,10 @@ cs::Session smallSession()
     return *session;
 }
 
-struct Fixture {
+struct SmallSessionWindow {
     QTemporaryDir dir;
     MainWindow window{dir.path()};
-    Fixture()
+    SmallSessionWindow()
     {
         window.setQuiet(true);
         REQUIRE(window.openUnsaved(smallSession()));
@@ -74,7 +74,7 @@ struct Fixture {
 
 TEST_CASE("a measured profile opens beside the prediction, as one undo step", "[profile]")
 {
-    Fixture f;
+    SmallSessionWindow f;
     const QString traces = f.writeTraces("traces");
     CHECK(MainWindow::isMeasuredProfilePath(traces));
     CHECK_FALSE(MainWindow::isMeasuredProfilePath(sampleFile("ndv5-h100-128.cluster.json")));
@@ -106,7 +106,7 @@ TEST_CASE("a measured profile opens beside the prediction, as one undo step", "[
 
 TEST_CASE("a session keeps the measured profile: it opens without the traces", "[profile]")
 {
-    Fixture f;
+    SmallSessionWindow f;
     const QString traces = f.writeTraces("traces");
     REQUIRE(f.window.openMeasuredProfile({traces}));
     const cs::MeasuredProfile& opened = f.window.measuredProfile()->profile();
@@ -114,7 +114,7 @@ TEST_CASE("a session keeps the measured profile: it opens without the traces", "
     REQUIRE(f.window.saveTo(saved));
     REQUIRE(QDir(traces).removeRecursively());
 
-    Fixture g;
+    SmallSessionWindow g;
     REQUIRE(g.window.openFile(saved));
     const ProfileDocument* reopened = g.window.measuredProfile();
     INFO(reopened->problem().toStdString());
@@ -154,7 +154,7 @@ TEST_CASE("a session keeps the measured profile: it opens without the traces", "
 
 TEST_CASE("the measured colour modes have a value per GPU that holds a measured rank", "[profile]")
 {
-    Fixture f;
+    SmallSessionWindow f;
     REQUIRE(f.window.openMeasuredProfile({f.writeTraces("traces")}));
     const Document* doc = f.window.document();
     const ProfileDocument* profile = f.window.measuredProfile();
@@ -184,7 +184,7 @@ TEST_CASE("a bad trace is refused naming the file, and the document stays as it 
          {"empty.pt.trace.json", "{\"traceEvents\": []}"},
          {"truncated.pt.trace.json.gz", std::string("\x1f\x8b\x08\x00\x00\x00", 6)}}));
     INFO(name);
-    Fixture f;
+    SmallSessionWindow f;
     const QString path = f.path(name);
     QFile file(path);
     REQUIRE(file.open(QIODevice::WriteOnly));

@@ -21,10 +21,10 @@
 
 namespace {
 
-struct Fixture {
+struct ShownFairwaterWindow {
     QTemporaryDir dir;
     MainWindow window{dir.path()};
-    Fixture()
+    ShownFairwaterWindow()
     {
         window.setQuiet(true);
         REQUIRE(window.openFile(sampleFile("fairwater-gb200-128.csession")));
@@ -49,7 +49,7 @@ void press(QWidget* w, int key)
 
 TEST_CASE("the sample bookmarks each show their own part of the hall", "[presenting]")
 {
-    Fixture f;
+    ShownFairwaterWindow f;
     const auto& marks = f.window.document()->bookmarks();
     REQUIRE(marks.size() == 5);
     // No two bookmarks with the same zoom and centre: each one is a different picture.
@@ -64,7 +64,7 @@ TEST_CASE("the sample bookmarks each show their own part of the hall", "[present
 TEST_CASE("a bookmark keeps its zoom, centre and selection, and its caption and notes",
           "[presenting]")
 {
-    Fixture f;
+    ShownFairwaterWindow f;
     Document* doc = f.window.document();
     cs::ViewState view = doc->view();
     view.zoom = 6;
@@ -98,7 +98,7 @@ TEST_CASE("a bookmark keeps its zoom, centre and selection, and its caption and 
 TEST_CASE("presenting shows the legend and large captions, Escape puts everything back",
           "[presenting]")
 {
-    Fixture f;
+    ShownFairwaterWindow f;
     Document* doc = f.window.document();
     cs::ViewState before = doc->view();
     before.highlightRank = 12;

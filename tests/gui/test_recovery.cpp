@@ -20,12 +20,6 @@
 
 namespace {
 
-QByteArray bytesOf(const QString& path)
-{
-    QFile file(path);
-    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
-}
-
 // The working directory of this process while the object lives.
 class WorkingDirectory {
 public:
@@ -43,7 +37,7 @@ private:
 };
 
 // A copy of the sample session at dir/full/f.csession.
-QString sessionIn(const QTemporaryDir& dir)
+QString sessionFileIn(const QTemporaryDir& dir)
 {
     REQUIRE(QDir(dir.path()).mkpath(QStringLiteral("full")));
     const QString path = dir.filePath(QStringLiteral("full/f.csession"));
@@ -77,8 +71,8 @@ TEST_CASE("a recovery restored from another working directory saves to the file 
           "[recovery]")
 {
     QTemporaryDir recovery, first, second;
-    const QString original = sessionIn(first);
-    const QString unrelated = sessionIn(second); // the same relative path, another file
+    const QString original = sessionFileIn(first);
+    const QString unrelated = sessionFileIn(second); // the same relative path, another file
     const QByteArray unrelatedBefore = bytesOf(unrelated);
     killAfterAutosave(recovery.path(), first.path(), QStringLiteral("full/f.csession"));
 
@@ -101,7 +95,7 @@ TEST_CASE("the lock and open-file note of a killed instance are removed at the n
           "[recovery]")
 {
     QTemporaryDir recovery, files;
-    const QString file = sessionIn(files);
+    const QString file = sessionFileIn(files);
     killAfterAutosave(recovery.path(), files.path(), file);
     const QStringList recoveries = filesIn(recovery.path(), QStringLiteral("recovery-*.csession"));
     REQUIRE(recoveries.size() == 1);
@@ -167,7 +161,7 @@ TEST_CASE("a recovery that names its file as typed, from before paths were absol
           "[recovery]")
 {
     QTemporaryDir recovery, elsewhere;
-    const QString unrelated = sessionIn(elsewhere);
+    const QString unrelated = sessionFileIn(elsewhere);
     const QByteArray unrelatedBefore = bytesOf(unrelated);
     nlohmann::json session =
         nlohmann::json::parse(bytesOf(sampleFile("fairwater-gb200-128.csession")).toStdString());

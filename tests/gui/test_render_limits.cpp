@@ -9,16 +9,6 @@
 #include "guitestutil.h"
 #include "render.h"
 
-namespace {
-
-QByteArray bytesOf(const QString& path)
-{
-    QFile file(path);
-    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
-}
-
-} // namespace
-
 TEST_CASE("render refuses to write over the session it draws, through a link too",
           "[render][datasafety]")
 {

@@ -13,15 +13,6 @@
 #include "replan.h"
 #include "text.h"
 
-namespace {
-
-QString stepText(double s)
-{
-    return QString::fromStdString(cs::stepTimeText(s));
-}
-
-} // namespace
-
 TEST_CASE("a switch failure that stops the run is said in a sentence, not a JSON pointer",
           "[failures][replan]")
 {

@@ -23,12 +23,6 @@
 
 namespace {
 
-QByteArray bytesOf(const QString& path)
-{
-    QFile file(path);
-    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
-}
-
 nlohmann::json nestedArrays(int depth)
 {
     nlohmann::json j = nlohmann::json::array();

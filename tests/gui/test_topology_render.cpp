@@ -23,7 +23,6 @@ const char* const kSamples[] = {
     "ndv5-h100-1344-gpt3-175b.csession", "ndv5-h100-128-gpt3-175b.run.json",
     "ndv5-h200-64-gpt3-175b.run.json",
 };
-const QSize kSize(1600, 1000);
 
 std::unique_ptr<Document> openSample(const char* name)
 {
@@ -78,8 +77,8 @@ TEST_CASE("each sample renders each colour mode with the model's colour in known
         for (const std::string mode : {"tp", "cp", "pp", "dp", "domain", "memory"}) {
             cs::ViewState view;
             view.colorBy = *cs::colorModeFromString(mode);
-            const QImage image = renderScene(scene, view, kSize);
-            const ViewTransform t = scene.transform(view, QSizeF(kSize));
+            const QImage image = renderScene(scene, view, kRenderSize);
+            const ViewTransform t = scene.transform(view, QSizeF(kRenderSize));
             REQUIRE(t.scale >= 2.0); // a GPU cell is at least a few pixels at fit-to-view
             for (int g : {0, 1, 5, gpus / 3, gpus / 2 + 7, gpus - 1}) {
                 INFO(sample << " colour by " << mode << ", GPU " << g);
@@ -101,8 +100,8 @@ TEST_CASE("on Fairwater, TP/CP/PP stay in the rack and DP repeats the same colou
     TopologyScene scene(doc->topology(), pl, doc->evaluation(), 1.6);
     cs::ViewState view;
     view.colorBy = *cs::colorModeFromString("dp");
-    const QImage image = renderScene(scene, view, kSize);
-    const ViewTransform t = scene.transform(view, QSizeF(kSize));
+    const QImage image = renderScene(scene, view, kRenderSize);
+    const ViewTransform t = scene.transform(view, QSizeF(kRenderSize));
     const int perRack = 64;
     for (int local : {0, 9, 63})
         for (int rack : {1, 17, 127})
@@ -138,8 +137,8 @@ TEST_CASE("selecting a rank highlights exactly the members of its TP, CP, PP and
         cs::ViewState view;
         view.colorBy = *cs::colorModeFromString("pp");
         view.highlightRank = rank;
-        const QImage image = renderScene(scene, view, kSize);
-        const ViewTransform t = scene.transform(view, QSizeF(kSize));
+        const QImage image = renderScene(scene, view, kRenderSize);
+        const ViewTransform t = scene.transform(view, QSizeF(kRenderSize));
         const GpuColors& colors = scene.renderer().gpuColors();
         std::set<int> lit;
         for (int g = 0; g < int(doc->topology().gpus().size()); ++g)
@@ -168,11 +167,11 @@ TEST_CASE("a frame drawn after a selection, hover and labels is the frame of a f
         cs::ViewState selected = plain;
         selected.highlightRank = 5 * 64 + 9;
         used.renderer().setHover({HitKind::Rack, 5});
-        renderScene(used, selected, kSize);
+        renderScene(used, selected, kRenderSize);
         used.renderer().setHover({HitKind::Gpu, 5 * 64 + 20});
-        renderScene(used, plain, kSize);
+        renderScene(used, plain, kRenderSize);
         used.renderer().setHover({});
-        CHECK(renderScene(used, plain, kSize) == renderScene(fresh, plain, kSize));
+        CHECK(renderScene(used, plain, kRenderSize) == renderScene(fresh, plain, kRenderSize));
     }
 }
 
@@ -184,15 +183,15 @@ TEST_CASE("while zooming the static layer is a scaled preview, and exact once zo
     cs::ViewState start, zoomed;
     zoomed.zoom = 1.3;
     zoomed.center = {40, -20};
-    renderScene(zooming, start, kSize);
+    renderScene(zooming, start, kRenderSize);
     zooming.renderer().setScalingPreview(true);
-    const QImage preview = renderScene(zooming, zoomed, kSize);
+    const QImage preview = renderScene(zooming, zoomed, kRenderSize);
     zooming.renderer().setScalingPreview(false);
-    const QImage exact = renderScene(fresh, zoomed, kSize);
+    const QImage exact = renderScene(fresh, zoomed, kRenderSize);
     CHECK(preview != exact);
-    CHECK(renderScene(zooming, zoomed, kSize) == exact);
+    CHECK(renderScene(zooming, zoomed, kRenderSize) == exact);
     // The GPU cells are exact in the preview too: only the layer under them is scaled.
-    const ViewTransform t = fresh.transform(zoomed, QSizeF(kSize));
+    const ViewTransform t = fresh.transform(zoomed, QSizeF(kRenderSize));
     for (int g : {0, 777, 5000, 10751})
         if (t.visibleWorld().contains(fresh.layout().gpuRect(g).center()))
             CHECK(pixelAtCell(preview, t, fresh.layout().gpuRect(g)) ==
@@ -245,9 +244,9 @@ TEST_CASE("a selection's lit links pass under the names of racks, which stay leg
     plain.highlightRank = -1;
     cs::ViewState selected = plain;
     selected.highlightRank = 22; // its data-parallel links run down to racks 0 to 3
-    const QImage before = renderScene(scene, plain, kSize);
-    const QImage after = renderScene(scene, selected, kSize);
-    const ViewTransform t = scene.transform(plain, QSizeF(kSize));
+    const QImage before = renderScene(scene, plain, kRenderSize);
+    const QImage after = renderScene(scene, selected, kRenderSize);
+    const ViewTransform t = scene.transform(plain, QSizeF(kRenderSize));
     std::set<QRgb> lit;
     for (cs::Dim d : cs::kAllDims)
         lit.insert(TopologyRenderer::selectionColor(d).rgb());

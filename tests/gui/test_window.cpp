@@ -44,15 +44,15 @@
 
 namespace {
 
-struct Fixture {
+struct FairwaterWindow {
     QTemporaryDir dir;
     MainWindow window{dir.path()};
-    Fixture()
+    FairwaterWindow()
     {
         window.setQuiet(true);
         REQUIRE(window.openFile(sampleFile("fairwater-gb200-128.csession")));
     }
-    ~Fixture() { applyTheme(false); }
+    ~FairwaterWindow() { applyTheme(false); }
 };
 
 double lightness(const QImage& image, QPoint at)
@@ -77,7 +77,7 @@ double playIconLightness(PlaybackBar* bar)
 
 TEST_CASE("the dark theme reaches every painted view, and the light one comes back", "[theme]")
 {
-    Fixture f;
+    FairwaterWindow f;
     f.window.resize(1400, 900);
     f.window.show();
     QApplication::processEvents();
@@ -161,7 +161,7 @@ TEST_CASE("the first window takes the size meant for the screen, not what placin
 TEST_CASE("Reset Layout brings every dock back, docked and shown", "[layout]")
 {
     for (const QSize size : {QSize(1228, 676), QSize(1650, 950)}) {
-        Fixture f;
+        FairwaterWindow f;
         f.window.resize(size);
         f.window.show();
         QApplication::processEvents();
@@ -192,7 +192,7 @@ TEST_CASE("a window laid out on a tall screen can be made as short as a 720p scr
 {
     // Moved from a 1080p screen to a 720p one (1228x676 available) without a Reset Layout: the
     // docks keep the tall arrangement, the legend above the charts.
-    Fixture f;
+    FairwaterWindow f;
     f.window.resize(1650, 950);
     f.window.show();
     QApplication::processEvents();
@@ -211,7 +211,7 @@ TEST_CASE("a window laid out on a tall screen can be made as short as a 720p scr
 
 TEST_CASE("the shortcuts sheet lists every shortcut of the window", "[help]")
 {
-    Fixture f;
+    FairwaterWindow f;
     const QString sheet = shortcutsHtml(&f.window);
     int listed = 0;
     for (const QAction* a : f.window.findChildren<QAction*>()) {
@@ -234,7 +234,7 @@ TEST_CASE("the shortcuts sheet lists every shortcut of the window", "[help]")
 
 TEST_CASE("the status bar says the step and what the pointer is over", "[window]")
 {
-    Fixture f;
+    FairwaterWindow f;
     auto* figure = f.window.findChild<QLabel*>(QStringLiteral("stepFigure"));
     REQUIRE(figure);
     // The cost model's own figure for the session, beside the measured one the session keeps.
@@ -282,7 +282,7 @@ TEST_CASE("the status bar says the step and what the pointer is over", "[window]
 
 TEST_CASE("a run opens under its file name", "[window]")
 {
-    Fixture f;
+    FairwaterWindow f;
     REQUIRE(f.window.openFile(sampleFile("ndv5-h200-64-gpt3-175b.run.json")));
     CHECK(f.window.windowTitle().startsWith("ndv5-h200-64-gpt3-175b.run.json"));
     CHECK(f.window.document()->filePath().isEmpty()); // saving asks where

@@ -39,15 +39,15 @@ Q_GUI_EXPORT bool qt_sendShortcutOverrideEvent(QObject* o, ulong timestamp, int 
 
 namespace {
 
-struct Fixture {
+struct SampleWindow {
     QTemporaryDir dir;
     MainWindow window{dir.path()};
-    explicit Fixture(const char* sample = "ndv5-h200-64-gpt3-175b.run.json")
+    explicit SampleWindow(const char* sample = "ndv5-h200-64-gpt3-175b.run.json")
     {
         window.setQuiet(true);
         REQUIRE(window.openFile(sampleFile(sample)));
     }
-    ~Fixture() { applyTheme(false); }
+    ~SampleWindow() { applyTheme(false); }
     void activate()
     {
         window.resize(1280, 720);
@@ -86,7 +86,7 @@ TEST_CASE("Ctrl+Z and Ctrl+Shift+Z undo and redo the document while a Properties
           "the focus",
           "[undo][window]")
 {
-    Fixture f;
+    SampleWindow f;
     f.activate();
     Document* doc = f.window.document();
     auto* nic = f.window.propertiesPanel()->findChild<QDoubleSpinBox*>(QStringLiteral("NIC Gb/s"));
@@ -128,7 +128,7 @@ TEST_CASE("Ctrl+Z and Ctrl+Shift+Z undo and redo the document while a Properties
 TEST_CASE("an imported or new document is unsaved until saved: closing or opening asks",
           "[documents][window]")
 {
-    Fixture f;
+    SampleWindow f;
     Document* doc = f.window.document();
     REQUIRE_FALSE(doc->isModified());
     // Opened from a file: the recent files list it.
@@ -165,7 +165,7 @@ TEST_CASE("an imported or new document is unsaved until saved: closing or openin
 TEST_CASE("the timeline starts each document at the whole step and follows a bookmark's time",
           "[timeline][bookmarks][window]")
 {
-    Fixture f;
+    SampleWindow f;
     auto* timeline = f.window.findChild<TimelineView*>();
     REQUIRE(timeline);
     timeline->resize(900, 240);
@@ -227,7 +227,7 @@ TEST_CASE("the timeline starts each document at the whole step and follows a boo
 
 TEST_CASE("the shortcut list names Undo and Redo, not the step they would undo", "[help][undo]")
 {
-    Fixture f;
+    SampleWindow f;
     REQUIRE(f.window.propertiesPanel()->editField(QStringLiteral("NIC Gb/s"), 800.0));
     f.window.document()->undoStack()->undo();
     const QString html = shortcutsHtml(&f.window);
@@ -238,7 +238,7 @@ TEST_CASE("the shortcut list names Undo and Redo, not the step they would undo",
 
 TEST_CASE("in the dark theme check boxes and radio buttons stand out from the window", "[theme]")
 {
-    Fixture f;
+    SampleWindow f;
     applyTheme(true);
     QCheckBox check(QStringLiteral("Critical path"));
     QRadioButton radio(QStringLiteral("seconds per step"));
@@ -274,7 +274,7 @@ TEST_CASE("at 1280x720 every dock shows without a negative minimum size", "[layo
     g_warnings = &warnings;
     const QtMessageHandler before = qInstallMessageHandler(keepWarning);
     {
-        Fixture f("fairwater-gb200-128.csession");
+        SampleWindow f("fairwater-gb200-128.csession");
         f.window.resize(1228, 676);
         f.window.show();
         QApplication::processEvents();
@@ -299,7 +299,7 @@ TEST_CASE("colour by EP on a dense run is one colour under a legend that says th
           "experts",
           "[legend][window]")
 {
-    Fixture f; // GPT-3 175B: dense
+    SampleWindow f; // GPT-3 175B: dense
     cs::ViewState v = f.window.document()->view();
     v.colorBy = *cs::colorModeFromString("ep");
     f.window.document()->setView(v);

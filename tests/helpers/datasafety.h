@@ -143,6 +143,12 @@ private:
     std::string m_path;
 };
 
+// `name` in the system's temporary directory.
+inline std::string tempPath(const std::string& name)
+{
+    return (std::filesystem::temp_directory_path() / name).string();
+}
+
 inline std::string contentOf(const std::string& path)
 {
     std::ifstream in(path, std::ios::binary);

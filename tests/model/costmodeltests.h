@@ -28,17 +28,12 @@ namespace costmodeltests {
 
 using namespace cs;
 
-struct Sample {
-    ClusterDesc cluster;
-    RunDesc run;
-};
+// A sample run file with the cluster its `cluster` path names (samplefiles.h).
+using Sample = ClusterRun;
 
 inline Sample sample(const std::string& runFile)
 {
-    const LoadedFile f = loadSample(runFile);
-    REQUIRE(f.cluster.has_value());
-    REQUIRE(f.run.has_value());
-    return {*f.cluster, *f.run};
+    return loadSampleRun(runFile);
 }
 
 inline Sample fairwater128()

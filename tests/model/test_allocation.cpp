@@ -28,7 +28,7 @@ json clusterJson()
             {"scale_out", {{"Gbps_per_gpu", 400}}}};
 }
 
-json runJson(const json& allocation = nullptr)
+json allocationRunJson(const json& allocation = nullptr)
 {
     json j = {{"format", cs::kRunFormat},
               {"name", "r"},
@@ -48,7 +48,7 @@ json runJson(const json& allocation = nullptr)
     return j;
 }
 
-cs::ClusterDesc cluster(const json& failures = nullptr)
+cs::ClusterDesc allocationCluster(const json& failures = nullptr)
 {
     json j = clusterJson();
     if (!failures.is_null())
@@ -60,10 +60,10 @@ cs::ClusterDesc cluster(const json& failures = nullptr)
     return *c;
 }
 
-cs::RunDesc run(const json& allocation = nullptr)
+cs::RunDesc allocationRun(const json& allocation = nullptr)
 {
     cs::Diagnostics diags;
-    const auto r = cs::runFromJson(runJson(allocation), "r.run.json", "", diags);
+    const auto r = cs::runFromJson(allocationRunJson(allocation), "r.run.json", "", diags);
     INFO(diags.formatAll());
     REQUIRE(r);
     return *r;
@@ -94,14 +94,14 @@ TEST_CASE("an allocation's ranges are read and written back", "[allocation]")
         {{{"nodes", {{3, 4}, {6, 9}, {12, 12}}}}, {Unit::Nodes, {{3, 4}, {6, 9}, {12, 12}}}},
     }));
     INFO(c.allocation.dump());
-    const cs::RunDesc r = run(c.allocation);
+    const cs::RunDesc r = allocationRun(c.allocation);
     REQUIRE(r.allocation);
     CHECK(*r.allocation == c.expected);
     CHECK(cs::toJson(r)["allocation"] == c.allocation);
     cs::Diagnostics diags;
     CHECK(cs::runFromJson(cs::toJson(r), "again.run.json", "", diags) == r);
     // Without one, none is written.
-    CHECK_FALSE(cs::toJson(run()).contains("allocation"));
+    CHECK_FALSE(cs::toJson(allocationRun()).contains("allocation"));
 }
 
 TEST_CASE("each wrong allocation is refused naming the file, the pointer and the problem",
@@ -137,7 +137,7 @@ TEST_CASE("each wrong allocation is refused naming the file, the pointer and the
     }));
     INFO(c.allocation.dump().substr(0, 200));
     cs::Diagnostics diags;
-    CHECK_FALSE(cs::runFromJson(runJson(c.allocation), "r.run.json", "", diags));
+    CHECK_FALSE(cs::runFromJson(allocationRunJson(c.allocation), "r.run.json", "", diags));
     INFO(diags.formatAll());
     REQUIRE(diags.size() == 1);
     CHECK(diags.items()[0].file == "r.run.json");
@@ -164,7 +164,8 @@ TEST_CASE("an allocation past the cluster is refused naming its last rack or nod
          "allocation node 40 is past the cluster's last node 31"},
     }));
     cs::Diagnostics diags;
-    cs::checkRunOnCluster(run(c.allocation), cluster(), "r.run.json", "", diags);
+    cs::checkRunOnCluster(allocationRun(c.allocation), allocationCluster(), "r.run.json", "",
+                          diags);
     INFO(diags.formatAll());
     REQUIRE(diags.size() == 1);
     CHECK(diags.items()[0].pointer == c.pointer);
@@ -191,7 +192,8 @@ TEST_CASE("an allocation holds the healthy GPUs of its racks or nodes", "[alloca
         {{{"racks", {{2, 2}}}}, {{"racks", {2}}}, 0},
     }));
     INFO(c.allocation.dump() << " failures " << c.failures.dump());
-    CHECK(cs::allocatedGpuCount(cluster(c.failures), run(c.allocation)) == c.gpus);
+    CHECK(cs::allocatedGpuCount(allocationCluster(c.failures), allocationRun(c.allocation)) ==
+          c.gpus);
 }
 
 TEST_CASE("dp is derived from the allocation's healthy GPUs", "[allocation]")
@@ -208,8 +210,8 @@ TEST_CASE("dp is derived from the allocation's healthy GPUs", "[allocation]")
         {{{"racks", {{0, 1}}}}, {{"racks", {4}}}, 4},
         {{{"nodes", {{4, 5}}}}, nullptr, 1},
     }));
-    const cs::ClusterDesc cl = cluster(c.failures);
-    const cs::RunDesc r = run(c.allocation);
+    const cs::ClusterDesc cl = allocationCluster(c.failures);
+    const cs::RunDesc r = allocationRun(c.allocation);
     cs::Diagnostics diags;
     cs::checkRunOnCluster(r, cl, "r.run.json", "", diags);
     INFO(diags.formatAll());
@@ -251,14 +253,14 @@ TEST_CASE("the GPU rules name the allocation when the run has one", "[allocation
          "/allocation",
          "the allocation's 32 GPUs are all out of service"},
     }));
-    json j = runJson(c.allocation);
+    json j = allocationRunJson(c.allocation);
     j["parallelism"] = c.parallelism;
     if (c.pointer == "/batch/global")
         j["batch"]["global"] = 500;
     cs::Diagnostics diags;
     const auto r = cs::runFromJson(j, "r.run.json", "", diags);
     REQUIRE(r);
-    cs::checkRunOnCluster(*r, cluster(c.failures), "r.run.json", "", diags);
+    cs::checkRunOnCluster(*r, allocationCluster(c.failures), "r.run.json", "", diags);
     INFO(diags.formatAll());
     REQUIRE(diags.size() == 1);
     CHECK(diags.items()[0].pointer == c.pointer);
@@ -278,8 +280,8 @@ TEST_CASE("a job's ranks stay on the healthy GPUs of its allocation, in order", 
         {{{"nodes", {{1, 2}, {5, 6}, {20, 25}}}}, {{"gpus", {9, 10, 11, 12, 13, 14, 15, 16}}}},
     }));
     INFO(c.allocation.dump() << " failures " << c.failures.dump());
-    const cs::ClusterDesc cl = cluster(c.failures);
-    json j = runJson(c.allocation);
+    const cs::ClusterDesc cl = allocationCluster(c.failures);
+    json j = allocationRunJson(c.allocation);
     j["parallelism"] = {{"tp", 1}}; // a rank per GPU, whatever the count
     cs::Diagnostics diags;
     const auto r = cs::runFromJson(j, "r.run.json", "", diags);
@@ -306,10 +308,10 @@ TEST_CASE("a job's ranks stay on the healthy GPUs of its allocation, in order", 
 
 TEST_CASE("failures inside one job's allocation shrink only that job", "[allocation]")
 {
-    const cs::RunDesc a = run({{"racks", {{0, 3}}}});
-    const cs::RunDesc b = run({{"racks", {{4, 7}}}});
-    const cs::ClusterDesc before = cluster();
-    const cs::ClusterDesc after = cluster({{"racks", {5}}}); // b's
+    const cs::RunDesc a = allocationRun({{"racks", {{0, 3}}}});
+    const cs::RunDesc b = allocationRun({{"racks", {{4, 7}}}});
+    const cs::ClusterDesc before = allocationCluster();
+    const cs::ClusterDesc after = allocationCluster({{"racks", {5}}}); // b's
     CHECK(cs::allocatedGpuCount(after, a) == cs::allocatedGpuCount(before, a));
     CHECK(cs::allocatedGpuCount(after, b) == cs::allocatedGpuCount(before, b) - 32);
     CHECK(cs::allocatedGpuIndices(after, a) == cs::allocatedGpuIndices(before, a));
@@ -323,10 +325,10 @@ TEST_CASE("failures inside one job's allocation shrink only that job", "[allocat
 
 TEST_CASE("a run without an allocation is placed as before", "[allocation]")
 {
-    const cs::RunDesc r = run();
+    const cs::RunDesc r = allocationRun();
     SECTION("on a healthy cluster, rank r on GPU r")
     {
-        const cs::ClusterDesc cl = cluster();
+        const cs::ClusterDesc cl = allocationCluster();
         CHECK(cs::allocatedGpuIndices(cl, r).empty());
         const cs::Placement p = cs::placeRun(r, cl);
         REQUIRE(p.worldSize() == 256);
@@ -335,11 +337,11 @@ TEST_CASE("a run without an allocation is placed as before", "[allocation]")
     }
     SECTION("with failures, on the cluster's healthy GPUs from the first")
     {
-        const cs::ClusterDesc cl = cluster({{"racks", {7}}});
+        const cs::ClusterDesc cl = allocationCluster({{"racks", {7}}});
         CHECK(cs::allocatedGpuIndices(cl, r) == cs::healthyGpuIndices(cl));
         CHECK(cs::placeRun(r, cl).worldSize() == 224);
         // The whole cluster as an allocation places the same.
-        const cs::RunDesc whole = run({{"racks", {{0, 7}}}});
+        const cs::RunDesc whole = allocationRun({{"racks", {{0, 7}}}});
         const cs::Placement p = cs::placeRun(r, cl), q = cs::placeRun(whole, cl);
         REQUIRE(q.worldSize() == p.worldSize());
         for (int rank = 0; rank < p.worldSize(); ++rank)

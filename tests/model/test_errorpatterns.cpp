@@ -17,7 +17,8 @@ using namespace cs;
 
 namespace {
 
-MeasuredRun row(const std::string& gpu, Precision precision, bool experts, const std::string& model)
+MeasuredRun patternRow(const std::string& gpu, Precision precision, bool experts,
+                       const std::string& model)
 {
     MeasuredRun r;
     r.id = gpu + "-" + model;
@@ -62,11 +63,11 @@ TEST_CASE("rows are grouped by GPU, precision and kind of model, and a group off
         {
             Rows rows;
             for (double e : c.errors)
-                rows.add(row("A100", Precision::BF16, false, "GPT 175B"), e);
+                rows.add(patternRow("A100", Precision::BF16, false, "GPT 175B"), e);
             // Another precision, another GPU, another kind of model: groups of their own.
-            rows.add(row("A100", Precision::FP8, false, "GPT 175B"), 0.5);
-            rows.add(row("H100", Precision::BF16, false, "GPT 175B"), 0.5);
-            rows.add(row("A100", Precision::BF16, true, "Qwen3-30B-A3B"), 0.5);
+            rows.add(patternRow("A100", Precision::FP8, false, "GPT 175B"), 0.5);
+            rows.add(patternRow("H100", Precision::BF16, false, "GPT 175B"), 0.5);
+            rows.add(patternRow("A100", Precision::BF16, true, "Qwen3-30B-A3B"), 0.5);
             const std::vector<ErrorGroup> groups = errorGroups(rows.runs, rows.errors);
             REQUIRE(groups.size() == 4);
             const ErrorGroup& g = groups.front(); // A100 bf16 dense sorts first
@@ -91,8 +92,8 @@ TEST_CASE("a large error is a pattern when its group's other rows, or those of t
           "the same way, otherwise an outlier",
           "[errorpatterns]")
 {
-    const MeasuredRun gptOss = row("H100", Precision::BF16, true, "gpt-oss-120b");
-    const MeasuredRun qwen = row("H100", Precision::BF16, true, "Qwen3-235B-A22B");
+    const MeasuredRun gptOss = patternRow("H100", Precision::BF16, true, "gpt-oss-120b");
+    const MeasuredRun qwen = patternRow("H100", Precision::BF16, true, "Qwen3-235B-A22B");
     struct Case {
         const char* what;
         std::vector<std::pair<const MeasuredRun*, double>> others;
@@ -117,7 +118,8 @@ TEST_CASE("a large error is a pattern when its group's other rows, or those of t
         {
             Rows rows;
             rows.add(gptOss, -0.24);
-            rows.add(row("GB200", Precision::BF16, true, "gpt-oss-120b"), -0.3); // another group
+            rows.add(patternRow("GB200", Precision::BF16, true, "gpt-oss-120b"),
+                     -0.3); // another group
             for (const auto& [r, e] : c.others)
                 rows.add(*r, e);
             const std::vector<LargeRowError> large =

@@ -10,24 +10,16 @@
 
 #include "clicommands.h"
 #include "costmodel.h"
+#include "costmodeltests.h"
 #include "goodput.h"
 #include "samplefiles.h"
 #include "text.h"
 #include "topology.h"
 
 using namespace cs;
+using namespace costmodeltests;
 
 namespace {
-
-ClusterRun ndv5()
-{
-    return loadSampleRun("ndv5-h100-1344-gpt3-175b.run.json");
-}
-
-ClusterRun fairwater()
-{
-    return loadSampleRun("fairwater-gb200-128-llama405b.run.json");
-}
 
 Goodput goodputOf(const ClusterRun& s)
 {
@@ -90,7 +82,7 @@ TEST_CASE("one rate for copies between a GPU and host memory, each way, per host
 
 TEST_CASE("the components in use: the used GPUs' nodes, NVLink trays and fabric switches")
 {
-    ClusterDesc c = fairwater().cluster;
+    ClusterDesc c = fairwater128().cluster;
     const Topology topology(c);
     const ComponentsInUse all = componentsInUse(c, c.gpuCount());
     CHECK(all.gpus == 8192);
@@ -264,7 +256,7 @@ TEST_CASE("the automatic interval is the best of the goodput curve, a fixed one 
 
 TEST_CASE("asynchronous checkpoints beat synchronous ones")
 {
-    ClusterRun s = fairwater();
+    ClusterRun s = fairwater128();
     s.run.checkpoint = Checkpoint{std::nullopt, false};
     const Goodput sync = goodputOf(s);
     s.run.checkpoint = Checkpoint{std::nullopt, true};
@@ -367,7 +359,7 @@ TEST_CASE("the step-time distribution: ascending quantiles around the mean with 
 
 TEST_CASE("step_time_s leaves the straggler wait out, goodput and time to train add it")
 {
-    const ClusterRun s = fairwater();
+    const ClusterRun s = fairwater128();
     const Evaluation e = evaluate(s.cluster, s.run);
     REQUIRE(e.goodput);
     REQUIRE(e.variance);

@@ -11,6 +11,7 @@
 
 #include "../helpers/bounded.h"
 #include "clicommands.h"
+#include "clirun.h"
 #include "costmodel.h"
 #include "loader.h"
 #include "measuredruns.h"
@@ -26,17 +27,8 @@ using testing::writeContent;
 namespace {
 
 // Generous: the limits catch a blow-up (gigabytes) or a hang, not a slow machine.
-constexpr long kMemoryMiB = 1024;
-constexpr unsigned kSeconds = 300;
-
-BoundedRun cli(const cs::cli::Args& args, long memoryMiB = kMemoryMiB)
-{
-    return testing::runBounded(
-        [&](std::ostream& out, std::ostream& err) {
-            return cs::cli::run(args, {out, err});
-        },
-        memoryMiB, kSeconds);
-}
+constexpr long kHostileMemoryMiB = 1024;
+constexpr unsigned kHostileSeconds = 300;
 
 json cluster(int racks, int nodesPerRack, int gpusPerNode, const std::string& gpu = "H100")
 {
@@ -105,7 +97,7 @@ TEST_CASE("16,777,216 micro-batches on one GPU are refused by name before any wo
 {
     const json c = cluster(1, 1, 1), r = run(32, 1, 1 << 24);
     const Files f(c, r);
-    const BoundedRun e = cli({"evaluate", f.cluster, f.run}, 256);
+    const BoundedRun e = runCliBounded({"evaluate", f.cluster, f.run}, 256, kHostileSeconds);
     INFO(e.describe());
     CHECK(e.clean());
     CHECK(e.status == 1);
@@ -120,7 +112,8 @@ TEST_CASE("1,048,576 micro-batches on one GPU evaluate and trace in bounded memo
 {
     const json c = cluster(1, 1, 1), r = run(32, 1, 1 << 20);
     const Files f(c, r);
-    const BoundedRun e = cli({"evaluate", f.cluster, f.run, "--json"});
+    const BoundedRun e =
+        runCliBounded({"evaluate", f.cluster, f.run, "--json"}, kHostileMemoryMiB, kHostileSeconds);
     INFO(e.describe());
     REQUIRE(e.clean());
     REQUIRE(e.status == 0);
@@ -130,7 +123,8 @@ TEST_CASE("1,048,576 micro-batches on one GPU evaluate and trace in bounded memo
     CHECK(answer.at("step_time_s").get<double>() < 1e7);
 
     const std::string trace = f.dir.path("step.trace.json");
-    const BoundedRun t = cli({"trace", f.cluster, f.run, "-o", trace});
+    const BoundedRun t =
+        runCliBounded({"trace", f.cluster, f.run, "-o", trace}, kHostileMemoryMiB, kHostileSeconds);
     INFO(t.describe());
     REQUIRE(t.clean());
     REQUIRE(t.status == 0);
@@ -155,7 +149,8 @@ TEST_CASE("a trace refused leaves the old trace as it was", "[hostile]")
     const Files f(c, r);
     const std::string trace = f.dir.path("step.trace.json");
     writeContent(trace, "old trace");
-    const BoundedRun t = cli({"trace", f.cluster, f.run, "-o", trace}, 256);
+    const BoundedRun t =
+        runCliBounded({"trace", f.cluster, f.run, "-o", trace}, 256, kHostileSeconds);
     INFO(t.describe());
     CHECK(t.clean());
     CHECK(t.status == 1);
@@ -168,7 +163,7 @@ TEST_CASE("4,096 pipeline stages: 4,096 micro-batches refused, 512 evaluated", "
     {
         const json r = run(4096, 4096, 4096);
         const Files f(c, r);
-        const BoundedRun e = cli({"evaluate", f.cluster, f.run}, 256);
+        const BoundedRun e = runCliBounded({"evaluate", f.cluster, f.run}, 256, kHostileSeconds);
         INFO(e.describe());
         CHECK(e.clean());
         CHECK(e.status == 1);
@@ -179,7 +174,8 @@ TEST_CASE("4,096 pipeline stages: 4,096 micro-batches refused, 512 evaluated", "
     // fills, so there is no steady state to repeat).
     const json r = run(4096, 4096, 512);
     const Files f(c, r);
-    const BoundedRun e = cli({"evaluate", f.cluster, f.run, "--json"});
+    const BoundedRun e =
+        runCliBounded({"evaluate", f.cluster, f.run, "--json"}, kHostileMemoryMiB, kHostileSeconds);
     INFO(e.describe());
     REQUIRE(e.clean());
     CHECK(e.status == 0);
@@ -195,13 +191,14 @@ TEST_CASE("validate-runs prints slow measured rows and predictions past a millio
     const std::string text = row("slow", 8, 1, 1, 64, 100000).dump() + "\n" +
                              row("long", 1, 1, 1, 1 << 21, 1).dump() + "\n";
     writeContent(file, text);
-    const BoundedRun v = cli({"validate-runs", file});
+    const BoundedRun v = runCliBounded({"validate-runs", file}, kHostileMemoryMiB, kHostileSeconds);
     INFO(v.describe());
     REQUIRE(v.clean());
     CHECK(v.status == 0);
     CHECK_THAT(v.out, Catch::Contains("slow  ") && Catch::Contains("100000.0000") &&
                           Catch::Contains("long  ") && Catch::Contains("MAPE"));
-    const BoundedRun j = cli({"validate-runs", file, "--json"});
+    const BoundedRun j =
+        runCliBounded({"validate-runs", file, "--json"}, kHostileMemoryMiB, kHostileSeconds);
     INFO(j.describe());
     REQUIRE(j.clean());
     CHECK(json::parse(j.out).at("rows").at(1).at("predicted_s").get<double>() > 1e6);
@@ -216,7 +213,7 @@ TEST_CASE("measured rows with a huge vp or 8,388,608 micro-batches are refused b
     const std::string text = row("vp", 8, 2, 1 << 30, 64, 1).dump() + "\n" +
                              row("global", 1, 1, 1, 1 << 23, 1).dump() + "\n";
     writeContent(file, text);
-    const BoundedRun v = cli({"validate-runs", file}, 256);
+    const BoundedRun v = runCliBounded({"validate-runs", file}, 256, kHostileSeconds);
     INFO(v.describe());
     CHECK(v.clean());
     CHECK(v.status == 1);
@@ -242,7 +239,7 @@ TEST_CASE("63 MB of nested empty arrays under an x- key are refused past a milli
         blob += unit;
     blob += "[]]}";
     writeContent(file, blob);
-    const BoundedRun c = cli({"check", file}, 512);
+    const BoundedRun c = runCliBounded({"check", file}, 512, kHostileSeconds);
     INFO(c.describe().substr(0, 3000));
     CHECK(c.clean());
     CHECK(c.status == 1);
@@ -276,7 +273,7 @@ TEST_CASE("YAML configs: a million values, 20 million empty sequences, a line ne
          {std::pair{keys, "keys.yaml:1048577:1: more than 1,048,576 values in one file"},
           std::pair{flow, "flow.yaml:1:"}, std::pair{deep, "deep.yaml:1:131: nested deeper"}}) {
         INFO(file);
-        const BoundedRun r = cli({"import", "nemo", file}, 768);
+        const BoundedRun r = runCliBounded({"import", "nemo", file}, 768, kHostileSeconds);
         INFO(r.describe());
         CHECK(r.clean());
         CHECK(r.status == 1);
@@ -292,8 +289,8 @@ TEST_CASE("a search of 131,072 GPUs and 4,096 layers stops at its time limit wit
     c["scale_up"]["domain"] = "rack";
     const json r = run(4096, 1, 131072 * 4);
     const Files f(c, r);
-    const BoundedRun s =
-        cli({"search", f.cluster, f.run, "--max-seconds", "2", "--top", "1"}, 2048);
+    const BoundedRun s = runCliBounded(
+        {"search", f.cluster, f.run, "--max-seconds", "2", "--top", "1"}, 2048, kHostileSeconds);
     INFO(s.describe());
     REQUIRE(s.clean());
     CHECK(s.status == 0);

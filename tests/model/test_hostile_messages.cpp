@@ -9,6 +9,7 @@
 
 #include "../helpers/bounded.h"
 #include "clicommands.h"
+#include "clirun.h"
 
 using testing::BoundedRun;
 using testing::ScratchDir;
@@ -16,16 +17,7 @@ using testing::writeContent;
 
 namespace {
 
-constexpr unsigned kSeconds = 120;
-
-BoundedRun cli(const cs::cli::Args& args, long memoryMiB)
-{
-    return testing::runBounded(
-        [&](std::ostream& out, std::ostream& err) {
-            return cs::cli::run(args, {out, err});
-        },
-        memoryMiB, kSeconds);
-}
+constexpr unsigned kHostileMessageSeconds = 120;
 
 size_t longestLine(const std::string& text)
 {
@@ -66,7 +58,7 @@ TEST_CASE("a syntax error after 24 MB of whitespace is found in bounded memory, 
         writeContent(path, text + c.after);
         text.clear();
         text.shrink_to_fit();
-        const BoundedRun r = cli({"check", path}, 256);
+        const BoundedRun r = runCliBounded({"check", path}, 256, kHostileMessageSeconds);
         INFO(r.describe());
         CHECK(r.clean());
         CHECK(r.status == 1);
@@ -109,7 +101,7 @@ TEST_CASE("megabytes of one number, key, name or path are quoted cut, each line 
         ScratchDir dir;
         const std::string path = dir.path("big.json");
         writeContent(path, c.text);
-        const BoundedRun r = cli({"check", path}, 512);
+        const BoundedRun r = runCliBounded({"check", path}, 512, kHostileMessageSeconds);
         INFO(r.describe().substr(0, 3000));
         CHECK(r.clean());
         CHECK(r.status == 1);
@@ -127,7 +119,7 @@ TEST_CASE("a 5,000-character path is printed cut, and once", "[hostile][messages
     missing += "c.cluster.json";
     const std::string run = dir.path("r.run.json");
     writeContent(run, "{}");
-    const BoundedRun r = cli({"evaluate", missing, run}, 512);
+    const BoundedRun r = runCliBounded({"evaluate", missing, run}, 512, kHostileMessageSeconds);
     INFO(r.describe().substr(0, 3000));
     CHECK(r.clean());
     CHECK(r.status == 1);
@@ -151,7 +143,7 @@ TEST_CASE("evaluate prints each problem of a cluster once, also when the run nam
     writeContent(run, R"({"format": "clusterscope/run@1", "name": "r", "cluster": "c.cluster.json",
         "model": {"layers": 2, "hidden": 256, "ffn_hidden": 1024, "heads": 4, "vocab": 1000,
         "seq_len": 128}, "precision": "bf16", "batch": {"global": 8, "micro": 1}})");
-    const BoundedRun r = cli({"evaluate", cluster, run}, 512);
+    const BoundedRun r = runCliBounded({"evaluate", cluster, run}, 512, kHostileMessageSeconds);
     INFO(r.describe());
     CHECK(r.status == 1);
     for (const char* pointer : {"/racks:", "/gpus_per_node:"}) {
@@ -171,7 +163,7 @@ TEST_CASE("300,000 duplicate keys print five and one line for the rest", "[hosti
     for (int i = 0; i < 300'000; ++i)
         text += ", \"a\": " + std::to_string(i);
     writeContent(path, text + "}");
-    const BoundedRun r = cli({"check", path}, 512);
+    const BoundedRun r = runCliBounded({"check", path}, 512, kHostileMessageSeconds);
     INFO(r.describe());
     CHECK(r.clean());
     CHECK(r.status == 1);
@@ -190,7 +182,7 @@ TEST_CASE("check of a cluster and a run naming it prints each problem of the clu
     writeContent(run, R"({"format": "clusterscope/run@1", "name": "r", "cluster": "c.cluster.json",
         "model": {"layers": 2, "hidden": 256, "ffn_hidden": 1024, "heads": 4, "vocab": 1000,
         "seq_len": 128}, "precision": "bf16", "batch": {"global": 8, "micro": 1}})");
-    const BoundedRun r = cli({"check", cluster, run}, 512);
+    const BoundedRun r = runCliBounded({"check", cluster, run}, 512, kHostileMessageSeconds);
     INFO(r.describe());
     CHECK(r.status == 1);
     const std::string printed = r.out + r.err;

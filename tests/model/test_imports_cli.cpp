@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "../helpers/datasafety.h"
 #include "clirun.h"
 #include "importdata.h"
 #include "loader.h"
@@ -15,26 +16,21 @@ using nlohmann::json;
 
 namespace {
 
-CliRun run(const cli::Args& args)
+CliRun runImport(const cli::Args& args)
 {
     cli::Args all{"import"};
     all.insert(all.end(), args.begin(), args.end());
     return runCli(all);
 }
 
-std::string tempPath(const std::string& name)
-{
-    return (std::filesystem::temp_directory_path() / ("cs-import-" + name)).string();
-}
-
 } // namespace
 
 TEST_CASE("import megatron -o writes a run that loads, notes on standard error", "[imports][cli]")
 {
-    const std::string out = tempPath("gpt3.run.json");
+    const std::string out = testing::tempPath("cs-import-gpt3.run.json");
     std::filesystem::remove(out);
-    const CliRun r = run({"megatron", importPath("gpt3-175b-ndv5.sbatch"), "--log",
-                          importPath("gpt3-175b-ndv5.log"), "-o", out});
+    const CliRun r = runImport({"megatron", importPath("gpt3-175b-ndv5.sbatch"), "--log",
+                                importPath("gpt3-175b-ndv5.log"), "-o", out});
     INFO(r.err);
     CHECK(r.status == cli::kExitOk);
     CHECK(r.out.find("wrote " + out) == 0);
@@ -56,9 +52,9 @@ TEST_CASE("bytes that are not UTF-8 in an imported file are written as U+FFFD", 
     const size_t at = script.find("GPT2BPETokenizer");
     REQUIRE(at != std::string::npos);
     script.insert(at + 7, "\xFF\xC3");
-    const std::string path = tempPath("not-utf8.sbatch");
+    const std::string path = testing::tempPath("cs-import-not-utf8.sbatch");
     std::ofstream(path, std::ios::binary) << script;
-    const CliRun r = run({"megatron", path});
+    const CliRun r = runImport({"megatron", path});
     INFO(r.err);
     CHECK(r.status == cli::kExitOk);
     const json printed = json::parse(r.out);
@@ -90,7 +86,7 @@ TEST_CASE("validUtf8 keeps well-formed UTF-8 and replaces each stray byte", "[im
 
 TEST_CASE("import without -o prints the description", "[imports][cli]")
 {
-    const CliRun r = run({"nemo", importPath("llama31-405b-nemo2.yaml")});
+    const CliRun r = runImport({"nemo", importPath("llama31-405b-nemo2.yaml")});
     CHECK(r.status == cli::kExitOk);
     const json printed = json::parse(r.out);
     CHECK(printed["parallelism"]["dp"] == 128);
@@ -98,8 +94,8 @@ TEST_CASE("import without -o prints the description", "[imports][cli]")
 
 TEST_CASE("import mllog --json prints the measured result", "[imports][cli]")
 {
-    const CliRun r = run({"mllog", importPath("fairwater-llama31-405b.mllog.txt"), "--system",
-                          importPath("fairwater-system.json"), "--json"});
+    const CliRun r = runImport({"mllog", importPath("fairwater-llama31-405b.mllog.txt"), "--system",
+                                importPath("fairwater-system.json"), "--json"});
     INFO(r.err);
     REQUIRE(r.status == cli::kExitOk);
     const json j = json::parse(r.out);
@@ -113,32 +109,33 @@ TEST_CASE("import mllog --json prints the measured result", "[imports][cli]")
 
 TEST_CASE("import refuses bad input with 1 and bad usage with 2", "[imports][cli]")
 {
-    CHECK(run({}).status == cli::kExitUsage);
-    CHECK(run({"pytorch", "x"}).status == cli::kExitUsage);
-    CHECK(run({"megatron"}).status == cli::kExitUsage);
-    CHECK(run({"slurm", importPath("h100-128nodes-topology.conf")}).status == cli::kExitUsage);
-    CHECK(run({"slurm", importPath("h100-128nodes-topology.conf"), "--gpu", "H100",
-               "--gpus-per-node", "eight"})
+    CHECK(runImport({}).status == cli::kExitUsage);
+    CHECK(runImport({"pytorch", "x"}).status == cli::kExitUsage);
+    CHECK(runImport({"megatron"}).status == cli::kExitUsage);
+    CHECK(runImport({"slurm", importPath("h100-128nodes-topology.conf")}).status ==
+          cli::kExitUsage);
+    CHECK(runImport({"slurm", importPath("h100-128nodes-topology.conf"), "--gpu", "H100",
+                     "--gpus-per-node", "eight"})
               .status == cli::kExitUsage);
-    CHECK(run({"nemo", "a.yaml", "b.yaml"}).status == cli::kExitUsage);
-    CHECK(run({"mllog", "r.txt", "-o", "c.json"}).status == cli::kExitUsage);
-    CHECK(run({"megatron", "x.sh", "--frobnicate"}).status == cli::kExitUsage);
-    const CliRun missing = run({"megatron", importPath("does-not-exist.sh")});
+    CHECK(runImport({"nemo", "a.yaml", "b.yaml"}).status == cli::kExitUsage);
+    CHECK(runImport({"mllog", "r.txt", "-o", "c.json"}).status == cli::kExitUsage);
+    CHECK(runImport({"megatron", "x.sh", "--frobnicate"}).status == cli::kExitUsage);
+    const CliRun missing = runImport({"megatron", importPath("does-not-exist.sh")});
     CHECK(missing.status == cli::kExitBadInput);
     CHECK(missing.err.find("does-not-exist.sh") != std::string::npos);
-    const CliRun wrongKind = run(
+    const CliRun wrongKind = runImport(
         {"slurm", importPath("gpt3-175b-ndv5.sbatch"), "--gpu", "H100", "--gpus-per-node", "8"});
     CHECK(wrongKind.status == cli::kExitBadInput);
     CHECK(wrongKind.err.find("not a Slurm topology.conf") != std::string::npos);
-    CHECK(run({"--help"}).status == cli::kExitOk);
+    CHECK(runImport({"--help"}).status == cli::kExitOk);
 }
 
 TEST_CASE("evaluate prints the measured step of an imported log and the signed error",
           "[imports][cli]")
 {
-    const std::string out = tempPath("measured.run.json");
-    REQUIRE(run({"megatron", importPath("gpt3-175b-ndv5.sbatch"), "--log",
-                 importPath("gpt3-175b-ndv5.log"), "-o", out})
+    const std::string out = testing::tempPath("cs-import-measured.run.json");
+    REQUIRE(runImport({"megatron", importPath("gpt3-175b-ndv5.sbatch"), "--log",
+                       importPath("gpt3-175b-ndv5.log"), "-o", out})
                 .status == 0);
     const CliRun e =
         runCli({"evaluate", std::string(CS_SAMPLES_DIR) + "/ndv5-h100-1344.cluster.json", out});

@@ -17,16 +17,16 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct TempFolder {
+struct TempLogFolder {
     fs::path path;
-    TempFolder()
+    TempLogFolder()
         : path(fs::temp_directory_path() /
                ("cs-logfolder-" + std::to_string(reinterpret_cast<uintptr_t>(this))))
     {
         fs::remove_all(path);
         fs::create_directories(path);
     }
-    ~TempFolder() { fs::remove_all(path); }
+    ~TempLogFolder() { fs::remove_all(path); }
     void copy(const std::string& name, const std::string& as) const
     {
         fs::copy_file(importPath(name), path / as);
@@ -43,7 +43,7 @@ TEST_CASE("a folder of logs gives a measured run per log, and lists the refused 
           "[imports][folder]")
 {
     const LoadedFile sample = loadSample("ndv5-h100-1344-gpt3-175b.run.json");
-    TempFolder folder;
+    TempLogFolder folder;
     folder.copy("gpt3-175b-ndv5.sbatch", "a-scripted.sbatch");
     folder.copy("gpt3-175b-ndv5.log", "a-scripted.log");
     folder.copy("gpt3-175b-ndv5.log", "b-alone.log");
@@ -71,7 +71,7 @@ TEST_CASE("a log whose run does not fit the cluster is refused with the cluster'
           "[imports][folder]")
 {
     const LoadedFile small = loadSample("ndv5-h100-128-gpt3-175b.run.json");
-    TempFolder folder;
+    TempLogFolder folder;
     folder.copy("gpt3-175b-ndv5.sbatch", "big.sbatch");
     folder.copy("gpt3-175b-ndv5.log", "big.log");
     ImportReport report;
@@ -82,7 +82,7 @@ TEST_CASE("a log whose run does not fit the cluster is refused with the cluster'
 TEST_CASE("a folder that cannot be read, or holds no logs, says so", "[imports][folder]")
 {
     const LoadedFile sample = loadSample("ndv5-h100-128-gpt3-175b.run.json");
-    TempFolder folder;
+    TempLogFolder folder;
     ImportReport empty;
     CHECK(importLogFolder(folder.path.string(), *sample.cluster, *sample.run, empty).empty());
     CHECK(hasLine(empty.errors, {"no training logs"}));
@@ -95,7 +95,7 @@ TEST_CASE("a folder that cannot be read, or holds no logs, says so", "[imports][
 TEST_CASE("a folder of more than 1,000 logs reads the first 1,000 and says so", "[imports][folder]")
 {
     const LoadedFile sample = loadSample("ndv5-h100-128-gpt3-175b.run.json");
-    TempFolder folder;
+    TempLogFolder folder;
     for (size_t i = 0; i <= kMaxFolderLogs; ++i)
         folder.write("run" + std::to_string(10000 + i) + ".log", "");
     ImportReport report;
@@ -110,7 +110,7 @@ TEST_CASE("a log of a million iterations keeps an even sample of its step times,
           "[imports][folder]")
 {
     const LoadedFile sample = loadSample("ndv5-h100-1344-gpt3-175b.run.json");
-    TempFolder folder;
+    TempLogFolder folder;
     const int iterations = 1100000; // past the 1,048,576 JSON values of a run file
     std::string log;
     log.reserve(size_t(iterations) * 48);

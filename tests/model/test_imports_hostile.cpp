@@ -6,6 +6,7 @@
 
 #include "../helpers/bounded.h"
 #include "clicommands.h"
+#include "clirun.h"
 #include "importdata.h"
 
 using testing::BoundedRun;
@@ -16,8 +17,8 @@ using testing::writeContent;
 namespace {
 
 // Far below what the inputs took before (5 to 12 GB, or a crash): a regression fails here.
-constexpr long kMemoryMiB = 512;
-constexpr unsigned kSeconds = 120;
+constexpr long kHostileImportMemoryMiB = 512;
+constexpr unsigned kHostileImportSeconds = 120;
 
 } // namespace
 
@@ -66,11 +67,7 @@ TEST_CASE("runaway launch scripts and a deep switch chain are refused in bounded
         cs::cli::Args args;
         for (const std::string& a : c.args)
             args.push_back(a == "FILE" ? file : a);
-        const BoundedRun r = testing::runBounded(
-            [&](std::ostream& out, std::ostream& err) {
-                return cs::cli::run(args, {out, err});
-            },
-            kMemoryMiB, kSeconds);
+        const BoundedRun r = runCliBounded(args, kHostileImportMemoryMiB, kHostileImportSeconds);
         INFO(r.describe());
         CHECK(r.clean());
         CHECK(r.status == 1);

@@ -17,7 +17,7 @@ std::vector<std::string> expand(const std::string& text, size_t limit = 1000)
     return *hosts;
 }
 
-std::string refusal(const std::string& text, size_t limit = 1000)
+std::string hostlistRefusal(const std::string& text, size_t limit = 1000)
 {
     std::string problem;
     CHECK_FALSE(expandHostlist(text, limit, problem));
@@ -49,21 +49,22 @@ TEST_CASE("hostlist items, bracket groups and suffixes", "[imports][hostlist]")
 
 TEST_CASE("what is not a hostlist is refused, saying why", "[imports][hostlist]")
 {
-    CHECK(refusal("gpu[010-001]").find("runs backwards") != std::string::npos);
-    CHECK(refusal("gpu[001-004").find("brackets do not match") != std::string::npos);
-    CHECK(refusal("gpu001]").find("brackets do not match") != std::string::npos);
-    CHECK(refusal("gpu[a-c]").find("is not a number") != std::string::npos);
-    CHECK(refusal("gpu[1-2] gpu3").find("no spaces") != std::string::npos);
-    CHECK(refusal("a,,b").find("empty host name") != std::string::npos);
-    CHECK(refusal("r[[1-2]]").find("do not nest") != std::string::npos);
+    CHECK(hostlistRefusal("gpu[010-001]").find("runs backwards") != std::string::npos);
+    CHECK(hostlistRefusal("gpu[001-004").find("brackets do not match") != std::string::npos);
+    CHECK(hostlistRefusal("gpu001]").find("brackets do not match") != std::string::npos);
+    CHECK(hostlistRefusal("gpu[a-c]").find("is not a number") != std::string::npos);
+    CHECK(hostlistRefusal("gpu[1-2] gpu3").find("no spaces") != std::string::npos);
+    CHECK(hostlistRefusal("a,,b").find("empty host name") != std::string::npos);
+    CHECK(hostlistRefusal("r[[1-2]]").find("do not nest") != std::string::npos);
 }
 
 TEST_CASE("a hostlist naming more hosts than allowed is refused before it is expanded",
           "[imports][hostlist]")
 {
-    CHECK(refusal("n[0-99999999999999]", 131072).find("more than 131072 hosts") !=
+    CHECK(hostlistRefusal("n[0-99999999999999]", 131072).find("more than 131072 hosts") !=
           std::string::npos);
-    CHECK(refusal("a[0-999]b[0-999]", 131072).find("more than 131072 hosts") != std::string::npos);
+    CHECK(hostlistRefusal("a[0-999]b[0-999]", 131072).find("more than 131072 hosts") !=
+          std::string::npos);
     CHECK(expand("n[1-4]", 4).size() == 4);
-    CHECK(refusal("n[1-5]", 4).find("more than 4 hosts") != std::string::npos);
+    CHECK(hostlistRefusal("n[1-5]", 4).find("more than 4 hosts") != std::string::npos);
 }

@@ -18,8 +18,9 @@ using nlohmann::json;
 namespace {
 
 // A small FP8 MoE on 16 GPUs, TP 2, with `flags` added and `before` it in the script.
-Imported launch(const std::string& flags, const std::string& precision = "--fp8-format hybrid",
-                const std::string& before = "")
+Imported launchRecipe(const std::string& flags,
+                      const std::string& precision = "--fp8-format hybrid",
+                      const std::string& before = "")
 {
     Imported i;
     i.run = importMegatron(
@@ -53,7 +54,7 @@ double stepOnGb200(const json& imported)
 
 TEST_CASE("a launch leaves off the switches it does not give, and says so", "[imports][recipes]")
 {
-    const Imported i = launch("");
+    const Imported i = launchRecipe("");
     const json& run = *i.run;
     CHECK(run[kTpCommOverlapKey] == false);
     CHECK(run[kAllToAllOverlapKey] == false);
@@ -71,9 +72,9 @@ TEST_CASE("a launch's switches reach the run, and a full-iteration graph takes t
           "launches off the step",
           "[imports][recipes]")
 {
-    const Imported on = launch("--tp-comm-overlap --overlap-moe-expert-parallel-comm "
-                               "--fp8-dot-product-attention --fp8-recipe mxfp8 "
-                               "--cuda-graph-impl full_iteration");
+    const Imported on = launchRecipe("--tp-comm-overlap --overlap-moe-expert-parallel-comm "
+                                     "--fp8-dot-product-attention --fp8-recipe mxfp8 "
+                                     "--cuda-graph-impl full_iteration");
     const json& run = *on.run;
     CHECK(run[kTpCommOverlapKey] == true);
     CHECK(run[kAllToAllOverlapKey] == true);
@@ -89,11 +90,11 @@ TEST_CASE("a launch's switches reach the run, and a full-iteration graph takes t
         {"--cuda-graph-impl none", "megatron-core-2025"},
     }));
     INFO(graph);
-    CHECK((*launch(graph).run)[kFrameworkKey] == framework);
+    CHECK((*launchRecipe(graph).run)[kFrameworkKey] == framework);
 
     // The same switches, with and without the graph: on GB200 the eager step pays its launches.
-    const Imported eager = launch("--tp-comm-overlap --overlap-moe-expert-parallel-comm "
-                                  "--fp8-dot-product-attention --fp8-recipe mxfp8");
+    const Imported eager = launchRecipe("--tp-comm-overlap --overlap-moe-expert-parallel-comm "
+                                        "--fp8-dot-product-attention --fp8-recipe mxfp8");
     CHECK(stepOnGb200(*eager.run) > stepOnGb200(run));
 }
 
@@ -113,13 +114,13 @@ TEST_CASE("a launch's layer-by-layer CUDA graphs take the router's and attention
         {"--cuda-graph-impl none --cuda-graph-scope attn moe_router", false, false},
     }));
     INFO(flags);
-    const Imported graphed = launch(flags + " --fp8-recipe mxfp8");
+    const Imported graphed = launchRecipe(flags + " --fp8-recipe mxfp8");
     const json& run = *graphed.run;
     CHECK(run.value(kRouterGraphKey, false) == router);
     CHECK(run.value(kAttentionGraphKey, false) == attention);
 
     // Micro-batches of one on 8 experts a GPU wait on the CPU: fewer launches, a shorter step.
-    const Imported eager = launch("--fp8-recipe mxfp8");
+    const Imported eager = launchRecipe("--fp8-recipe mxfp8");
     if (router || attention)
         CHECK(stepOnGb200(run) < stepOnGb200(*eager.run));
     else
@@ -129,11 +130,11 @@ TEST_CASE("a launch's layer-by-layer CUDA graphs take the router's and attention
 TEST_CASE("switches that do not apply to the run are not set", "[imports][recipes]")
 {
     // NVFP4's GEMMs run without TP overlap whatever the flag: the cost model's rule decides.
-    const Imported nvfp4 = launch("--tp-comm-overlap", "--fp4-format e2m1");
+    const Imported nvfp4 = launchRecipe("--tp-comm-overlap", "--fp4-format e2m1");
     CHECK_FALSE(nvfp4.run->contains(kTpCommOverlapKey));
     CHECK_FALSE(nvfp4.run->contains(kFp8BlockScalingKey));
     CHECK_FALSE(nvfp4.run->contains(kFrameworkKey)); // only FP8 has a full-iteration recipe
-    const Imported bf16 = launch("", "");
+    const Imported bf16 = launchRecipe("", "");
     CHECK_FALSE(bf16.run->contains(kFp8AttentionKey));
     CHECK_FALSE(bf16.run->contains(kFrameworkKey));
 }
@@ -174,11 +175,11 @@ TEST_CASE("a config sets what it says and leaves the rest to the cost model's de
 TEST_CASE("NCCL's NVLink SHARP as the script's environment or the recipe's sets it",
           "[imports][recipes]")
 {
-    CHECK((*launch("", "--fp8-format hybrid", "export NCCL_NVLS_ENABLE=1\n").run)[kNvlsKey] ==
+    CHECK((*launchRecipe("", "--fp8-format hybrid", "export NCCL_NVLS_ENABLE=1\n").run)[kNvlsKey] ==
           true);
-    CHECK((*launch("", "--fp8-format hybrid", "export NCCL_NVLS_ENABLE=0\n").run)[kNvlsKey] ==
+    CHECK((*launchRecipe("", "--fp8-format hybrid", "export NCCL_NVLS_ENABLE=0\n").run)[kNvlsKey] ==
           false);
-    CHECK_FALSE(launch("").run->contains(kNvlsKey)); // the cost model's default: off
+    CHECK_FALSE(launchRecipe("").run->contains(kNvlsKey)); // the cost model's default: off
 
     ImportReport report;
     const auto run = importNemo({"nvls.yaml", "model:\n  num_layers: 8\n  hidden_size: 2048\n"
@@ -196,8 +197,8 @@ TEST_CASE("gradients reduced after the backward pass, as a launch without --over
           "does, cost more than bucket by bucket under it",
           "[imports][recipes]")
 {
-    const Imported after = launch("");
-    const Imported under = launch("--overlap-grad-reduce");
+    const Imported after = launchRecipe("");
+    const Imported under = launchRecipe("--overlap-grad-reduce");
     CHECK((*under.run)[kOverlapGradReduceKey] == true);
     CHECK(stepOnGb200(*after.run) > stepOnGb200(*under.run));
 }

@@ -21,7 +21,7 @@ Read readScript(const std::string& text)
     return r;
 }
 
-std::vector<std::string> words(const ShellCommand& c)
+std::vector<std::string> commandWords(const ShellCommand& c)
 {
     std::vector<std::string> out;
     for (const ShellWord& w : c.words)
@@ -48,9 +48,9 @@ TEST_CASE("variables, defaults and arithmetic expand into a command's words", "[
                               "NODES=16; GPUS=8\n"
                               "WORLD=$(( NODES * $GPUS ))\n"
                               "run --tp $TP --pp ${PP} --world ${WORLD} --x \"${UNSET:-a b}\"\n");
-    CHECK(words(commandNamed(r.script, "run")) == std::vector<std::string>{"run", "--tp", "8",
-                                                                           "--pp", "4", "--world",
-                                                                           "128", "--x", "a b"});
+    CHECK(
+        commandWords(commandNamed(r.script, "run")) ==
+        std::vector<std::string>{"run", "--tp", "8", "--pp", "4", "--world", "128", "--x", "a b"});
 }
 
 TEST_CASE("arrays spread over lines, with comments, expand element by element", "[imports][shell]")
@@ -62,9 +62,10 @@ TEST_CASE("arrays spread over lines, with comments, expand element by element", 
                               "ARGS+=(--bf16)\n"
                               "python train.py \"${ARGS[@]}\" ${ARGS[@]}\n");
     const ShellCommand& c = commandNamed(r.script, "python");
-    CHECK(words(c) == std::vector<std::string>{"python", "train.py", "--num-layers", "96",
-                                               "--fp8-format hybrid", "--bf16", "--num-layers",
-                                               "96", "--fp8-format", "hybrid", "--bf16"});
+    CHECK(commandWords(c) == std::vector<std::string>{"python", "train.py", "--num-layers", "96",
+                                                      "--fp8-format hybrid", "--bf16",
+                                                      "--num-layers", "96", "--fp8-format",
+                                                      "hybrid", "--bf16"});
     // A word from an array points at the line that wrote it, not at the command.
     CHECK(c.words[2].place.line == 2);
     CHECK(c.words[2].place.column == 5);
@@ -78,11 +79,11 @@ TEST_CASE("continuation lines make one command, pipes and redirections end it", 
                               "    train.py --a 1 \\\n"
                               "    --b 2 2>&1 | tee log.txt\n");
     REQUIRE(r.script.commands.size() == 2);
-    CHECK(words(r.script.commands[0]) == std::vector<std::string>{"torchrun", "--nnodes", "2",
-                                                                  "train.py", "--a", "1", "--b",
-                                                                  "2"});
+    CHECK(commandWords(r.script.commands[0]) == std::vector<std::string>{"torchrun", "--nnodes",
+                                                                         "2", "train.py", "--a",
+                                                                         "1", "--b", "2"});
     CHECK(r.script.commands[0].words.back().place.line == 3);
-    CHECK(words(r.script.commands[1]) == std::vector<std::string>{"tee", "log.txt"});
+    CHECK(commandWords(r.script.commands[1]) == std::vector<std::string>{"tee", "log.txt"});
 }
 
 TEST_CASE("if/elif/else takes the branch its test selects", "[imports][shell]")
@@ -96,7 +97,7 @@ TEST_CASE("if/elif/else takes the branch its test selects", "[imports][shell]")
                               "  P=(--fp16)\n"
                               "fi\n"
                               "run ${P[@]}\n");
-    CHECK(words(commandNamed(r.script, "run")) ==
+    CHECK(commandWords(commandNamed(r.script, "run")) ==
           std::vector<std::string>{"run", "--fp8-format", "hybrid"});
     CHECK(r.report.notes.empty());
 }
@@ -107,7 +108,7 @@ TEST_CASE("a test that needs the script to run takes its branch, with a note", "
                               "  X=1\n"
                               "fi\n"
                               "run $X\n");
-    CHECK(words(commandNamed(r.script, "run")) == std::vector<std::string>{"run", "1"});
+    CHECK(commandWords(commandNamed(r.script, "run")) == std::vector<std::string>{"run", "1"});
     CHECK(hasLine(r.report.notes, {"s.sh:1:1:", "-f /etc/cluster.env", "read as if true"}));
 }
 
@@ -116,7 +117,7 @@ TEST_CASE("what is not known without running stays as written", "[imports][shell
     const Read r = readScript("HOST=$(scontrol show hostnames \"$LIST\" | head -n 1)\n"
                               "OLD=`hostname -s`\n"
                               "run --addr $HOST:29500 --n $SLURM_NNODES --p $1 --o $OLD\n");
-    CHECK(words(commandNamed(r.script, "run")) ==
+    CHECK(commandWords(commandNamed(r.script, "run")) ==
           std::vector<std::string>{"run", "--addr", "$(...):29500", "--n", "$SLURM_NNODES", "--p",
                                    "$1", "--o", "$(...)"});
 }
@@ -130,10 +131,11 @@ TEST_CASE("bash -c strings and #SBATCH directives are read as commands", "[impor
                               "srun -n 4 bash -c \"cd /w && python train.py $ARGS\"\n");
     REQUIRE(r.script.commands.size() == 4);
     CHECK(r.script.commands[0].sbatchDirective);
-    CHECK(words(r.script.commands[0]) == std::vector<std::string>{"--nodes=4"});
-    CHECK(words(r.script.commands[1]) == std::vector<std::string>{"-N", "4"});
-    CHECK(words(r.script.commands[2]) == std::vector<std::string>{"srun", "-n", "4", "cd", "/w"});
-    CHECK(words(r.script.commands[3]) ==
+    CHECK(commandWords(r.script.commands[0]) == std::vector<std::string>{"--nodes=4"});
+    CHECK(commandWords(r.script.commands[1]) == std::vector<std::string>{"-N", "4"});
+    CHECK(commandWords(r.script.commands[2]) ==
+          std::vector<std::string>{"srun", "-n", "4", "cd", "/w"});
+    CHECK(commandWords(r.script.commands[3]) ==
           std::vector<std::string>{"srun", "-n", "4", "python", "train.py", "--tp", "2"});
 }
 
@@ -143,7 +145,7 @@ TEST_CASE("later scripts see the variables of earlier ones", "[imports][shell]")
     const ShellScript s = readShellScripts(
         {{"config.sh", "export DGXNNODES=8\n"}, {"run.sh", "go $DGXNNODES\n"}}, report);
     REQUIRE(s.commands.size() == 1);
-    CHECK(words(s.commands[0]) == std::vector<std::string>{"go", "8"});
+    CHECK(commandWords(s.commands[0]) == std::vector<std::string>{"go", "8"});
     REQUIRE(s.variables.size() == 1);
     CHECK(s.variables[0].name == "DGXNNODES");
     CHECK(s.variables[0].place.file == "config.sh");

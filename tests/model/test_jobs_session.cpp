@@ -71,7 +71,7 @@ json racks(int first, int last)
     return {{"racks", {{first, last}}}};
 }
 
-json nodes(int first, int last)
+json nodeRange(int first, int last)
 {
     return {{"nodes", {{first, last}}}};
 }
@@ -191,8 +191,8 @@ TEST_CASE("a session holds at most 64 jobs, its run among them", "[jobs][session
     const int jobs = GENERATE(63, 64);
     std::vector<json> others;
     for (int n = 1; n <= jobs; ++n)
-        others.push_back(runJson("job " + std::to_string(n), nodes(n, n)));
-    const json j = sessionJson(cluster, runJson("job 0", nodes(0, 0)), others);
+        others.push_back(runJson("job " + std::to_string(n), nodeRange(n, n)));
+    const json j = sessionJson(cluster, runJson("job 0", nodeRange(0, 0)), others);
     cs::Diagnostics diags;
     const auto session = load(j, diags);
     INFO(diags.formatAll());
@@ -221,7 +221,7 @@ TEST_CASE("overlapping allocations are refused naming both jobs and the first sh
         std::string message;
     };
     const Case c = GENERATE(values<Case>({
-        {racks(0, 4), nodes(17, 20), nullptr, "/jobs/0/run/allocation",
+        {racks(0, 4), nodeRange(17, 20), nullptr, "/jobs/0/run/allocation",
          "jobs \"a\" and \"b\" both hold node 17 (rack 4)"},
         {racks(2, 3), racks(3, 3), nullptr, "/jobs/0/run/allocation",
          "jobs \"a\" and \"b\" both hold node 12 (rack 3)"},
@@ -259,13 +259,13 @@ TEST_CASE("an allocation by nodes that splits an NVLink domain is said, and allo
         std::string warning; // empty: none
     };
     const Case c = GENERATE(values<Case>({
-        {nvl72Cluster(), nodes(0, 8),
+        {nvl72Cluster(), nodeRange(0, 8),
          "job \"b\" splits the NVLink domain of rack 0: it holds 9 of the rack's 18 nodes; "
          "NVLink domains are not shared between jobs"},
-        {nvl72Cluster(), nodes(27, 35), "of rack 1: it holds 9 of the rack's 18 nodes"},
-        {nvl72Cluster(), nodes(18, 35), ""},
+        {nvl72Cluster(), nodeRange(27, 35), "of rack 1: it holds 9 of the rack's 18 nodes"},
+        {nvl72Cluster(), nodeRange(18, 35), ""},
         {nvl72Cluster(), racks(1, 1), ""},
-        {h100Cluster(), nodes(17, 18), ""}, // a node is the domain
+        {h100Cluster(), nodeRange(17, 18), ""}, // a node is the domain
     }));
     cs::Diagnostics diags;
     const auto cluster = cs::clusterFromJson(c.cluster, "c.json", "/cluster", diags);
@@ -334,7 +334,7 @@ TEST_CASE("a comparison puts B on A's allocation once, whatever kind of ranges e
 {
     cs::Diagnostics diags;
     const auto cluster = cs::clusterFromJson(h100Cluster(), "c.json", "", diags);
-    const json allocationB = GENERATE(json(racks(4, 5)), json(nodes(16, 23)));
+    const json allocationB = GENERATE(json(racks(4, 5)), json(nodeRange(16, 23)));
     const auto a = cs::runFromJson(runJson("a", racks(0, 1)), "a.run.json", "", diags);
     const auto b = cs::runFromJson(runJson("b", allocationB), "b.run.json", "", diags);
     REQUIRE(diags.empty());

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "../helpers/datasafety.h"
 #include "fileio.h"
 #include "loader.h"
 #include "writer.h"
@@ -33,11 +34,6 @@ cs::Diagnostics parseErrors(const std::string& text)
     CHECK_FALSE(cs::parseJson(text, "t.json", diags));
     REQUIRE(diags.size() == 1);
     return diags;
-}
-
-std::string tempPath(const std::string& name)
-{
-    return (std::filesystem::temp_directory_path() / ("cs-loader-test-" + name)).string();
 }
 
 std::string readAll(const std::string& path)
@@ -285,7 +281,7 @@ TEST_CASE("readFileText refuses what it cannot read, naming the file", "[loader]
 
 TEST_CASE("readFileText refuses files over kMaxFileBytes", "[loader][io]")
 {
-    const std::string path = tempPath("big.json");
+    const std::string path = testing::tempPath("cs-loader-test-big.json");
     {
         std::ofstream out(path, std::ios::binary);
         out.seekp(std::streamoff(cs::kMaxFileBytes));
@@ -299,19 +295,19 @@ TEST_CASE("readFileText refuses files over kMaxFileBytes", "[loader][io]")
 
 TEST_CASE("writeFileAtomically replaces the file or leaves it untouched", "[loader][io]")
 {
-    const std::string path = tempPath("atomic.json");
+    const std::string path = testing::tempPath("cs-loader-test-atomic.json");
     cs::Diagnostics diags;
     REQUIRE(cs::writeFileAtomically(path, "first", diags));
     REQUIRE(cs::writeFileAtomically(path, "second", diags));
     CHECK(readAll(path) == "second");
     CHECK(diags.empty());
-    const std::string inMissingDir = tempPath("no-such-dir/x.json");
+    const std::string inMissingDir = testing::tempPath("cs-loader-test-no-such-dir/x.json");
     CHECK_FALSE(cs::writeFileAtomically(inMissingDir, "x", diags));
     REQUIRE(diags.size() == 1);
     CHECK_THAT(diags.items()[0].format(),
                Catch::StartsWith(inMissingDir + ": cannot write: No such file"));
     // A directory in the way makes rename fail after the temporary file was written.
-    const std::string dir = tempPath("a-directory");
+    const std::string dir = testing::tempPath("cs-loader-test-a-directory");
     std::filesystem::create_directories(dir);
     CHECK_FALSE(cs::writeFileAtomically(dir, "x", diags));
     CHECK(std::filesystem::is_directory(dir));
@@ -344,7 +340,7 @@ TEST_CASE("file kinds follow the format string and the .jsonl suffix", "[loader]
 
 TEST_CASE("a run's cluster problems are reported under the cluster's own name", "[loader]")
 {
-    const std::string dir = tempPath("runcluster");
+    const std::string dir = testing::tempPath("cs-loader-test-runcluster");
     std::filesystem::create_directories(dir);
     const std::string clusterPath = dir + "/bad.cluster.json";
     cs::Diagnostics diags;

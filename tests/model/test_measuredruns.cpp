@@ -11,6 +11,7 @@
 
 #include "extensions.h"
 #include "measuredruns.h"
+#include "samplefiles.h"
 
 using namespace cs;
 
@@ -20,7 +21,7 @@ const std::string kPublic = std::string(CS_SHARED_DIR) + "/reference/validation/
 const std::string kMoePublic =
     std::string(CS_SHARED_DIR) + "/reference/validation/moe-public.jsonl";
 
-std::string row(const std::string& clusterExtra = "", const std::string& parallelism = "")
+std::string rowLine(const std::string& clusterExtra = "", const std::string& parallelism = "")
 {
     return R"({"id":"r","cluster":{"gpu":"GB200","gpus":256,"gpus_per_node":4,)"
            R"("nvlink_domain_gpus":72,"gpus_used_per_nvlink_domain":72,"nvlink_GBps_bidir":1800,)"
@@ -44,24 +45,12 @@ const MeasuredRun* byId(const std::vector<MeasuredRun>& runs, const std::string&
     return nullptr;
 }
 
-// Every public row, dense and with experts.
-const std::vector<MeasuredRun>& publicRuns()
-{
-    static const std::vector<MeasuredRun> runs = [] {
-        Diagnostics diags;
-        std::vector<MeasuredRun> all = readMeasuredRuns(kPublic, diags);
-        const std::vector<MeasuredRun> moe = readMeasuredRuns(kMoePublic, diags);
-        all.insert(all.end(), moe.begin(), moe.end());
-        return all;
-    }();
-    return runs;
-}
-
 // The value of the run extension `key` of the public row whose id starts with `id`; null
 // where the row leaves it out.
 nlohmann::json extension(const std::string& id, const char* key)
 {
-    const MeasuredRun* r = byId(publicRuns(), id);
+    static const std::vector<MeasuredRun> rows = publicMeasuredRuns(); // read once
+    const MeasuredRun* r = byId(rows, id);
     REQUIRE(r);
     const nlohmann::json& ext = r->run.extensions.value();
     return ext.contains(key) ? ext.at(key) : nlohmann::json();
@@ -117,7 +106,7 @@ TEST_CASE("NVL72 rows make rack domains of the GPUs used per rack")
 TEST_CASE("72 GPUs used per rack that do not divide the GPUs: the largest even split")
 {
     Diagnostics diags;
-    const std::vector<MeasuredRun> runs = parseMeasuredRuns(row(), "x.jsonl", diags);
+    const std::vector<MeasuredRun> runs = parseMeasuredRuns(rowLine(), "x.jsonl", diags);
     INFO(diags.formatAll());
     REQUIRE(runs.size() == 1);
     CHECK(runs[0].cluster.nodesPerRack == 16); // 64 trays: 16 divides, 18 does not
@@ -126,8 +115,8 @@ TEST_CASE("72 GPUs used per rack that do not divide the GPUs: the largest even s
 
 TEST_CASE("measured-run problems are located by line: syntax by column, values by pointer")
 {
-    const std::string text = row() + "\n\n{\"id\": \"broken\",\n" + row("", "5") + "\n" +
-                             row(R"(,"gpus_per_node":"four")") + "\n";
+    const std::string text = rowLine() + "\n\n{\"id\": \"broken\",\n" + rowLine("", "5") + "\n" +
+                             rowLine(R"(,"gpus_per_node":"four")") + "\n";
     Diagnostics diags;
     const std::vector<MeasuredRun> runs = parseMeasuredRuns(text, "runs.jsonl", diags);
     INFO(diags.formatAll());
@@ -168,7 +157,7 @@ TEST_CASE("wrong values are reported at their pointer and never crash")
             CHECK(d.format().rfind("f.jsonl:1", 0) == 0);
     }
     Diagnostics diags;
-    std::string unknownGpu = row();
+    std::string unknownGpu = rowLine();
     unknownGpu.replace(unknownGpu.find("GB200"), 5, "Z900");
     CHECK(parseMeasuredRuns(unknownGpu, "f.jsonl", diags).empty());
     CHECK(diags.contains("unknown GPU"));

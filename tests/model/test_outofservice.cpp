@@ -6,19 +6,16 @@
 #include <catch2/catch.hpp>
 
 #include "costmodel.h"
+#include "costmodeltests.h"
 #include "placement.h"
 #include "samplefiles.h"
 #include "search.h"
 #include "validation.h"
 
 using namespace cs;
+using namespace costmodeltests;
 
 namespace {
-
-ClusterRun fairwater()
-{
-    return loadSampleRun("fairwater-gb200-128-llama405b.run.json");
-}
 
 std::string problemsOf(const RunDesc& run, const ClusterDesc& cluster)
 {
@@ -31,7 +28,7 @@ std::string problemsOf(const RunDesc& run, const ClusterDesc& cluster)
 // search runs in a test.
 ClusterRun smallRackCluster()
 {
-    ClusterRun s = fairwater();
+    ClusterRun s = fairwater128();
     s.cluster.racks = 8;
     s.cluster.layoutRows = 2;
     s.run.model.layers = 80;
@@ -54,7 +51,7 @@ ClusterRun smallRackCluster()
 
 TEST_CASE("a rack out of Fairwater leaves 64 GPUs failed and placement skips them")
 {
-    ClusterRun s = fairwater();
+    ClusterRun s = fairwater128();
     s.cluster.failures.racks = {5};
     CHECK(s.cluster.healthyGpuCount() == 8192 - 64);
     s.run.parallelism.dp = 96; // the widest the global batch of 1,152 divides on 127 racks
@@ -81,7 +78,7 @@ TEST_CASE("a rack out of Fairwater leaves 64 GPUs failed and placement skips the
 TEST_CASE("a rack out of service times a step as a cluster without that rack, a node out does "
           "not split the others' NVLink groups")
 {
-    ClusterRun s = fairwater();
+    ClusterRun s = fairwater128();
     s.run.parallelism.dp = 96;
     ClusterDesc fewer = s.cluster;
     fewer.racks = 127;
@@ -103,7 +100,7 @@ TEST_CASE("a rack out of service times a step as a cluster without that rack, a 
 
 TEST_CASE("racks, nodes and GPUs out of service overlap and count once")
 {
-    ClusterDesc c = fairwater().cluster;
+    ClusterDesc c = fairwater128().cluster;
     c.failures.racks = {5, 6};
     c.failures.nodes = {5 * 16 + 3, 7 * 16, 7 * 16};  // one inside rack 5, one twice
     c.failures.gpus = {6 * 64 + 1, 7 * 64 + 1, 8191}; // inside rack 6, inside node 112, the last
@@ -117,7 +114,7 @@ TEST_CASE("racks, nodes and GPUs out of service overlap and count once")
 
 TEST_CASE("a run too big for the healthy GPUs is refused with the healthy count")
 {
-    ClusterRun s = fairwater();
+    ClusterRun s = fairwater128();
     s.cluster.failures.racks = {5};
     // dp 128 as the sample has it needs all 8,192 GPUs.
     const std::string given = problemsOf(s.run, s.cluster);

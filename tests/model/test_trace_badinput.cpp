@@ -18,16 +18,16 @@ namespace fs = std::filesystem;
 
 namespace {
 
-class TempFolder {
+class TempTraceFolder {
 public:
-    TempFolder()
+    TempTraceFolder()
         : m_path(fs::temp_directory_path() /
                  ("cs-trace-bad-" + std::to_string(::getpid()) + "-" + std::to_string(++s_count)))
     {
         fs::remove_all(m_path);
         fs::create_directories(m_path);
     }
-    ~TempFolder() { fs::remove_all(m_path); }
+    ~TempTraceFolder() { fs::remove_all(m_path); }
     std::string file(const std::string& name, const std::string& bytes) const
     {
         const std::string path = (m_path / name).string();
@@ -106,7 +106,7 @@ TEST_CASE("files that are no trace are refused with their name and what is wrong
              "{\"distributedInfo\": {\"rank\": 4, \"world_size\": 2}, \"traceEvents\": [{}]}",
              "world size 2 does not hold rank 4"});
     INFO(c.name);
-    TempFolder dir;
+    TempTraceFolder dir;
     const std::string bad = dir.file(c.name, c.bytes);
     const MeasuredProfile p = readProfile({kGoodTrace, bad});
     INFO(p.errors.formatAll());
@@ -121,7 +121,7 @@ TEST_CASE("files that are no trace are refused with their name and what is wrong
 TEST_CASE("ranks of another run and a rank given twice are refused by file, the run's ranks load",
           "[trace]")
 {
-    TempFolder dir;
+    TempTraceFolder dir;
     dir.file("rank-0.json", rankTrace(0, 4, {1, 2}));
     dir.file("rank-1.json", rankTrace(1, 4, {1, 2}));
     dir.file("rank-2.json", rankTrace(2, 4, {1, 2}));
@@ -145,7 +145,7 @@ TEST_CASE("ranks of another run and a rank given twice are refused by file, the 
 TEST_CASE("steps that do not match across ranks are noted, the step time is of the steps all have",
           "[trace]")
 {
-    TempFolder dir;
+    TempTraceFolder dir;
     const std::string a = dir.file("rank-0.json", rankTrace(0, 2, {1, 2, 3}));
     const std::string b = dir.file("rank-1.json", rankTrace(1, 2, {2, 3, 4}));
     const MeasuredProfile p = readProfile({a, b});
@@ -197,7 +197,7 @@ TEST_CASE("a file of more ProfilerStep#N annotations than a trace holds is refus
                 std::to_string(i) + "\",\"ts\":" + std::to_string(i) + ",\"dur\":1},";
     text.back() = ']';
     text += "}";
-    TempFolder dir;
+    TempTraceFolder dir;
     const std::string path = dir.file("many-steps.json", text);
     const MeasuredProfile p = readProfile({path});
     CHECK(p.ranks.empty());
@@ -207,7 +207,7 @@ TEST_CASE("a file of more ProfilerStep#N annotations than a trace holds is refus
 TEST_CASE("import trace: refused files named, the rest printed, exit 1, wrong options are usage",
           "[trace]")
 {
-    TempFolder dir;
+    TempTraceFolder dir;
     const std::string bad = dir.file("bad.json", "{}");
     SECTION("text")
     {

@@ -60,7 +60,7 @@ LaneInterval compute(double start, double duration)
     return {start, duration, LaneIntervalKind::Compute, KernelKind::Compute, -1};
 }
 
-LaneInterval comm(double start, double duration, int group)
+LaneInterval commLane(double start, double duration, int group)
 {
     return {start, duration, LaneIntervalKind::Comm, KernelKind::AllReduce, group};
 }
@@ -170,19 +170,19 @@ TEST_CASE("a lane merges same-kind neighbours and slivers, and keeps to its cap"
              100,
              {LaneIntervalKind::Compute, LaneIntervalKind::Idle}},
         Case{"within the cap, a sliver stays",
-             {compute(0, 0.4), comm(0.4, sliver, 1), compute(0.4 + sliver, 0.6 - sliver)},
+             {compute(0, 0.4), commLane(0.4, sliver, 1), compute(0.4 + sliver, 0.6 - sliver)},
              3,
              {LaneIntervalKind::Compute, LaneIntervalKind::Comm, LaneIntervalKind::Compute}},
         Case{"over the cap, a sliver joins the interval before it, which then merges on",
-             {compute(0, 0.4), comm(0.4, sliver, 1), compute(0.4 + sliver, 0.6 - sliver)},
+             {compute(0, 0.4), commLane(0.4, sliver, 1), compute(0.4 + sliver, 0.6 - sliver)},
              2,
              {LaneIntervalKind::Compute}},
         Case{"over the cap, a short first interval joins the one after it",
-             {idle(0, sliver), comm(sliver, 0.5 - sliver, 2), idle(0.5, 0.5)},
+             {idle(0, sliver), commLane(sliver, 0.5 - sliver, 2), idle(0.5, 0.5)},
              2,
              {LaneIntervalKind::Comm, LaneIntervalKind::Idle}},
         Case{"different groups stay apart",
-             {comm(0, 0.5, 1), comm(0.5, 0.5, 2)},
+             {commLane(0, 0.5, 1), commLane(0.5, 0.5, 2)},
              100,
              {LaneIntervalKind::Comm, LaneIntervalKind::Comm}},
         Case{"over the cap, the shortest length kept doubles until it fits",

@@ -16,7 +16,7 @@ using namespace cs;
 
 namespace {
 
-struct Layout {
+struct SharedRanksLayout {
     const char* name;
     const char* sample;
     int tp, cp, dp, ep;
@@ -25,7 +25,7 @@ struct Layout {
 };
 
 // The sample's model cut to 8 layers on one pipeline stage: small enough to write every rank.
-ClusterRun runOf(const Layout& l)
+ClusterRun runOf(const SharedRanksLayout& l)
 {
     ClusterRun cr = loadSampleRun(l.sample);
     cr.run.model.layers = 8;
@@ -54,35 +54,35 @@ struct Evidence {
 };
 
 // The reviewer's case: CP's exchange hidden under attention, only DP's reduction exposed.
-const Layout kFairwaterDp1{"Llama 405B tp4 cp2 dp1 on Fairwater",
-                           "fairwater-gb200-128-llama405b.run.json",
-                           4,
-                           2,
-                           1,
-                           1,
-                           Dim::CP,
-                           false};
+const SharedRanksLayout kFairwaterDp1{"Llama 405B tp4 cp2 dp1 on Fairwater",
+                                      "fairwater-gb200-128-llama405b.run.json",
+                                      4,
+                                      2,
+                                      1,
+                                      1,
+                                      Dim::CP,
+                                      false};
 // CP across two VMs: both CP's exchange and DP's reduction exposed.
-const Layout kGptDp1{
+const SharedRanksLayout kGptDp1{
     "GPT-3 tp8 cp2 dp1", "ndv5-h100-128-gpt3-175b.run.json", 8, 2, 1, 1, Dim::CP, true};
-const Layout kExpertsEqualData{
+const SharedRanksLayout kExpertsEqualData{
     "DeepSeek-V3 ep4 dp4", "gb200-16-deepseek-v3.run.json", 1, 1, 4, 4, Dim::EP, true};
 
 const Evidence kDescribed{"descriptions", true, false};
-const Evidence kKernelKinds{"kernel kinds", false, true};
+const Evidence kByKernelKinds{"kernel kinds", false, true};
 const Evidence kCollectivesOnly{"collectives only", false, false};
 
 struct MappingCase {
-    Layout layout;
+    SharedRanksLayout layout;
     Evidence evidence;
 };
 // With only the collectives' count (no descriptions, no kernels), EP's all-to-all and DP's
 // reduce-scatter are both collectives: EP = DP cannot be told apart that way.
 const std::vector<MappingCase> kCases{
-    {kFairwaterDp1, kDescribed},       {kFairwaterDp1, kKernelKinds},
+    {kFairwaterDp1, kDescribed},       {kFairwaterDp1, kByKernelKinds},
     {kFairwaterDp1, kCollectivesOnly}, {kGptDp1, kDescribed},
-    {kGptDp1, kKernelKinds},           {kGptDp1, kCollectivesOnly},
-    {kExpertsEqualData, kDescribed},   {kExpertsEqualData, kKernelKinds},
+    {kGptDp1, kByKernelKinds},         {kGptDp1, kCollectivesOnly},
+    {kExpertsEqualData, kDescribed},   {kExpertsEqualData, kByKernelKinds},
 };
 
 } // namespace

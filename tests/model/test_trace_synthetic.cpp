@@ -20,13 +20,13 @@ using namespace cs;
 
 namespace {
 
-struct Layout {
+struct TraceLayout {
     const char* name;
     int tp, cp, pp, dp, ep;
 };
 
 // GPT-3's shape cut to 8 layers on 2 ND H100 v5 VMs (16 GPUs), or DeepSeek-V3's on 16 GB200s.
-ClusterRun smallRun(const Layout& l)
+ClusterRun smallRun(const TraceLayout& l)
 {
     ClusterRun cr = l.ep > 1 ? loadSampleRun("gb200-16-deepseek-v3.run.json")
                              : loadSampleRun("ndv5-h100-128-gpt3-175b.run.json");
@@ -62,9 +62,9 @@ std::string tempFolder(const std::string& name)
 TEST_CASE("a synthetic profile of a run, read back with that run, measures its prediction",
           "[trace]")
 {
-    const Layout layout =
-        GENERATE(Layout{"tp2 pp2 dp4", 2, 1, 2, 4, 1}, Layout{"tp2 cp2 dp4", 2, 2, 1, 4, 1},
-                 Layout{"tp4 pp4", 4, 1, 4, 1, 1}, Layout{"ep8 dp16", 1, 1, 1, 16, 8});
+    const TraceLayout layout = GENERATE(
+        TraceLayout{"tp2 pp2 dp4", 2, 1, 2, 4, 1}, TraceLayout{"tp2 cp2 dp4", 2, 2, 1, 4, 1},
+        TraceLayout{"tp4 pp4", 4, 1, 4, 1, 1}, TraceLayout{"ep8 dp16", 1, 1, 1, 16, 8});
     INFO(layout.name);
     const ClusterRun cr = smallRun(layout);
     const Evaluation e = evaluate(cr.cluster, cr.run);
