@@ -11,9 +11,11 @@
 #include <QThread>
 #include <QWidget>
 #include <functional>
+#include <memory>
 
 #include <catch2/catch.hpp>
 
+#include "document.h"
 #include "documentio.h"
 #include "text.h"
 
@@ -30,6 +32,14 @@ inline cs::Session sampleSession(const char* name)
     INFO(problems.toStdString());
     REQUIRE(session);
     return *session;
+}
+
+// A sample opened as a document, with its file's path.
+inline std::unique_ptr<Document> openSample(const char* name)
+{
+    auto doc = std::make_unique<Document>();
+    doc->setSession(sampleSession(name), sampleFile(name));
+    return doc;
 }
 
 // What the file holds; empty when it cannot be read.

@@ -41,17 +41,6 @@ QString importFile(const char* name)
     return QStringLiteral(CS_TEST_DATA_DIR "/imports/") + QLatin1String(name);
 }
 
-std::unique_ptr<Document> openDocument(const QString& path)
-{
-    QString problems;
-    auto session = loadSessionFromFile(path, &problems);
-    INFO(problems.toStdString());
-    REQUIRE(session);
-    auto doc = std::make_unique<Document>();
-    doc->setSession(std::move(*session), path);
-    return doc;
-}
-
 struct Window {
     QTemporaryDir dir;
     MainWindow window{dir.path()};
@@ -95,7 +84,7 @@ TEST_CASE("the MoE sample session loads with its bookmarks, each its own view", 
 TEST_CASE("colour by EP gives each GPU its EP group's colour: one per rack in the sample",
           "[moe][colors]")
 {
-    auto doc = openDocument(sampleFile(kMoeSession));
+    auto doc = openSample(kMoeSession);
     const cs::Placement& pl = doc->placement();
     TopologyScene scene(doc->topology(), pl, doc->evaluation(), 1.6);
     cs::ViewState view;
@@ -126,7 +115,7 @@ TEST_CASE("the inspector shows the rank's experts as the model places them, and 
           "group",
           "[moe][inspector]")
 {
-    auto doc = openDocument(sampleFile(kMoeSession));
+    auto doc = openSample(kMoeSession);
     for (int rank : {0, 70, 1023}) {
         INFO("rank " << rank);
         const QString text =
@@ -142,7 +131,7 @@ TEST_CASE("the inspector shows the rank's experts as the model places them, and 
             QStringLiteral("EP group %1").arg(doc->placement().groupIndex(rank, cs::Dim::EP))));
     }
     // A dense run has no experts row.
-    auto dense = openDocument(sampleFile("ndv5-h200-64-gpt3-175b.run.json"));
+    auto dense = openSample("ndv5-h200-64-gpt3-175b.run.json");
     CHECK_FALSE(
         inspectorHtml(dense->topology(), dense->placement(), dense->evaluation(), dense->run(), 3)
             .contains("routed"));
@@ -151,7 +140,7 @@ TEST_CASE("the inspector shows the rank's experts as the model places them, and 
 TEST_CASE("the timeline names the all-to-all's dispatch and combine, forward and backward",
           "[moe][timeline]")
 {
-    auto doc = openDocument(sampleFile(kMoeSession));
+    auto doc = openSample(kMoeSession);
     const cs::Evaluation& e = doc->evaluation();
     TimelineView view;
     view.setSchedule(e.events, int(e.memoryGiBPerStage.size()), e.stepTimeS);
@@ -330,7 +319,7 @@ TEST_CASE("a folder of logs opens as measured runs, refused files listed, with a
 
 TEST_CASE("the compare dock shows the error against a measured step", "[measured][compare]")
 {
-    auto doc = openDocument(sampleFile("fairwater-gb200-128.csession"));
+    auto doc = openSample("fairwater-gb200-128.csession");
     REQUIRE(doc->run().measured);
     const cs::ClusterRun a{doc->cluster(), doc->run()};
     cs::ClusterRun b = a;

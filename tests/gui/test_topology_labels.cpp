@@ -17,21 +17,6 @@
 #include "topologyscene.h"
 #include "topologyview.h"
 
-namespace {
-
-std::unique_ptr<Document> openSampleDocument(const char* name)
-{
-    QString problems;
-    auto session = loadSessionFromFile(sampleFile(name), &problems);
-    INFO(problems.toStdString());
-    REQUIRE(session);
-    auto doc = std::make_unique<Document>();
-    doc->setSession(std::move(*session), QString());
-    return doc;
-}
-
-} // namespace
-
 TEST_CASE("rack and tier names never overlap each other or a rack", "[topology][labels]")
 {
     // {sample, view size, zoom}: the 336-rack ND H100 hall, Fairwater and a 16-rack cluster, in
@@ -41,7 +26,7 @@ TEST_CASE("rack and tier names never overlap each other or a rack", "[topology][
     const QSize sizes[] = {{620, 380}, {1000, 560}, {1920, 1080}};
     const double zooms[] = {1, 1.6, 3, 8};
     for (const char* sample : samples) {
-        auto doc = openSampleDocument(sample);
+        auto doc = openSample(sample);
         TopologyScene scene(doc->topology(), doc->placement(), doc->evaluation());
         for (const QSize& size : sizes) {
             for (double zoom : zooms) {
@@ -80,7 +65,7 @@ TEST_CASE("rack and tier names never overlap each other or a rack", "[topology][
 TEST_CASE("the 336 racks of the ND H100 hall are numbered where their aisles hold the type",
           "[topology][labels]")
 {
-    auto doc = openSampleDocument("ndv5-h100-1344-gpt3-175b.csession");
+    auto doc = openSample("ndv5-h100-1344-gpt3-175b.csession");
     TopologyScene scene(doc->topology(), doc->placement(), doc->evaluation());
     scene.renderer().setTextPixels(12);
     // Full screen at 1080p, and the view of a 1920x1080 window a wheel notch or three in.
@@ -103,7 +88,7 @@ TEST_CASE("the 336 racks of the ND H100 hall are numbered where their aisles hol
 TEST_CASE("names follow the view's type: the screen's DPI and presenting's larger type",
           "[topology][labels]")
 {
-    auto doc = openSampleDocument("fairwater-gb200-128.csession");
+    auto doc = openSample("fairwater-gb200-128.csession");
     TopologyView view([&]() -> const cs::ViewState& { return doc->view(); },
                       [&](const cs::ViewState& v) { doc->setView(v); });
     view.resize(1000, 560);

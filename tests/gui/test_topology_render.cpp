@@ -24,17 +24,6 @@ const char* const kSamples[] = {
     "ndv5-h200-64-gpt3-175b.run.json",
 };
 
-std::unique_ptr<Document> openSample(const char* name)
-{
-    QString problems;
-    auto session = loadSessionFromFile(sampleFile(name), &problems);
-    INFO(problems.toStdString());
-    REQUIRE(session);
-    auto doc = std::make_unique<Document>();
-    doc->setSession(std::move(*session), sampleFile(name));
-    return doc;
-}
-
 // The colour a mode gives a GPU, worked out from the model, not from the renderer's palette.
 QColor expectedColor(const std::string& mode, int gpu, const Document& doc)
 {
