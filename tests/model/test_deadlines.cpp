@@ -61,8 +61,15 @@ TEST_CASE("a search with time to spare is not cut short by the deadline's passes
 TEST_CASE("a fit whose deadline has passed keeps its start and says it stopped early",
           "[calibration][deadline]")
 {
-    // Every public row: on fewer, the fit would leave what they do not inform at its default.
-    const std::vector<MeasuredRun> rows = publicMeasuredRuns();
+    // Every public row but the three whose steps take longest to simulate (A100 and NVFP4
+    // rows: what they inform, one model family informs): on fewer, the fit would leave more
+    // at its default, and "unchanged" would not be the deadline's doing.
+    std::vector<MeasuredRun> rows = publicMeasuredRuns();
+    std::erase_if(rows, [](const MeasuredRun& r) {
+        return r.id == "korthikanti_530B" || r.id == "sc21_t1_1008.0B" ||
+               r.id == "nemo_bridge_26.06_DGX-GB200_LLAMA3.1_405B_256gpu_NVFP4";
+    });
+    REQUIRE(rows.size() == publicMeasuredRuns().size() - 3);
     FitOptions options;
     options.deadline = std::chrono::steady_clock::now();
     std::vector<std::string> lines;
