@@ -233,16 +233,36 @@ std::optional<RouterGroups> routerGroupsOf(const RunDesc& run)
     return RouterGroups{int(*groups), int(*topK)};
 }
 
+namespace {
+
+// The share of a GPU's NVFP4 peak that shows in the training GEMMs as FP8's efficiency sees
+// it. Blackwell's FP4 MMA does twice the work of its FP8 one an instruction (GB200: 9,800 and
+// 4,900 TFLOP/s). Blackwell Ultra's peak is three times its FP8 one, the half more from an
+// FP4 MMA of its own (96 FP4 values of the inner dimension an instruction, sm_103 only, where
+// Blackwell's takes 64: ThunderKittens PR 201). The measured recipes do not show that half:
+// GB300 runs their NVFP4 steps as much faster than GB200 as their FP8 ones (docs/cost-model.md,
+// "NVFP4 on Blackwell Ultra").
+double nvfp4ShownOfPeak(const GpuSpec& gpu)
+{
+    constexpr double kFp4MmaOverFp8 = 2;
+    if (gpu.peakTflopsNvfp4 <= 0)
+        return 1;
+    return std::min(1.0, kFp4MmaOverFp8 * gpu.peakTflopsFp8 / gpu.peakTflopsNvfp4);
+}
+
+} // namespace
+
 double Calibration::gemmEfficiency(const GpuSpec& gpu, Precision p) const
 {
     const double measured = efficiencyOf(gemm, gpu, p);
     if (measured > 0)
         return measured;
-    // Another precision of the same tensor cores: NVFP4 reaches the fraction of its peak that
-    // FP8 reaches of its own, BF16 that times bf16OverFp8.
+    // Another precision of the same tensor cores: NVFP4 reaches the fraction FP8 reaches of
+    // the part of its peak that shows, BF16 FP8's times bf16OverFp8.
     const double fp8 = p == Precision::FP8 ? -1 : efficiencyOf(gemm, gpu, Precision::FP8);
     if (fp8 > 0)
-        return p == Precision::BF16 ? std::min(0.95, fp8 * bf16OverFp8) : fp8;
+        return p == Precision::BF16 ? std::min(0.95, fp8 * bf16OverFp8)
+                                    : fp8 * nvfp4ShownOfPeak(gpu);
     return defaultGemmEfficiency;
 }
 

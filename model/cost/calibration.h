@@ -185,9 +185,9 @@ struct Calibration {
     double frameworkMemoryGiB = 4; // CUDA context, NCCL buffers, allocator fragmentation
 
     // At the reference inner dimension. The GPU's own or its architecture's, else derived from
-    // its FP8 one (NVFP4 the same fraction of its peak, BF16 times bf16OverFp8), else the
-    // default. An expert GEMM's: measured apart, else the dense one times
-    // groupedEfficiency.
+    // its FP8 one (NVFP4 the same fraction of the part of its peak Blackwell's FP4 MMA reaches,
+    // BF16 times bf16OverFp8), else the default. An expert GEMM's: measured apart, else the
+    // dense one times groupedEfficiency.
     double gemmEfficiency(const GpuSpec& gpu, Precision p) const;
     double groupedGemmEfficiency(const GpuSpec& gpu, Precision p) const;
     bool operator==(const Calibration&) const = default;
