@@ -265,8 +265,10 @@ TEST_CASE("Open and Compare With read on a worker, and Cancel keeps the document
     const cs::Session before = window.document()->session();
     const QString pathBefore = window.document()->filePath();
     // Blank lines before a syntax error: 63 MB of them froze the window for 16 s in issue 35.
+    // Enough of them that reading outlasts a turn of the event loop, so that Cancel comes first
+    // even on a loaded machine (with 1 MB the work could end first, and Cancel never came).
     const QString blank = dir.filePath(QStringLiteral("blank.csession"));
-    std::ofstream(blank.toStdString()) << "{" << std::string(1'000'000, '\n') << "x";
+    std::ofstream(blank.toStdString()) << "{" << std::string(16'000'000, '\n') << "x";
     {
         Heartbeat heartbeat(&window);
         CHECK_FALSE(window.openFile(blank));
