@@ -70,28 +70,6 @@ std::optional<Container> containerOf(const std::string& text)
     return std::nullopt;
 }
 
-// The software a row was measured with, as the cost model tells frameworks apart
-// (calibration.h): runs from NeMo containers 26.06 and later, and MLPerf results with experts
-// (whose recipes capture the whole iteration in CUDA graphs), on the newest. MegaScale's
-// Megatron-LM baselines on Megatron-LM's defaults (FP32 gradients reduced after the backward
-// pass, no TP overlap): the overlaps are what MegaScale adds to it (its section 3.2). Every
-// other run on the 2025 one, the SC21 and recompute papers' rows too: on the defaults they fit
-// worse (docs/cost-model.md, "Measured runs"), their hand-tuned runs hid more than that.
-std::string frameworkOfSource(const json& row)
-{
-    const std::string text = sourceOf(row);
-    if (text.find("MegaScale") != std::string::npos &&
-        text.find(", Megatron-LM,") != std::string::npos)
-        return "megatron-2021";
-    const auto id = row.find("id");
-    if (id != row.end() && id->is_string() && id->get<std::string>().rfind("mlperf_", 0) == 0 &&
-        row.contains("model") && row["model"].is_object() && row["model"].contains("moe"))
-        return "megatron-core-2026";
-    const std::optional<Container> container = containerOf(text);
-    return container && *container >= Container{26, 6} ? "megatron-core-2026"
-                                                       : "megatron-core-2025";
-}
-
 // Megatron-Bridge performance recipes by container, model family and GPU, from the recipes of
 // each release (docs/cost-model.md, "Mixture of experts").
 struct Recipes {
@@ -112,6 +90,8 @@ const Recipes kAllToAllOverlapRecipes[] = {
     {{25, 11}, kLatest, "Qwen3-235B-A22B", "H100"},
     {{26, 4}, kLatest, "gpt-oss-120b", "GB200"},
     {{26, 4, 1}, {26, 4, 1}, "DeepSeek-V3", "B200"},
+    // v0.3.0 (26.02); 26.02.01's B300 row keeps its layout (VP 4, which v0.3.1 drops) and speed.
+    {{26, 2}, {26, 2, 1}, "Qwen3-235B-A22B", "B300"},
 };
 
 // Those that dispatch tokens with Megatron-Core's flex dispatcher (HybridEP, or DeepEP), one
@@ -175,6 +155,81 @@ template <size_t N> bool inRecipes(const json& row, const Recipes (&recipes)[N])
     const RecipeKey key = recipeKeyOf(row);
     return std::any_of(std::begin(recipes), std::end(recipes),
                        [&](const Recipes& r) { return isRowsRecipe(r, key); });
+}
+
+// Megatron-Bridge's recipes that capture the whole step in one CUDA graph (cuda_graph_impl
+// full_iteration, with HybridEP, the fused grouped MLP and FP8 attention): MXFP8 ones on
+// Blackwell, from each release's workload configs (v0.5.0 for the 26.06 container, v0.5.1 for
+// 26.06.01, v0.6.0 for 26.08). Their other FP8 recipes on Blackwell from 26.06 on launch layer
+// by layer as before: every current-scaling and Llama one, B200's of DeepSeek-V3 and gpt-oss,
+// B300's of gpt-oss, and in 26.06 B300's of DeepSeek-V3 (its MXFP8 config is its BF16 one) and
+// B200's of both Qwen3 models.
+const Recipes kFullIterationRecipes[] = {
+    {{26, 6}, kLatest, "DeepSeek-V3", "GB200"},
+    {{26, 6}, kLatest, "DeepSeek-V3", "GB300"},
+    {{26, 6, 1}, kLatest, "DeepSeek-V3", "B300"},
+    {{26, 6}, kLatest, "gpt-oss-120b", "GB200"},
+    {{26, 6}, kLatest, "gpt-oss-120b", "GB300"},
+    {{26, 6}, kLatest, "Qwen3-235B-A22B", "GB200"},
+    {{26, 6}, kLatest, "Qwen3-235B-A22B", "GB300"},
+    {{26, 6, 1}, kLatest, "Qwen3-235B-A22B", "B200"},
+    {{26, 6, 1}, kLatest, "Qwen3-235B-A22B", "B300"},
+    {{26, 6}, kLatest, "Qwen3-30B-A3B", "GB200"},
+    {{26, 6}, kLatest, "Qwen3-30B-A3B", "GB300"},
+    {{26, 6}, kLatest, "Qwen3-30B-A3B", "B300"},
+    {{26, 6, 1}, kLatest, "Qwen3-30B-A3B", "B200"},
+};
+
+// A row of Megatron-Bridge's performance tables, which name their NeMo container.
+bool megatronBridgeRow(const json& row)
+{
+    const std::string text = sourceOf(row);
+    return text.find("Megatron-Bridge") != std::string::npos &&
+           text.find(" NeMo Container") != std::string::npos;
+}
+
+// Whether an FP8 row's recipe scales in blocks (MXFP8): its `precision_recipe` when it has one,
+// else its source ("FP8-MX", "MXFP8" against "FP8-CS" in Megatron-Bridge's tables).
+bool mxfp8Recipe(const json& row)
+{
+    std::string text = lowerCase(rowString(row, "precision_recipe"));
+    if (text.empty())
+        text = lowerCase(sourceOf(row));
+    return text.find("mxfp8") != std::string::npos || text.find("fp8-mx") != std::string::npos;
+}
+
+// A Megatron-Bridge FP8 row on Blackwell whose recipe launches layer by layer: the cost model
+// costs the CPU's launches as before the 26.06 recipes, as an import does for a launch without a
+// full-iteration CUDA graph (recipesettings.cpp).
+bool layerByLayerFp8Recipe(const json& row)
+{
+    const GpuSpec* gpu = findCatalogGpu(rowString(row, "cluster", "gpu"));
+    return megatronBridgeRow(row) && rowString(row, "precision") == "fp8" && gpu &&
+           gpu->peakTflopsNvfp4 > 0 && !(mxfp8Recipe(row) && inRecipes(row, kFullIterationRecipes));
+}
+
+// The software a row was measured with, as the cost model tells frameworks apart
+// (calibration.h): runs from NeMo containers 26.06 and later, but the FP8 ones on Blackwell whose
+// recipe launches layer by layer, and MLPerf results with experts (whose recipes capture the
+// whole iteration in CUDA graphs), on the newest. MegaScale's Megatron-LM baselines on
+// Megatron-LM's defaults (FP32 gradients reduced after the backward pass, no TP overlap): the
+// overlaps are what MegaScale adds to it (its section 3.2). Every other run on the 2025 one, the
+// SC21 and recompute papers' rows too: on the defaults they fit worse (docs/cost-model.md,
+// "Measured runs"), their hand-tuned runs hid more than that.
+std::string frameworkOfSource(const json& row)
+{
+    const std::string text = sourceOf(row);
+    if (text.find("MegaScale") != std::string::npos &&
+        text.find(", Megatron-LM,") != std::string::npos)
+        return "megatron-2021";
+    const auto id = row.find("id");
+    if (id != row.end() && id->is_string() && id->get<std::string>().rfind("mlperf_", 0) == 0 &&
+        row.contains("model") && row["model"].is_object() && row["model"].contains("moe"))
+        return "megatron-core-2026";
+    const std::optional<Container> container = containerOf(text);
+    return container && *container >= Container{26, 6} && !layerByLayerFp8Recipe(row)
+               ? "megatron-core-2026"
+               : "megatron-core-2025";
 }
 
 // Those that offload activations to host memory (cpu_offloading_num_layers), all with FSDP:
@@ -246,16 +301,6 @@ bool gptOssRow(const json& row)
     return lowerCase(rowString(row, "model", "name")).rfind("gpt-oss", 0) == 0;
 }
 
-// Whether an FP8 row's recipe scales in blocks (MXFP8): its `precision_recipe` when it has one,
-// else its source ("FP8-MX", "MXFP8" against "FP8-CS" in Megatron-Bridge's tables).
-bool mxfp8Recipe(const json& row)
-{
-    std::string text = lowerCase(rowString(row, "precision_recipe"));
-    if (text.empty())
-        text = lowerCase(sourceOf(row));
-    return text.find("mxfp8") != std::string::npos || text.find("fp8-mx") != std::string::npos;
-}
-
 // Which modules a recipe replays as Transformer Engine CUDA graphs layer by layer
 // (cuda_graph_impl transformer_engine): the router with the MoE preprocessing (moe_router,
 // moe_preprocess in cuda_graph_scope), and attention (attn) as well.
@@ -277,8 +322,10 @@ const GraphRecipe kRouterGraphRecipes[] = {
     {{{26, 2}, kLatest, "DeepSeek-V3", "GB200"}, "", kRouterAttention},
     {{{25, 11}, {25, 11, 99}, "DeepSeek-V3", "GB300"}, "", kRouterAttention},
     {{{26, 2}, kLatest, "DeepSeek-V3", "GB300"}, "bf16", kRouterAttention},
-    {{{26, 6, 1}, kLatest, "DeepSeek-V3", "B300"}, "bf16", kRouterAttention},
-    {{{26, 6, 1}, kLatest, "DeepSeek-V3", "B300"}, "fp8", kRouterAttention},
+    // v0.5.0's B300 config (26.06) for every precision; its MXFP8 one is full-iteration later.
+    {{{26, 6}, kLatest, "DeepSeek-V3", "B300"}, "bf16", kRouterAttention},
+    {{{26, 6}, kLatest, "DeepSeek-V3", "B300"}, "fp8", kRouterAttention},
+    {{{26, 6}, {26, 6}, "DeepSeek-V3", "B300"}, "mxfp8", kRouterAttention},
     {{{25, 11}, kLatest, "gpt-oss-120b", "GB300"}, "", kRouterAttention},
     {{{26, 2}, kLatest, "gpt-oss-120b", "B300"}, "", kRouterAttention},
     {{{25, 11}, kLatest, "Qwen3-235B-A22B", "GB200"}, "", kRouterAttention},
@@ -329,7 +376,7 @@ GraphedModules graphedModulesOfRow(const json& row)
     if (source.find("Megatron-MoE-ModelZoo") != std::string::npos &&
         rowString(row, "family").rfind("Qwen3", 0) == 0)
         return modelZooGraphs(row, rowString(row, "cluster", "gpu"));
-    if (source.rfind("NVIDIA-NeMo/Megatron-Bridge", 0) != 0)
+    if (!megatronBridgeRow(row))
         return GraphedModules::None;
     const RecipeKey key = recipeKeyOf(row);
     const std::string precision = recipePrecisionOf(row);

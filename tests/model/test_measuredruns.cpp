@@ -355,3 +355,53 @@ TEST_CASE("a row's recipe graphs its router, and its attention, as its release's
               (e.attention ? nlohmann::json(true) : nlohmann::json()));
     }
 }
+
+TEST_CASE("an FP8 row on Blackwell is costed as one CUDA graph only where its release's recipe "
+          "captures the whole step")
+{
+    struct Case {
+        const char* container;
+        const char* family;
+        const char* gpu;
+        const char* recipe; // precision_recipe
+        const char* framework;
+    };
+    const Case cases[] = {
+        // v0.5.0 (26.06): GB200 and GB300 MXFP8 recipes, Qwen3-30B's on B300 too.
+        {"26.06", "DeepSeek-V3", "GB300", "mxfp8", "megatron-core-2026"},
+        {"26.06", "Qwen3-30B-A3B", "B300", "mxfp8", "megatron-core-2026"},
+        // Its B300 DeepSeek-V3, gpt-oss and B200 recipes launch layer by layer.
+        {"26.06", "DeepSeek-V3", "B300", "mxfp8", "megatron-core-2025"},
+        {"26.06", "gpt-oss-120b", "B300", "mxfp8", "megatron-core-2025"},
+        {"26.06", "Qwen3-235B-A22B", "B200", "mxfp8", "megatron-core-2025"},
+        // v0.5.1 (26.06.01) captures B300's DeepSeek-V3 and both Qwen3 models on B200.
+        {"26.06.01", "DeepSeek-V3", "B300", "mxfp8", "megatron-core-2026"},
+        {"26.06.01", "Qwen3-235B-A22B", "B200", "mxfp8", "megatron-core-2026"},
+        {"26.08", "gpt-oss-120b", "B300", "mxfp8", "megatron-core-2025"},
+        // Current scaling and dense models: never.
+        {"26.06", "DeepSeek-V3", "GB300", "fp8 current scaling", "megatron-core-2025"},
+        {"26.06", "Llama 3.1 405B", "GB200", "mxfp8", "megatron-core-2025"},
+        // Before 26.06: layer by layer.
+        {"26.04.01", "Qwen3-30B-A3B", "B300", "mxfp8", "megatron-core-2025"},
+    };
+    for (const Case& c : cases) {
+        nlohmann::json row = nlohmann::json::parse(rowLine());
+        row["source"] =
+            std::string("NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md, '## ") +
+            c.container + " NeMo Container'";
+        row["family"] = c.family;
+        row["cluster"]["gpu"] = c.gpu;
+        row["precision_recipe"] = c.recipe;
+        INFO(row["source"].get<std::string>()
+             << ", " << c.family << " on " << c.gpu << ", " << c.recipe);
+        Diagnostics diags;
+        const std::vector<MeasuredRun> runs = parseMeasuredRuns(row.dump(), "rows.jsonl", diags);
+        INFO(diags.formatAll());
+        REQUIRE(runs.size() == 1);
+        CHECK(runs[0].run.extensions.value().at(kFrameworkKey) == c.framework);
+    }
+    // The public Llama 3.1 405B FP8 (current scaling) row of 26.06 attends in BF16 as its recipe
+    // does: no full-iteration graph, no FP8 attention.
+    CHECK(extension("nemo_bridge_26.06_DGX-GB200_LLAMA3.1_405B_256gpu_FP8", "x-framework") ==
+          "megatron-core-2025");
+}
