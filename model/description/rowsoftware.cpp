@@ -198,14 +198,20 @@ bool mxfp8Recipe(const json& row)
     return text.find("mxfp8") != std::string::npos || text.find("fp8-mx") != std::string::npos;
 }
 
+// An FP8 row on a GPU with FP4 (Blackwell), where the 2026 recipes may capture the whole step.
+bool fp8OnBlackwellRow(const json& row)
+{
+    const GpuSpec* gpu = findCatalogGpu(rowString(row, "cluster", "gpu"));
+    return rowString(row, "precision") == "fp8" && gpu && gpu->peakTflopsNvfp4 > 0;
+}
+
 // A Megatron-Bridge FP8 row on Blackwell whose recipe launches layer by layer: the cost model
 // costs the CPU's launches as before the 26.06 recipes, as an import does for a launch without a
 // full-iteration CUDA graph (recipesettings.cpp).
 bool layerByLayerFp8Recipe(const json& row)
 {
-    const GpuSpec* gpu = findCatalogGpu(rowString(row, "cluster", "gpu"));
-    return megatronBridgeRow(row) && rowString(row, "precision") == "fp8" && gpu &&
-           gpu->peakTflopsNvfp4 > 0 && !(mxfp8Recipe(row) && inRecipes(row, kFullIterationRecipes));
+    return megatronBridgeRow(row) && fp8OnBlackwellRow(row) &&
+           !(mxfp8Recipe(row) && inRecipes(row, kFullIterationRecipes));
 }
 
 // The software a row was measured with, as the cost model tells frameworks apart
@@ -350,9 +356,7 @@ std::string recipePrecisionOf(const json& row)
 // which capture the whole step in one CUDA graph (the cost model's fullIterationRecipe).
 bool fullIterationRow(const json& row)
 {
-    const GpuSpec* gpu = findCatalogGpu(rowString(row, "cluster", "gpu"));
-    return frameworkOfSource(row) == "megatron-core-2026" && rowString(row, "precision") == "fp8" &&
-           gpu && gpu->peakTflopsNvfp4 > 0;
+    return fp8OnBlackwellRow(row) && frameworkOfSource(row) == "megatron-core-2026";
 }
 
 // Megatron-MoE-ModelZoo's Qwen3 scripts (e8650517d60d) run its GB200 and GB300 rows with
