@@ -16,9 +16,13 @@ container as the public rows do, so that the converter applies each release's re
 """
 
 import argparse
+import copy
 import json
+import os
 import re
+import stat
 import sys
+import tempfile
 
 MODELS = {"DeepSeekV3": "dsv3", "GPT OSS 120B": "gptoss-120b",
           "Qwen3_30B_a3B": "qwen3-30b", "Qwen3_235B_a22B": "qwen3-235b"}
@@ -58,7 +62,10 @@ def b300_rows(archive_lines, public, scale_out):
 def make_row(cells, section, model, line, public, scale_out):
     name, container = MODELS[model], CONTAINERS[section]
     template = sibling(public, container, name, cells["Precision"] == "BF16")
-    row = json.loads(json.dumps(template))
+    if template is None:
+        sys.exit(f"archive-b300-rows: no public sibling of {model} ({section}, "
+                 f"{cells['Precision']}) to build its row from")
+    row = copy.deepcopy(template)
     gpus, gbs, seq = int(cells["#-GPUs"]), int(cells["GBS"]), int(cells["Sequence Length"])
     tp, pp, cp = int(cells["TP"]), int(cells["PP"]), int(cells["CP"])
     tokens = float(cells["Tokens / sec / GPU"])
@@ -91,11 +98,35 @@ def main():
         public = [json.loads(line) for line in f if line.strip()]
     with open(args.archive) as f:
         rows = list(b300_rows(f.read().splitlines(), public, args.scale_out))
-    if args.output in (args.archive, args.public):
-        sys.exit("archive-b300-rows: the output would overwrite an input")
-    with open(args.output, "w") as f:
-        f.writelines(json.dumps(r) + "\n" for r in rows)
+    write_atomically(args.output, "".join(json.dumps(r) + "\n" for r in rows),
+                     inputs=(args.archive, args.public))
     print(f"{len(rows)} rows written to {args.output}")
+
+
+def write_atomically(path, text, inputs):
+    """Writes through a temporary file in the same folder, renamed over `path` once complete: a
+    full disk or a failed write leaves what was there. Refuses an input (however it is named:
+    a symlink or another path to it) and anything but a regular file."""
+    target = os.path.realpath(path)
+    if os.path.exists(target) and any(os.path.samefile(i, target) for i in inputs):
+        sys.exit(f"archive-b300-rows: {path} is an input; it would be written over")
+    if os.path.exists(target) and not stat.S_ISREG(os.stat(target).st_mode):
+        sys.exit(f"archive-b300-rows: {path} is not a regular file")
+    temporary = None
+    try:
+        fd, temporary = tempfile.mkstemp(dir=os.path.dirname(target), prefix=".archive-b300-rows-")
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temporary, 0o666 & ~umask)  # mkstemp's 0600 is for secrets; this is a row file
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(temporary, target)
+    except OSError as e:
+        if temporary and os.path.exists(temporary):
+            os.unlink(temporary)
+        sys.exit(f"archive-b300-rows: cannot write {path}: {e.strerror}")
 
 
 if __name__ == "__main__":
