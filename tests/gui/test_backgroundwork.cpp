@@ -192,8 +192,6 @@ TEST_CASE("the step trace export writes on a worker, and Cancel leaves the old f
     CHECK(nlohmann::json::parse(in).at("traceEvents").size() > 1000);
 
     std::ofstream(trace.toStdString(), std::ios::trunc) << "old trace";
-    bool pressed = false;
-    cancelSoon(&window, &pressed);
     // Writing the trace takes longer than the timer's first tick only when the step has many
     // ops: 128 stages and 1,024 micro-batches make about 660,000 events (a second to write).
     std::ofstream(dir.filePath(QStringLiteral("deep.cluster.json")).toStdString())
@@ -207,6 +205,10 @@ TEST_CASE("the step trace export writes on a worker, and Cancel leaves the old f
         "seq_len":2048},"precision":"bf16","batch":{"global":1024,"micro":1},
         "parallelism":{"tp":1,"pp":128}})";
     REQUIRE(window.openFile(deep));
+    // Armed only now: opening reads on a worker too, and a Cancel pressed there (under a
+    // sanitizer the read outlasts the timer's first tick) would cancel the open, not the export.
+    bool pressed = false;
+    cancelSoon(&window, &pressed);
     CHECK_FALSE(window.exportTraceTo(trace));
     CHECK(pressed);
     std::ifstream old(trace.toStdString());
