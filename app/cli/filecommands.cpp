@@ -15,6 +15,7 @@
 #include "loader.h"
 #include "options.h"
 #include "placement.h"
+#include "stagesplit.h"
 #include "text.h"
 #include "topology.h"
 
@@ -161,13 +162,18 @@ void describeStages(const RunDesc& r, const ClusterDesc& c, std::ostream& out)
         out << ": " << *heaviest << " layers per stage\n";
         return;
     }
-    out << ": " << *lightest << " to " << *heaviest
-        << " layers per stage, as even in FLOPs as whole layers allow (the last stage also runs "
-           "the LM head"
-        << (chunks.size() > 1 && chunks.front() == 0
-                ? "; the first virtual stage holds the embedding alone, the last the loss"
-                : "")
-        << ")\n";
+    out << ": " << *lightest << " to " << *heaviest << " layers per stage, ";
+    if (megatronSplit(r.model.layers, int(chunks.size())).empty()) {
+        out << "as even in FLOPs as whole layers allow (the last stage also runs the LM head)\n";
+        return;
+    }
+    // Uneven only where Megatron-Core counts the embedding and the loss as a layer each.
+    out << "the embedding and the loss counted as a layer each (Megatron-Core's "
+           "account_for_embedding_in_pipeline_split and _loss_): "
+        << (chunks.front() == 0
+                ? "the first virtual stage holds the embedding alone, the last the loss"
+                : "the first and the last virtual stage hold a layer fewer")
+        << "\n";
 }
 
 // MLA's compressed projections, or which layers slide; nothing for plain grouped-query attention.

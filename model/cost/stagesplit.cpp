@@ -122,4 +122,18 @@ std::vector<int> splitByShares(const std::vector<double>& items, int chunks)
     return split;
 }
 
+std::vector<int> megatronSplit(int layers, int chunks)
+{
+    if (chunks <= 0 || layers < 0)
+        return {};
+    if (layers % chunks == 0)
+        return std::vector<int>(size_t(chunks), layers / chunks);
+    if ((layers + 2) % chunks != 0 || chunks < 2)
+        return {};
+    std::vector<int> split(size_t(chunks), (layers + 2) / chunks);
+    --split.front(); // the embedding's place
+    --split.back();  // the loss's, beside the LM head
+    return split;
+}
+
 } // namespace cs

@@ -19,4 +19,13 @@ namespace cs {
 // the last), rather than to the head's weight.
 std::vector<int> splitByShares(const std::vector<double>& items, int chunks);
 
+// The split Megatron-Core makes from the counts alone, with no layout given: as many layers on
+// each virtual stage where they divide evenly; else, where the layers and two do, the embedding
+// and the loss counted as a layer each (account_for_embedding_in_pipeline_split and
+// account_for_loss_in_pipeline_split, the only way Megatron-Core runs such counts evenly, as
+// Llama 3.1 405B's and Qwen3-235B's recipes and MLPerf's 405B configs do), the first and the
+// last virtual stage a layer short. Empty where neither divides: the run needs a layout of its
+// own, which a split by FLOPs (splitByShares) stands in for.
+std::vector<int> megatronSplit(int layers, int chunks);
+
 } // namespace cs

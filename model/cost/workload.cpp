@@ -193,10 +193,7 @@ struct SplitMemo {
 std::vector<int> flopBalancedSplit(const ModelShape& model, const LayerTable& table,
                                    const std::vector<double>& kindShares, int chunks)
 {
-    // More virtual stages than layers and the head: the embedding takes the first alone, as
-    // Megatron-Core's account_for_embedding_in_pipeline_split (and _loss_) lay it out.
-    const bool embeddingStage = chunks > model.layers + 1;
-    std::vector<double> shares(embeddingStage ? 1 : 0, 0.0);
+    std::vector<double> shares;
     for (int i = 0; i < model.layers; ++i) {
         const LayerKind kind = table.pattern.kindAt(i);
         const size_t k =
@@ -205,21 +202,21 @@ std::vector<int> flopBalancedSplit(const ModelShape& model, const LayerTable& ta
     }
     shares.push_back(kindShares.back());
     std::vector<int> split = splitByShares(shares, chunks);
-    // The chunks left a layer short go first, beside the embedding, where Megatron-Core's
-    // account_for_embedding_in_pipeline_split and DeepSeek-V3's "Et|(tt|)*30mL" put them.
+    // The chunks left a layer short go first, beside the embedding, where DeepSeek-V3's layouts
+    // ("Et|(tt|)*30mL") put them.
     std::stable_sort(split.begin(), split.end() - 1);
-    if (embeddingStage)
-        --split.front(); // the embedding is no layer
     return split;
 }
 
-// Layers per virtual stage, in order. When they divide evenly, Megatron-Core's default: as many
-// on each, the head and MTP layers on the last beside its share (recipes that give no layout,
-// such as gpt-oss's, run so). Otherwise a recipe has to give a layout, and the split stands in
-// for it, as even in FLOPs as whole layers allow: each virtual stage ends as close to its share
-// of the model as it can without outweighing the lightest possible heaviest stage (the LM head
-// and MTP layers count on the last virtual stage, which may then hold no other layer). By FLOPs,
-// not time, so that the split does not move with the micro-batch or the recompute.
+// Layers per virtual stage, in order. Where the counts allow, Megatron-Core's own split
+// (megatronSplit): as many on each, the head and MTP layers on the last beside its share
+// (recipes that give no layout, such as gpt-oss's, run so), or, where only the layers and two
+// divide, the embedding and the loss counted as a layer each. Otherwise a recipe has to give a
+// layout, and a split stands in for it, as even in FLOPs as whole layers allow: each virtual
+// stage ends as close to its share of the model as it can without outweighing the lightest
+// possible heaviest stage (the LM head and MTP layers count on the last virtual stage, which may
+// then hold no other layer). By FLOPs, not time, so that the split does not move with the
+// micro-batch or the recompute.
 const std::vector<int>& pipelineSplit(const ModelShape& model, const LayerTable& table,
                                       const Ends& ends, int chunks)
 {
@@ -234,9 +231,9 @@ const std::vector<int>& pipelineSplit(const ModelShape& model, const LayerTable&
                       std::equal(kindShares.begin(), kindShares.end(), memo.kindShares.begin(),
                                  [](double a, double b) { return std::abs(a - b) <= 1e-12; });
     if (!same) {
-        std::vector<int> split = model.layers % chunks == 0
-                                     ? std::vector<int>(size_t(chunks), model.layers / chunks)
-                                     : flopBalancedSplit(model, table, kindShares, chunks);
+        std::vector<int> split = megatronSplit(model.layers, chunks);
+        if (split.empty())
+            split = flopBalancedSplit(model, table, kindShares, chunks);
         memo = {chunks, table.pattern, std::move(kindShares), std::move(split)};
     }
     return memo.split;

@@ -114,8 +114,10 @@ TEST_CASE("gradients reduced once the backward pass is done expose their reducti
     after.extensions.set(kOverlapGradReduceKey, false);
     const Evaluation under = evaluate(s.cluster, s.run);
     const Evaluation once = evaluate(s.cluster, after);
-    // The same bytes, in BF16 either way (only Megatron-LM's 2021 defaults reduce FP32).
-    CHECK(once.commTotalS[Dim::DP] == Approx(under.commTotalS[Dim::DP]));
+    // The same bytes, in BF16 either way (only Megatron-LM's 2021 defaults reduce FP32, twice
+    // as many): within what the critical stage's choice moves them, as its stages hold 15 or 16
+    // layers with the embedding or the head.
+    CHECK(once.commTotalS[Dim::DP] == Approx(under.commTotalS[Dim::DP]).epsilon(0.1));
     CHECK(once.commExposedS[Dim::DP] > 2 * under.commExposedS[Dim::DP]);
     CHECK(once.stepTimeS > under.stepTimeS);
     checkBreakdownAddsUp(once);

@@ -138,7 +138,8 @@ TEST_CASE("describe says which dimensions cross the fabric", "[samples][cli]")
     CHECK(text.find("TP groups of 4: inside one NVLink domain each") != std::string::npos);
     CHECK(text.find("PP groups of 8: inside one NVLink domain each") != std::string::npos);
     CHECK(text.find("DP groups of 128: cross the fabric") != std::string::npos);
-    CHECK(text.find("14 to 16 layers per stage, as even in FLOPs") != std::string::npos);
+    CHECK(text.find("15 to 16 layers per stage, the embedding and the loss counted as a layer "
+                    "each") != std::string::npos);
     CHECK(text.find("embedding alone") == std::string::npos);
 }
 

@@ -1,6 +1,7 @@
 // The split of layers over virtual pipeline stages, the embedding and the loss among them.
 
 #include "costmodeltests.h"
+#include "stagesplit.h"
 
 using namespace cs;
 using namespace costmodeltests;
@@ -79,4 +80,44 @@ TEST_CASE("one virtual stage more than layers and the head: the embedding's stag
     s.run.model.layers = 13; // one stage too many even with the embedding and the head on two
     validateClusterRun(s.cluster, s.run, diags);
     CHECK(diags.contains("layers = 13 and the embedding and the loss"));
+}
+
+TEST_CASE("Megatron-Core's split from the counts: even, or the embedding and the loss a layer each")
+{
+    struct Case {
+        int layers, chunks;
+        std::vector<int> expected; // empty: no split of Megatron-Core's own, a layout is needed
+    };
+    const auto withEnds = [](int chunks, int each, int ends) {
+        std::vector<int> split(size_t(chunks), each);
+        split.front() = split.back() = ends;
+        return split;
+    };
+    const Case cases[] = {
+        {80, 20, std::vector<int>(20, 4)}, // Llama 3 70B, pp 4 x vp 5: even
+        {126, 64, withEnds(64, 2, 1)},     // Llama 3.1 405B, pp 8 x vp 8 (MLPerf's configs)
+        {126, 128, withEnds(128, 1, 0)},   // pp 16 x vp 8: the embedding and the loss alone
+        {94, 24, withEnds(24, 4, 3)},      // Qwen3-235B, pp 8 x vp 3
+        {94, 4, withEnds(4, 24, 23)},      // Qwen3-235B, pp 4
+        {61, 16, {}},                      // DeepSeek-V3: a layout of its own
+        {127, 64, {}},                     // neither 127 nor 129 divides
+        {7, 1, {7}},
+    };
+    for (const Case& c : cases) {
+        INFO(c.layers << " layers on " << c.chunks << " virtual stages");
+        CHECK(megatronSplit(c.layers, c.chunks) == c.expected);
+    }
+}
+
+TEST_CASE("126 layers on 8 x 8 virtual stages with a small vocabulary: a layer short at both ends")
+{
+    // The Fairwater run (MLPerf's Llama 3.1 405B: a 32,000-token vocabulary, so the LM head
+    // weighs a sixth of a layer). A split by FLOPs would give 63 chunks of 2 and the head alone;
+    // Megatron-Core, counting the embedding and the loss as a layer each, 1, 62 of 2, then 1.
+    const Sample s = fairwater128();
+    CHECK(layersPerVirtualStage(s.cluster, s.run) == [] {
+        std::vector<int> split(64, 2);
+        split.front() = split.back() = 1;
+        return split;
+    }());
 }
