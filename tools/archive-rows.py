@@ -34,7 +34,7 @@ import tempfile
 MODELS = {"DeepSeekV3": "dsv3", "GPT OSS 120B": "gptoss-120b",
           "Qwen3_30B_a3B": "qwen3-30b", "Qwen3_235B_a22B": "qwen3-235b"}
 CONTAINERS = {"26.06": "2606", "26.04.01": "260401", "26.04": "2604",
-              "26.02.01": "260201", "26.02": "2602", "25.11": "2511"}
+              "26.02.01": "260201", "26.02": "2602"}
 # Recompute as the recipes set it: B300's of v0.6.0; GB200's and GB300's of v0.2.0 (25.11).
 B300_RECOMPUTE = {"dsv3": ["mla_up_proj"], "gptoss-120b": "none", "qwen3-30b": "none",
                   "qwen3-235b": "none"}
@@ -102,8 +102,8 @@ def missing_sibling(cells, section):
 
 def b300_rows(archive_lines, public, scale_out):
     for section, cells, line in table_rows(archive_lines):
-        if cells["System"] != "DGX-B300" or section not in CONTAINERS or section == "25.11" \
-                or cells["Model"] not in MODELS:
+        if cells["System"] != "DGX-B300" or section not in CONTAINERS or \
+                cells["Model"] not in MODELS:
             continue
         name, container = MODELS[cells["Model"]], CONTAINERS[section]
         nearest = [container] + [x for x in NEAREST if x != container]
@@ -120,7 +120,7 @@ def b300_rows(archive_lines, public, scale_out):
         yield row
 
 
-def bf16_blackwell_rows(archive_lines, public, scale_out):
+def bf16_blackwell_rows(archive_lines, public):
     for section, cells, line in table_rows(archive_lines):
         model = cells["Model"].split(" (")[0].strip()
         if section != "25.11" or cells["Precision"] != "BF16" or \
@@ -140,7 +140,9 @@ def bf16_blackwell_rows(archive_lines, public, scale_out):
         yield row
 
 
-SETS = {"b300": b300_rows, "bf16-blackwell": bf16_blackwell_rows}
+# Each set's rows from the archive's lines, the public rows and the command's options.
+SETS = {"b300": lambda lines, public, args: b300_rows(lines, public, args.scale_out),
+        "bf16-blackwell": lambda lines, public, args: bf16_blackwell_rows(lines, public)}
 
 
 def main():
@@ -155,7 +157,7 @@ def main():
     with open(args.public) as f:
         public = [json.loads(line) for line in f if line.strip()]
     with open(args.archive) as f:
-        rows = list(SETS[args.set](f.read().splitlines(), public, args.scale_out))
+        rows = list(SETS[args.set](f.read().splitlines(), public, args))
     write_atomically(args.output, "".join(json.dumps(r) + "\n" for r in rows),
                      inputs=(args.archive, args.public))
     print(f"{len(rows)} rows written to {args.output}")
