@@ -296,6 +296,13 @@ void PropertiesPanel::buildFields()
                         "(gpt-oss): several HBM passes over the queries and keys each way. Off "
                         "by default"),
                      cs::unfusedRopeOf, cs::kUnfusedRopeKey),
+        SWITCH_FIELD(par, tr("TE cross-entropy"),
+                     tr("The loss runs Transformer Engine's fused cross-entropy on the BF16 "
+                        "logits, writing their gradient in place, as Megatron-Bridge's "
+                        "performance scripts run it (cross_entropy_fusion_impl te): a fraction "
+                        "of the HBM passes and a quarter of the memory of Megatron-Core's own "
+                        "loss over FP32 copies. Off by default, as Megatron-LM's"),
+                     cs::teCrossEntropyOf, cs::kTeCrossEntropyKey),
         SWITCH_FIELD(par, tr("DP overlap"),
                      tr("The data-parallel gradients are reduced bucket by bucket as the backward "
                         "pass releases them (Megatron's --overlap-grad-reduce), under the rest "
@@ -313,16 +320,17 @@ void PropertiesPanel::buildFields()
             par, tr("Router in CUDA graphs"),
             tr("Each MoE layer's router and token-count preprocessing replay as CUDA "
                "graphs (Megatron-Core's cuda_graph_scope moe_router moe_preprocess): "
-               "the CPU skips their launches, 0.26 of a dropless MoE layer's fixed CPU time "
-               "(its attention's launches and the MoE's, not each expert's). "
+               "the CPU skips their launches but replays the graphs: 0.07 of a dropless MoE "
+               "layer's fixed CPU time net (its attention's launches and the MoE's, not each "
+               "expert's). "
                "Off by default; the 2026 full-iteration recipes graph the whole step"),
             cs::routerGraphOf, cs::kRouterGraphKey),
-        SWITCH_FIELD(
-            par, tr("Attention in CUDA graphs"),
-            tr("Each layer's attention replays as a CUDA graph (cuda_graph_scope attn): "
-               "the CPU skips its launches, 0.22 of a dropless MoE layer's fixed CPU time. "
-               "Off by default"),
-            cs::attentionGraphOf, cs::kAttentionGraphKey),
+        SWITCH_FIELD(par, tr("Attention in CUDA graphs"),
+                     tr("Each layer's attention replays as a CUDA graph (cuda_graph_scope attn): "
+                        "the CPU skips its launches but replays the graph: 0.21 of a dropless MoE "
+                        "layer's fixed CPU time net. "
+                        "Off by default"),
+                     cs::attentionGraphOf, cs::kAttentionGraphKey),
         Field{
             par, tr("Offloaded layers"),
             tr("Layers of each model chunk whose activations wait in host memory for the "

@@ -186,6 +186,11 @@ bool unfusedRopeOf(const RunDesc& run, const GpuSpec&, Framework)
     return switchOf(run, kUnfusedRopeKey).value_or(false);
 }
 
+bool teCrossEntropyOf(const RunDesc& run, const GpuSpec&, Framework)
+{
+    return switchOf(run, kTeCrossEntropyKey).value_or(false);
+}
+
 bool overlapGradReduceOf(const RunDesc& run, const GpuSpec&, Framework framework)
 {
     return switchOf(run, kOverlapGradReduceKey).value_or(framework != Framework::Megatron2021);
@@ -324,32 +329,32 @@ const Calibration& defaultCalibration()
     static const Calibration c{
         .gemm =
             {
-                {"Blackwell", Precision::BF16, 0.645592},
-                {"Blackwell", Precision::FP8, 0.466823},
-                {"Blackwell Ultra", Precision::BF16, 0.7341},
-                {"Blackwell Ultra", Precision::FP8, 0.672217},
-                {"Hopper", Precision::BF16, 0.869116},
-                {"Hopper", Precision::FP8, 0.599391},
+                {"Blackwell", Precision::BF16, 0.634739},
+                {"Blackwell", Precision::FP8, 0.458158},
+                {"Blackwell Ultra", Precision::BF16, 0.711195},
+                {"Blackwell Ultra", Precision::FP8, 0.650645},
+                {"Hopper", Precision::BF16, 0.864693},
+                {"Hopper", Precision::FP8, 0.596453},
             },
         .grouped = {},
-        .defaultGemmEfficiency = 0.658905,
+        .defaultGemmEfficiency = 0.642692,
         .bf16OverFp8 = 1.2,
-        .groupedEfficiency = 0.592399,
-        .grouped2026Factor = 1.18439,
-        .gemmHalfWidth = 1172.35,
-        .attentionEfficiency = 0.582863,
-        .memoryEfficiency = 0.635985,
+        .groupedEfficiency = 0.608044,
+        .grouped2026Factor = 1.20105,
+        .gemmHalfWidth = 1418.6,
+        .attentionEfficiency = 0.578766,
+        .memoryEfficiency = 0.641775,
         .nvlinkEfficiency = 0.8,
-        .scaleOutEfficiency = 0.966148,
-        .allToAllEfficiency = 0.877727,
-        .tpOverlap = 0.97171,
-        .epOverlap = 0.871785,
-        .dpContention = 0.176988,
+        .scaleOutEfficiency = 0.906641,
+        .allToAllEfficiency = 0.872172,
+        .tpOverlap = 0.89827,
+        .epOverlap = 0.86841,
+        .dpContention = 0.159383,
         .layerHostUs = 0,
-        .moeLayerHostUs = 4646.22,
-        .expertHostUs = 197.725,
-        .expertKernelUs = 13.9523,
-        .a2aOverlapHostUs = 4803.53,
+        .moeLayerHostUs = 4774.31,
+        .expertHostUs = 194.715,
+        .expertKernelUs = 13.2972,
+        .a2aOverlapHostUs = 4635.44,
         .frameworkMemoryGiB = 4,
     };
     return c;

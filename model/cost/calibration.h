@@ -99,6 +99,11 @@ bool gluClampOf(const RunDesc& run, const GpuSpec& gpu, Framework framework);
 // falls back where YaRN scales the attention by other than 1, as gpt-oss's does):
 // `x-rope_unfused` in the run, off by default.
 bool unfusedRopeOf(const RunDesc& run, const GpuSpec& gpu, Framework framework);
+// Whether the loss runs Transformer Engine's fused cross-entropy on the BF16 logits
+// (Megatron-Core's cross_entropy_loss_fusion with cross_entropy_fusion_impl "te", as
+// Megatron-Bridge's performance recipes set from 25.11) rather than Megatron-Core's own, which
+// copies them to FP32: `x-cross_entropy_te` in the run, off by default (Megatron-LM's).
+bool teCrossEntropyOf(const RunDesc& run, const GpuSpec& gpu, Framework framework);
 // Whether the data-parallel gradient reduction runs bucket by bucket as the backward pass
 // releases them (Megatron's --overlap-grad-reduce) rather than once the backward pass is done:
 // `x-overlap_grad_reduce` in the run when given; else on but on Megatron-LM's 2021 defaults.

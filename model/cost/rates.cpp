@@ -42,6 +42,7 @@ Rates resolveRates(const ClusterDesc& cluster, const RunDesc& run, const Calibra
     w.expertBiasApart = biasedLinearsOf(run, gpu, w.framework) && !w.wholeStepGraph;
     w.gluClampApart = gluClampOf(run, gpu, w.framework) && !w.wholeStepGraph;
     w.unfusedRope = unfusedRopeOf(run, gpu, w.framework);
+    w.teCrossEntropy = teCrossEntropyOf(run, gpu, w.framework);
     w.tpExposed = tpCommOverlapOf(run, gpu, w.framework) ? 1 - cal.tpOverlap : 1;
     w.routerGroups = routerGroupsOf(run);
     w.flexDispatcher = flexDispatcherOf(run, gpu, w.framework);

@@ -10,6 +10,7 @@
 #include "dataparallel.h"
 #include "groupplacement.h"
 #include "layers.h"
+#include "loss.h"
 #include "placement.h"
 #include "schedule.h"
 #include "stagesplit.h"
@@ -75,13 +76,13 @@ void resolveLinks(const ClusterDesc& cluster, const RunDesc& run, const Calibrat
 }
 
 // Embedding (first virtual stage) and LM head with the loss (last): the head is a
-// vocabulary-parallel GEMM kept in BF16, the loss a softmax over the vocabulary.
+// vocabulary-parallel GEMM kept in BF16, the loss a softmax over the vocabulary (loss.h).
 struct Ends {
     Parts headForward, headBackward, embedForward, embedBackward;
     double headParams = 0; // the embedding's, and the LM head's on the last stage
     double headFlops = 0;  // the LM head's forward, per micro-batch, per GPU
     double headTp = 0;
-    double logitsBytes = 0;
+    double lossKeptBytes = 0; // what the loss holds for backward, per micro-batch, per GPU
     LayerCosts mtp; // the multi-token prediction layers, with their heads, on the last stage
 };
 
@@ -92,10 +93,11 @@ void addHead(const RunDesc& run, const Workload& w, const Rates& r, const Calibr
     const ModelShape& ms = run.model;
     const double tokens = double(run.batch.micro) * ms.seqLen / w.c;
     const double h = ms.hidden;
-    const double logitsBytes = tokens * ms.vocab / w.t * 4;
+    const double logits = tokens * ms.vocab / w.t;
+    const LossBytes loss = lossBytesPerLogit(w.teCrossEntropy);
     const double gemm = gemmSeconds({tokens, double(ms.vocab) / w.t, h}, r.gemmBf16);
-    forward += gemm + 3 * logitsBytes / r.memory;
-    backward += 2 * gemm + 3 * logitsBytes / r.memory;
+    forward += gemm + loss.pass.forward * logits / r.memory;
+    backward += 2 * gemm + loss.pass.backward * logits / r.memory;
     (void)cal;
     const HierarchicalGroup& g = w.dims[Dim::TP].group;
     if (w.t > 1) {
@@ -113,7 +115,7 @@ Ends endsOf(const LayerContext& ctx)
     const double h = ms.hidden;
     Ends e;
     e.headParams = double(ms.vocab) * h / w.t;
-    e.logitsBytes = tokens * ms.vocab / w.t * 4;
+    e.lossKeptBytes = lossBytesPerLogit(w.teCrossEntropy).kept * tokens * ms.vocab / w.t;
     e.headFlops = 2 * tokens * double(ms.vocab) * h / w.t;
     addHead(run, w, ctx.rates, ctx.cal, e.headForward.compute, e.headBackward.compute, e.headTp);
     e.headForward.comm[Dim::TP] = w.tpExposed * e.headTp;
@@ -402,7 +404,7 @@ void optimizerAndMemory(const RunDesc& run, const LayerTable& table, const Ends&
         }
         m.activations = activations / kGiB;
         if (s == w.p - 1)
-            m.logits = 2 * ends.logitsBytes * (1 + run.model.mtpLayers) / kGiB;
+            m.logits = ends.lossKeptBytes * (1 + run.model.mtpLayers) / kGiB;
         m.framework = cal.frameworkMemoryGiB;
         w.memoryGiB[size_t(s)] = m.total();
         if (s == 0 || w.memoryGiB[size_t(s)] > w.busiestMemory.total())

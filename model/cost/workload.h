@@ -97,6 +97,7 @@ struct Workload {
     bool expertBiasApart = false;
     bool gluClampApart = false;  // the same for the GLU's clamp (gluClampOf)
     bool unfusedRope = false;    // rotary embeddings outside the fused kernel (unfusedRopeOf)
+    bool teCrossEntropy = false; // the loss in Transformer Engine's kernels (teCrossEntropyOf)
     bool flexDispatcher = false; // a token once per GPU and domain, not once per expert
     bool routerGraph = false;    // router and preprocessing replayed as CUDA graphs (routerGraphOf)
     bool attentionGraph = false; // and attention (attentionGraphOf)

@@ -28,6 +28,7 @@ inline constexpr const char* kUnfusedRopeKey = "x-rope_unfused";
 inline constexpr const char* kOverlapGradReduceKey = "x-overlap_grad_reduce";
 inline constexpr const char* kRouterGraphKey = "x-cuda_graph_moe_router";
 inline constexpr const char* kAttentionGraphKey = "x-cuda_graph_attn";
+inline constexpr const char* kTeCrossEntropyKey = "x-cross_entropy_te";
 
 // Each with the name people know it by (the compare table's labels).
 struct ModelExtension {
@@ -53,6 +54,7 @@ inline constexpr ModelExtension kModelExtensions[] = {
     {kRouterGroupTopKKey, "groups per token"},
     {kRouterGraphKey, "router in CUDA graphs"},
     {kAttentionGraphKey, "attention in CUDA graphs"},
+    {kTeCrossEntropyKey, "TE cross-entropy"},
 };
 // clang-format on
 bool readByCostModel(std::string_view key);

@@ -302,6 +302,15 @@ std::optional<std::pair<int, int>> routerGroupsOfRow(const json& row)
 // 7 (`swiglu_limit`) outside the fused activation, and its YaRN rotary embeddings scale the
 // attention by 1.35, which Megatron-Core's fused RoPE does not support (rope_utils.py). AutoModel's
 // gpt-oss clamps and rotates in eager PyTorch as well.
+// Megatron-Bridge's performance scripts run the loss in Transformer Engine's cross-entropy
+// (cross_entropy_fusion_impl "te", set for every recipe from v0.2.0, the 25.11 container: the
+// scripts' common overrides); the 25.09 rows ran Megatron-Core's own.
+bool teCrossEntropyRow(const json& row)
+{
+    const std::optional<Container> container = containerOf(sourceOf(row));
+    return megatronBridgeRow(row) && container && *container >= Container{25, 11};
+}
+
 bool gptOssRow(const json& row)
 {
     return lowerCase(rowString(row, "model", "name")).rfind("gpt-oss", 0) == 0;
@@ -420,6 +429,8 @@ void addRowSoftware(const json& row, json& run)
         if (graphed == GraphedModules::RouterAndAttention)
             run[kAttentionGraphKey] = true;
     }
+    if (teCrossEntropyRow(row))
+        run[kTeCrossEntropyKey] = true;
     if (gptOssRow(row)) {
         run[kBiasLinearKey] = true;
         run[kGluClampKey] = true;

@@ -64,6 +64,21 @@ void graphedModules(SettingsReader& r, json& run)
         run[kRouterGraphKey] = true;
 }
 
+// Whether the loss runs Transformer Engine's cross-entropy: cross_entropy_fusion_impl "te" with
+// the fusion on (a launch's --cross-entropy-loss-fusion; a config's class has it on, as
+// Megatron-Bridge's and NeMo's do, unless the config says false). Left to the cost model's
+// default, Megatron-Core's own loss, where neither is given.
+void crossEntropy(SettingsReader& r, json& run)
+{
+    const std::optional<std::string> impl = r.word("cross_entropy_fusion_impl");
+    const bool fusionGiven = r.find("cross_entropy_loss_fusion") != nullptr;
+    if (!impl && !fusionGiven)
+        return;
+    const bool fused =
+        fusionGiven ? r.flag("cross_entropy_loss_fusion") : !r.origin().switchesOffUnlessGiven;
+    run[kTeCrossEntropyKey] = fused && impl == "te";
+}
+
 } // namespace
 
 void recipeSwitches(SettingsReader& r, const RunTraits& traits, json& run)
@@ -77,6 +92,7 @@ void recipeSwitches(SettingsReader& r, const RunTraits& traits, json& run)
     if (traits.tp > 1 && traits.precision != "nvfp4")
         set(kTpCommOverlapKey, "tp_comm_overlap");
     set(kOverlapGradReduceKey, "overlap_grad_reduce");
+    crossEntropy(r, run);
     if (traits.experts) {
         set(kAllToAllOverlapKey, "overlap_moe_expert_parallel_comm");
         graphedModules(r, run);

@@ -287,6 +287,8 @@ const std::set<std::string>& knownSettingNames()
         "overlap_grad_reduce",
         "overlap_moe_expert_parallel_comm",
         "fp8_dot_product_attention",
+        "cross_entropy_loss_fusion",
+        "cross_entropy_fusion_impl",
         "fp8_recipe",
         "cuda_graph_impl",
         "cuda_graph_modules",

@@ -164,9 +164,12 @@ TEST_CASE("the expert fields edit the run: EP, and the all-to-all overlap the mo
     CHECK(cs::biasedLinearsOf(edited, gpu, cs::frameworkOf(edited, gpu)));
     CHECK(edited.extensions.value().at(cs::kBiasLinearKey) == true);
 
-    // gpt-oss's work outside the fused kernels: off for DeepSeek-V3, on where the run says.
-    const std::pair<const char*, const char*> unfused[] = {{"GLU clamp apart", cs::kGluClampKey},
-                                                           {"RoPE unfused", cs::kUnfusedRopeKey}};
+    // gpt-oss's work outside the fused kernels, and the loss in Transformer Engine's kernels:
+    // off for this run, on where the run says.
+    const std::pair<const char*, const char*> unfused[] = {
+        {"GLU clamp apart", cs::kGluClampKey},
+        {"RoPE unfused", cs::kUnfusedRopeKey},
+        {"TE cross-entropy", cs::kTeCrossEntropyKey}};
     for (const auto& [label, key] : unfused) {
         INFO(label);
         auto* box = panel.findChild<QCheckBox*>(QString::fromUtf8(label));
@@ -176,6 +179,7 @@ TEST_CASE("the expert fields edit the run: EP, and the all-to-all overlap the mo
         CHECK(edited.extensions.value().at(key) == true);
     }
     CHECK(cs::unfusedRopeOf(edited, gpu, cs::frameworkOf(edited, gpu)));
+    CHECK(cs::teCrossEntropyOf(edited, gpu, cs::frameworkOf(edited, gpu)));
 
     auto* dpOverlap = panel.findChild<QCheckBox*>(QStringLiteral("DP overlap"));
     REQUIRE(dpOverlap);

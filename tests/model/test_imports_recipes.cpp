@@ -172,6 +172,51 @@ TEST_CASE("a config sets what it says and leaves the rest to the cost model's de
     CHECK((*told)[kFrameworkKey] == "megatron-core-2026");
 }
 
+TEST_CASE("the loss runs Transformer Engine's cross-entropy where the settings choose it",
+          "[imports][recipes]")
+{
+    // 1: Transformer Engine's; 0: Megatron-Core's own; -1: not said, the cost model's default.
+    const auto [flags, te] = GENERATE(table<std::string, int>({
+        {"--cross-entropy-loss-fusion --cross-entropy-fusion-impl te", 1},
+        {"--cross-entropy-loss-fusion --cross-entropy-fusion-impl native", 0},
+        {"--cross-entropy-loss-fusion", 0},
+        {"--cross-entropy-fusion-impl te", 0}, // a launch's fusion is off unless turned on
+        {"", -1},
+    }));
+    INFO(flags);
+    const Imported i = launchRecipe(flags);
+    if (te < 0)
+        CHECK_FALSE(i.run->contains(kTeCrossEntropyKey));
+    else
+        CHECK((*i.run)[kTeCrossEntropyKey] == (te == 1));
+
+    // A config's class fuses the loss unless the config says otherwise.
+    const auto [config, configTe] = GENERATE(table<std::string, bool>({
+        {"  cross_entropy_fusion_impl: te\n", true},
+        {"  cross_entropy_fusion_impl: te\n  cross_entropy_loss_fusion: false\n", false},
+        {"  cross_entropy_loss_fusion: true\n", false},
+    }));
+    INFO(config);
+    ImportReport report;
+    const auto run = importNemo({"loss.yaml", "model:\n  num_layers: 8\n  hidden_size: 2048\n"
+                                              "  num_attention_heads: 16\n  seq_length: 4096\n"
+                                              "  vocab_size: 32000\n  micro_batch_size: 1\n"
+                                              "  global_batch_size: 64\n" +
+                                                  config},
+                                report);
+    INFO(report.errors.formatAll());
+    REQUIRE(run);
+    CHECK((*run)[kTeCrossEntropyKey] == configTe);
+}
+
+TEST_CASE("Transformer Engine's cross-entropy shortens an imported run's step",
+          "[imports][recipes]")
+{
+    const Imported own = launchRecipe("--cross-entropy-loss-fusion");
+    const Imported te = launchRecipe("--cross-entropy-loss-fusion --cross-entropy-fusion-impl te");
+    CHECK(stepOnGb200(*te.run) < stepOnGb200(*own.run));
+}
+
 TEST_CASE("NCCL's NVLink SHARP as the script's environment or the recipe's sets it",
           "[imports][recipes]")
 {

@@ -2,7 +2,8 @@
 # gpt-oss-120b pretraining with Megatron-Core on 8 DGX H100 nodes (64 GPUs): four pipeline
 # stages, experts over the 8 GPUs of a node, in BF16, the layout of Megatron-Bridge's 26.04
 # H100 recipe. The model flags are those of Megatron-LM's gpt-oss example: a clamped
-# quick-GEGLU, YaRN (factor 32), biases on every linear layer (no --disable-bias-linear).
+# quick-GEGLU, YaRN (factor 32), biases on every linear layer (no --disable-bias-linear); the
+# loss in Transformer Engine's cross-entropy, as Megatron-Bridge's performance scripts run it.
 # Started by `sbatch -N 8 gpt-oss-120b-h100.sh`; each node runs one torchrun.
 
 NNODES=${SLURM_NNODES:-8}
@@ -62,6 +63,8 @@ TRAINING_ARGS=(
     --global-batch-size 1280
     --train-iters 1000
     --bf16
+    --cross-entropy-loss-fusion
+    --cross-entropy-fusion-impl te
     --lr 3e-4
 )
 
