@@ -10,8 +10,9 @@ constexpr double kBf16 = 2, kFp32 = 4;
 
 LossBytes lossBytesPerLogit(bool teCrossEntropy)
 {
-    if (teCrossEntropy) // online softmax (read); loss and gradient (read, write); scale (read,
-                        // write)
+    // Transformer Engine's: the online softmax reads, the loss kernel reads and writes the
+    // gradient in place; backward the scale reads and writes it.
+    if (teCrossEntropy)
         return {{3 * kBf16, 2 * kBf16}, kBf16};
     return {{3 * kFp32, 3 * kFp32}, 2 * kFp32};
 }
