@@ -296,12 +296,6 @@ std::optional<std::pair<int, int>> routerGroupsOfRow(const json& row)
     return std::nullopt;
 }
 
-// gpt-oss, whose software runs work the other models' does not: its linear layers carry biases
-// (the Hugging Face model's `gate_up_proj_bias` and `down_proj_bias` for its experts;
-// Megatron-Bridge's GPTOSSProvider sets add_bias_linear), its experts' GLU clamps its input at
-// 7 (`swiglu_limit`) outside the fused activation, and its YaRN rotary embeddings scale the
-// attention by 1.35, which Megatron-Core's fused RoPE does not support (rope_utils.py). AutoModel's
-// gpt-oss clamps and rotates in eager PyTorch as well.
 // Megatron-Bridge's performance scripts run the loss in Transformer Engine's cross-entropy
 // (cross_entropy_fusion_impl "te", set for every recipe from v0.2.0, the 25.11 container: the
 // scripts' common overrides); the 25.09 rows ran Megatron-Core's own.
@@ -311,6 +305,12 @@ bool teCrossEntropyRow(const json& row)
     return megatronBridgeRow(row) && container && *container >= Container{25, 11};
 }
 
+// gpt-oss, whose software runs work the other models' does not: its linear layers carry biases
+// (the Hugging Face model's `gate_up_proj_bias` and `down_proj_bias` for its experts;
+// Megatron-Bridge's GPTOSSProvider sets add_bias_linear), its experts' GLU clamps its input at
+// 7 (`swiglu_limit`) outside the fused activation, and its YaRN rotary embeddings scale the
+// attention by 1.35, which Megatron-Core's fused RoPE does not support (rope_utils.py). AutoModel's
+// gpt-oss clamps and rotates in eager PyTorch as well.
 bool gptOssRow(const json& row)
 {
     return lowerCase(rowString(row, "model", "name")).rfind("gpt-oss", 0) == 0;
