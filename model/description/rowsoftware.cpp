@@ -296,13 +296,23 @@ std::optional<std::pair<int, int>> routerGroupsOfRow(const json& row)
     return std::nullopt;
 }
 
+// A row of Megatron-MoE-ModelZoo's Qwen3 tables, run by its scripts and benchmarking configs.
+bool modelZooQwen3Row(const json& row)
+{
+    return sourceOf(row).find("Megatron-MoE-ModelZoo") != std::string::npos &&
+           rowString(row, "family").rfind("Qwen3", 0) == 0;
+}
+
 // Megatron-Bridge's performance scripts run the loss in Transformer Engine's cross-entropy
 // (cross_entropy_fusion_impl "te", set for every recipe from v0.2.0, the 25.11 container: the
-// scripts' common overrides); the 25.09 rows ran Megatron-Core's own.
+// scripts' common overrides); the 25.09 rows ran Megatron-Core's own. The Model Zoo's Qwen3
+// configs set it too (model_configs/benchmarking/Qwen3-*.yaml since 274316a, 2025-08-20, read by
+// every script through runtime_configs/benchmarking/common.conf).
 bool teCrossEntropyRow(const json& row)
 {
     const std::optional<Container> container = containerOf(sourceOf(row));
-    return megatronBridgeRow(row) && container && *container >= Container{25, 11};
+    return (megatronBridgeRow(row) && container && *container >= Container{25, 11}) ||
+           modelZooQwen3Row(row);
 }
 
 // gpt-oss, whose software runs work the other models' does not: its linear layers carry biases
@@ -385,9 +395,7 @@ GraphedModules graphedModulesOfRow(const json& row)
 {
     if (fullIterationRow(row))
         return GraphedModules::None;
-    const std::string source = sourceOf(row);
-    if (source.find("Megatron-MoE-ModelZoo") != std::string::npos &&
-        rowString(row, "family").rfind("Qwen3", 0) == 0)
+    if (modelZooQwen3Row(row))
         return modelZooGraphs(row, rowString(row, "cluster", "gpu"));
     if (!megatronBridgeRow(row))
         return GraphedModules::None;
