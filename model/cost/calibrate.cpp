@@ -8,101 +8,18 @@
 #include <thread>
 
 #include "costmodel.h"
+#include "fitsearch.h"
 #include "text.h"
 
 namespace cs {
 
+using namespace fit;
+
 namespace {
 
-constexpr int kGoldenSteps = 14; // the bracket shrinks to 0.1 % of its width
-constexpr double kSettled = 1e-4;
-constexpr double kInforms = 0.01; // a knob's tenth of its range moves a row it informs by this
+constexpr double kSettled = 1e-4;       // a sweep that moves no constant by more ends the fit
 constexpr double kEfficiencyMin = 0.05; // the bounds of every fitted GEMM efficiency
-constexpr double kEfficiencyMax = 0.98; // a sweep that moves no constant by more ends the fit
-
-bool hasExperts(const MeasuredRun& r)
-{
-    return r.run.model.moe.has_value();
-}
-
-std::vector<const MeasuredRun*> pointersTo(const std::vector<MeasuredRun>& rows)
-{
-    std::vector<const MeasuredRun*> all;
-    for (const MeasuredRun& r : rows)
-        all.push_back(&r);
-    return all;
-}
-
-// Evaluations of rows on both threads; `closedForm` chooses estimate() over evaluate().
-std::vector<double> stepTimes(const std::vector<const MeasuredRun*>& rows, const Calibration& cal,
-                              bool closedForm)
-{
-    std::vector<double> times(rows.size());
-    const EvalOptions opts{&cal, false};
-    auto work = [&](size_t first) {
-        for (size_t i = first; i < rows.size(); i += 2) {
-            const MeasuredRun& r = *rows[i];
-            times[i] =
-                (closedForm ? estimate(r.cluster, r.run, opts) : evaluate(r.cluster, r.run, opts))
-                    .stepTimeS;
-        }
-    };
-    std::thread second(work, 1);
-    work(0);
-    second.join();
-    return times;
-}
-
-// Each set's mean absolute error over its target (dense runs, runs with experts: issue
-// targets 4 % and 8 %), averaged, plus every row's excess over its set's worst-row bound
-// (12 %, 20 %) over that bound, so that neither set nor any row is given up for the others.
-double objective(const std::vector<const MeasuredRun*>& rows, const std::vector<double>& times)
-{
-    constexpr double kTarget[2] = {0.04, 0.08};
-    constexpr double kWorst[2] = {0.12, 0.20};
-    double sum[2] = {0, 0};
-    int count[2] = {0, 0};
-    double excess = 0;
-    for (size_t i = 0; i < rows.size(); ++i) {
-        const double error = std::abs(times[i] / rows[i]->run.measured->stepTimeS - 1);
-        const int set = hasExperts(*rows[i]) ? 1 : 0;
-        sum[set] += error;
-        ++count[set];
-        excess += std::max(0.0, error - kWorst[set]) / kWorst[set];
-    }
-    double mean = 0;
-    int sets = 0;
-    for (int s = 0; s < 2; ++s) {
-        if (count[s] > 0) {
-            mean += sum[s] / count[s] / kTarget[s];
-            ++sets;
-        }
-    }
-    return (sets ? mean / sets : 0) + excess / double(std::max<size_t>(1, rows.size()));
-}
-
-// The rows a knob moves, and among them those it informs: whose step moves by at least 1 %
-// when the knob moves by a tenth of its range (an architecture's BF16 efficiency barely moves its
-// FP8 runs' LM heads).
-void findRows(FitKnob& knob, const std::vector<const MeasuredRun*>& rows,
-              const std::vector<double>& before, Calibration& cal)
-{
-    double& value = knob.value(cal);
-    const double original = value;
-    const double step = 0.1 * (knob.max - knob.min);
-    value = original + step <= knob.max ? original + step : original - step;
-    const std::vector<double> after = stepTimes(rows, cal, false);
-    value = original;
-    knob.rows.clear();
-    knob.informing.clear();
-    for (size_t i = 0; i < rows.size(); ++i) {
-        const double change = std::abs(after[i] - before[i]);
-        if (change > 1e-12 * before[i])
-            knob.rows.push_back(rows[i]);
-        if (change >= kInforms * before[i])
-            knob.informing.push_back(rows[i]);
-    }
-}
+constexpr double kEfficiencyMax = 0.98;
 
 // A BF16 efficiency's range from its architecture's FP8 one, when the fit has one.
 std::function<std::pair<double, double>(const Calibration&)>
@@ -216,116 +133,6 @@ std::vector<FitKnob> fitKnobs(const std::vector<MeasuredRun>& rows, Calibration&
 
 namespace {
 
-// Golden-section search of one knob inside its bounds, starting from a bracket around the
-// current value; returns the change, or nothing when the deadline came first (the knob then
-// keeps its value).
-using Clock = std::chrono::steady_clock;
-
-// The rows of a fit and their step times with the current constants: a knob's search evaluates
-// only the rows it moves, while the objective stays the whole fit's.
-struct FitRows {
-    std::vector<const MeasuredRun*> all;
-    std::vector<double> times;
-    // The times with the knob's rows evaluated again under `cal`.
-    std::vector<double> with(const FitKnob& knob, const Calibration& cal, bool closedForm) const
-    {
-        const std::vector<double> moved = stepTimes(knob.rows, cal, closedForm);
-        std::vector<double> out = times;
-        for (size_t i = 0; i < knob.rows.size(); ++i)
-            out[size_t(knob.rows[i] - all.front())] = moved[i];
-        return out;
-    }
-};
-
-std::optional<double> tune(FitKnob& knob, Calibration& cal, bool closedForm,
-                           Clock::time_point deadline, FitRows& fitRows)
-{
-    double& value = knob.value(cal);
-    const auto [least, most] = knobRange(knob, cal);
-    value = std::clamp(value, least, most);
-    const double start = value;
-    bool outOfTime = false;
-    auto score = [&](double x) {
-        outOfTime = outOfTime || Clock::now() >= deadline;
-        if (outOfTime)
-            return 0.0;
-        value = x;
-        return objective(fitRows.all, fitRows.with(knob, cal, closedForm));
-    };
-    const double span = knob.max - knob.min;
-    double lo = std::max(least, start - 0.25 * span);
-    double hi = std::min(most, start + 0.25 * span);
-    constexpr double kRatio = 0.6180339887498949;
-    double a = hi - kRatio * (hi - lo), b = lo + kRatio * (hi - lo);
-    double fa = score(a), fb = score(b);
-    for (int i = 0; i < kGoldenSteps; ++i) {
-        if (fa <= fb) {
-            hi = b;
-            b = a;
-            fb = fa;
-            a = hi - kRatio * (hi - lo);
-            fa = score(a);
-        } else {
-            lo = a;
-            a = b;
-            fa = fb;
-            b = lo + kRatio * (hi - lo);
-            fb = score(b);
-        }
-    }
-    // Keep the old value unless the search found better.
-    const double best = fa <= fb ? a : b;
-    const double bestScore = std::min(fa, fb);
-    const double current = score(start);
-    value = bestScore < current && !outOfTime ? best : start;
-    if (outOfTime)
-        return std::nullopt;
-    fitRows.times = fitRows.with(knob, cal, closedForm);
-    return std::abs(value - start) / std::max(1e-9, std::abs(knob.max - knob.min));
-}
-
-// Golden-section search assumes one minimum along a knob; where the objective has several (rows
-// that switch between launch-bound and GPU-bound, an efficiency meeting its bound), it can stop
-// beside a better value. Steps of a hundredth, then a thousandth, of each knob's range, either
-// way, kept while they improve the objective, leave every constant at a local minimum. False
-// when the deadline came first.
-bool polish(std::vector<FitKnob>& knobs, Calibration& cal, Clock::time_point deadline,
-            FitRows& fitRows)
-{
-    constexpr int kRounds = 4;
-    double current = objective(fitRows.all, fitRows.times);
-    for (double fraction : {0.01, 0.001}) {
-        bool improved = true;
-        for (int round = 0; improved && round < kRounds; ++round) {
-            improved = false;
-            for (FitKnob& k : knobs) {
-                double& value = k.value(cal);
-                const auto [least, most] = knobRange(k, cal);
-                for (double sign : {-1.0, 1.0}) {
-                    if (Clock::now() >= deadline)
-                        return false;
-                    const double start = value;
-                    value = start + sign * fraction * (k.max - k.min);
-                    if (value < least || value > most) {
-                        value = start;
-                        continue;
-                    }
-                    const std::vector<double> times = fitRows.with(k, cal, false);
-                    const double score = objective(fitRows.all, times);
-                    if (score < current) {
-                        current = score;
-                        fitRows.times = times;
-                        improved = true;
-                    } else {
-                        value = start;
-                    }
-                }
-            }
-        }
-    }
-    return true;
-}
-
 // Says where the fit is at most every few seconds, so that a fit of thousands of rows, whose
 // sweep takes minutes, shows it is moving.
 class ThrottledProgress {
@@ -375,7 +182,8 @@ std::string summary(const std::vector<MeasuredRun>& rows, const Calibration& cal
         worst = std::max(worst, e);
     }
     return "MAPE " + fixed(100 * sum / double(std::max<size_t>(1, rows.size())), 2) +
-           " %, worst row " + fixed(100 * worst, 1) + " %";
+           " %, worst row " + fixed(100 * worst, 1) + " %, objective " +
+           fixed(objective(pointersTo(rows), times), 4);
 }
 
 // Knobs that fewer than two model families inform are not fitted: an architecture's efficiency
@@ -405,6 +213,16 @@ void refuseOneFamilyKnobs(std::vector<FitKnob>& knobs, Fit& fit)
     cal.grouped.clear();
     // The kept knobs point into the table by architecture and precision, not by address.
     knobs = std::move(kept);
+}
+
+// The closed form stands in for the evaluation in the first sweeps, to be fast, but its optimum
+// can evaluate worse than where the fit started; the evaluation's sweeps then start from the
+// start, so that no fit ends worse than it.
+void startEvaluationFromBetter(const Calibration& initial, Calibration& cal, const FitRows& rows)
+{
+    if (objective(rows.all, stepTimes(rows.all, initial, false)) <
+        objective(rows.all, stepTimes(rows.all, cal, false)))
+        cal = initial;
 }
 
 // A bound that moved after its knob was tuned (an FP8 efficiency tuned after its BF16 one)
@@ -475,15 +293,20 @@ std::vector<RowError> predictRows(const std::vector<MeasuredRun>& rows, const Ca
 
 FitStop fitStopOf(const std::vector<MeasuredRun>& rows, const Calibration& cal, double fraction)
 {
+    // The knobs as the fit has them: those it chooses, over the efficiency table as given (an
+    // efficiency the fit leaves out derives from another, as when it ran).
     Calibration moved = cal;
     std::vector<FitKnob> knobs = fitKnobs(rows, moved);
+    knobs.erase(std::remove_if(knobs.begin(), knobs.end(),
+                               [](const FitKnob& k) { return !chosenByFit(k); }),
+                knobs.end());
+    moved.gemm = cal.gemm;
     FitRows fitRows{pointersTo(rows), {}};
     fitRows.times = stepTimes(fitRows.all, moved, false);
+    refreshRows(knobs, fitRows, moved);
     const double at = objective(fitRows.all, fitRows.times);
     FitStop stop;
     for (FitKnob& k : knobs) {
-        if (!chosenByFit(k))
-            continue;
         stop.fitted.push_back(k.name);
         double& value = k.value(moved);
         const double original = value;
@@ -522,11 +345,18 @@ Fit calibrate(const std::vector<MeasuredRun>& rows, const Calibration& start,
     for (const FitKnob& k : knobs)
         fit.bases.push_back(basisOf(k));
     refuseOneFamilyKnobs(knobs, fit);
+    const Calibration initial = fit.calibration;
     ThrottledProgress progress(options.progress);
     FitRows fitRows{pointersTo(rows), {}};
+    // The knobs were found with every efficiency in the table; the ones left out now derive
+    // from those kept (NVFP4 from FP8), whose rows they join.
+    fitRows.times = stepTimes(fitRows.all, fit.calibration, false);
+    refreshRows(knobs, fitRows, fit.calibration);
     for (bool closedForm : {true, false}) {
         if ((!closedForm && options.closedFormOnly) || fit.stoppedEarly)
             break;
+        if (!closedForm)
+            startEvaluationFromBetter(initial, fit.calibration, fitRows);
         fitRows.times = stepTimes(fitRows.all, fit.calibration, closedForm);
         for (int s = 0; s < options.maxSweeps; ++s) {
             const std::string where = std::string(closedForm ? "closed form" : "evaluation") +
