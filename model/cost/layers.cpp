@@ -8,6 +8,7 @@
 #include "attention.h"
 #include "calibration.h"
 #include "expertdispatch.h"
+#include "schedule.h"
 #include "unfused.h"
 
 namespace cs {
@@ -498,8 +499,10 @@ LayerCosts layerCosts(const LayerContext& ctx, LayerKind kind)
     }
     lc.comm[Dim::TP] = 2 * x.tp;
     // Where the recipe overlaps it, the all-to-all runs under the compute of another
-    // micro-batch (Megatron-Core's combined 1F1B), which hides at most that compute.
-    const double epOverlap = ctx.w.allToAllOverlap ? ctx.cal.epOverlap : 0;
+    // micro-batch (Megatron-Core's combined 1F1B), which hides at most that compute; the
+    // warm-up forwards and the cool-down backwards have none beside them.
+    const double epOverlap =
+        ctx.w.allToAllOverlap ? ctx.cal.epOverlap * pairedShare(ctx.w.p, ctx.w.v, ctx.w.m) : 0;
     for (Parts* pass : {&lc.forward, &lc.backward}) {
         pass->hidden[Dim::EP] = std::min(epOverlap * x.ep, pass->compute);
         pass->comm[Dim::EP] = x.ep - pass->hidden[Dim::EP];

@@ -118,6 +118,13 @@ struct PipelineSchedule {
 // size (= stages when they divide the micro-batches).
 int inFlightLimit(int stages, int chunks, int microBatches, int stage);
 
+// Megatron-Core's combined 1F1B (the recipes' all-to-all overlap) runs one micro-batch's forward
+// beside another's backward, each hiding the other's all-to-all, except a stage's warm-up
+// forwards (inFlightLimit: the schedule adds one to the warm-up for it) and as many cool-down
+// backwards, which run alone. The share of a stage's chunk passes that run beside another,
+// averaged over the stages: (m - 1) / m with no pipeline.
+double pairedShare(int stages, int chunks, int microBatches);
+
 // Micro-batches go through the chunks in groups (Megatron's groups of `stages`). When the
 // stages do not divide the micro-batches, the groups are as even as possible and never
 // smaller than `stages` (9 micro-batches on 8 stages: one group of 9), since a short group

@@ -53,6 +53,15 @@ int inFlightLimit(int stages, int chunks, int microBatches, int stage)
     return int(std::min(total, int64_t(stages - stage - 1) * 2 + (chunks - 1) * group + 1));
 }
 
+double pairedShare(int stages, int chunks, int microBatches)
+{
+    const double passes = double(chunks) * microBatches;
+    double alone = 0;
+    for (int s = 0; s < stages; ++s)
+        alone += inFlightLimit(stages, chunks, microBatches, s);
+    return 1 - alone / stages / passes;
+}
+
 std::vector<ChunkMicroBatch> forwardOrder(int stages, int chunks, int microBatches)
 {
     return orderOf(stages, chunks, microBatches, false);

@@ -12,6 +12,7 @@
 #include "expertdispatch.h"
 #include "layers.h"
 #include "samplefiles.h"
+#include "schedule.h"
 #include "search.h"
 #include "trace.h"
 #include "validation.h"
@@ -317,6 +318,26 @@ TEST_CASE("the expert all-to-all hides under compute only where the recipe overl
     run.extensions.erase("x-moe_a2a_overlap");
     CHECK(evaluate(*f.cluster, run).stepTimeS == bf16Off);
     CHECK(bf16Off > bf16On);
+}
+
+TEST_CASE("the overlapped all-to-all stays exposed in the passes nothing runs beside")
+{
+    const LoadedFile& f = insideRacks();
+    RunDesc run = *f.run;
+    run.extensions.set("x-moe_a2a_overlap", true);
+    const int p = run.parallelism.pp, v = run.parallelism.vp;
+    const int m0 = run.microBatchesFor(evaluate(*f.cluster, run).gpusUsed);
+    const double hidable = defaultCalibration().epOverlap;
+    double previous = 1;
+    for (const int m : {4, 8, 32, 256}) {
+        run.batch.global = run.batch.global / m0 * m;
+        const Evaluation e = evaluate(*f.cluster, run);
+        const double exposed = e.commExposedS[Dim::EP] / e.commTotalS[Dim::EP];
+        CHECK(exposed == Approx(1 - hidable * pairedShare(p, v, m)).epsilon(1e-6));
+        CHECK(exposed < previous);
+        previous = exposed;
+        run.batch.global = run.batch.global / m * m0;
+    }
 }
 
 TEST_CASE("the overlapped all-to-all's schedule costs the CPU time per layer unless the step "

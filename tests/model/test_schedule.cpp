@@ -133,6 +133,19 @@ TEST_CASE("micro-batches are grouped by stages, and never in a group smaller tha
     CHECK(inFlightLimit(8, 8, 1, 0) == 8);
 }
 
+TEST_CASE("the combined 1F1B pairs every pass but the warm-up forwards and cool-down backwards",
+          "[schedule]")
+{
+    const auto [stages, chunks, microBatches, share] = GENERATE(table<int, int, int, double>({
+        {1, 1, 5, 0.8},             // the first forward and the last backward alone
+        {1, 1, 1, 0},               // nothing to pair
+        {4, 4, 64, 1 - 16 / 256.0}, // warm-ups 19, 17, 15, 13
+        {2, 8, 32, 1 - 16 / 256.0}, // 17, 15
+        {4, 4, 4, 1 - 15 / 16.0},   // 19 and 17 held to the 16 passes, 15, 13
+    }));
+    CHECK(pairedShare(stages, chunks, microBatches) == Approx(share));
+}
+
 namespace {
 
 // Uneven stages and chunks, uneven hops, some chunks waiting for their parameters.
