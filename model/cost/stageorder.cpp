@@ -55,11 +55,18 @@ int inFlightLimit(int stages, int chunks, int microBatches, int stage)
 
 double pairedShare(int stages, int chunks, int microBatches)
 {
-    const double passes = double(chunks) * microBatches;
-    double alone = 0;
-    for (int s = 0; s < stages; ++s)
-        alone += inFlightLimit(stages, chunks, microBatches, s);
-    return 1 - alone / stages / passes;
+    // inFlightLimit summed over the stages in closed form (a search asks for it for every
+    // layout): the stages' limits are first + 2k, k = 0 .. stages - 1 (first + k with one
+    // chunk), each held to the passes.
+    const int64_t passes = int64_t(chunks) * microBatches;
+    const int64_t first =
+        chunks == 1 ? 1 : (chunks - 1) * int64_t(groupSize(stages, microBatches, 0)) + 1;
+    const int64_t step = chunks == 1 ? 1 : 2;
+    // Stages whose limit stays under the passes.
+    const int64_t under = std::clamp<int64_t>((passes - first + step - 1) / step, 0, stages);
+    const int64_t alone =
+        under * first + step * under * (under - 1) / 2 + (stages - under) * passes;
+    return 1 - double(alone) / stages / double(passes);
 }
 
 std::vector<ChunkMicroBatch> forwardOrder(int stages, int chunks, int microBatches)

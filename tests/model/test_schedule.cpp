@@ -146,6 +146,21 @@ TEST_CASE("the combined 1F1B pairs every pass but the warm-up forwards and cool-
     CHECK(pairedShare(stages, chunks, microBatches) == Approx(share));
 }
 
+TEST_CASE("the paired share is one less each stage's in-flight limit over its passes, on average",
+          "[schedule]")
+{
+    for (int stages : {1, 2, 3, 4, 8, 16})
+        for (int chunks : {1, 2, 3, 4, 8, 12})
+            for (int microBatches : {1, 2, 5, 8, 9, 16, 17, 64, 256}) {
+                double alone = 0;
+                for (int s = 0; s < stages; ++s)
+                    alone += inFlightLimit(stages, chunks, microBatches, s);
+                INFO(stages << " stages, " << chunks << " chunks, " << microBatches);
+                CHECK(pairedShare(stages, chunks, microBatches) ==
+                      Approx(1 - alone / stages / (chunks * microBatches)));
+            }
+}
+
 namespace {
 
 // Uneven stages and chunks, uneven hops, some chunks waiting for their parameters.
