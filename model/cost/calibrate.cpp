@@ -174,7 +174,8 @@ std::optional<double> sweep(std::vector<FitKnob>& knobs, Calibration& cal, bool 
 
 std::string summary(const std::vector<MeasuredRun>& rows, const Calibration& cal, bool closedForm)
 {
-    const std::vector<double> times = stepTimes(pointersTo(rows), cal, closedForm);
+    const std::vector<const MeasuredRun*> all = pointersTo(rows);
+    const std::vector<double> times = stepTimes(all, cal, closedForm);
     double sum = 0, worst = 0;
     for (size_t i = 0; i < rows.size(); ++i) {
         const double e = std::abs(times[i] / rows[i].run.measured->stepTimeS - 1);
@@ -183,7 +184,7 @@ std::string summary(const std::vector<MeasuredRun>& rows, const Calibration& cal
     }
     return "MAPE " + fixed(100 * sum / double(std::max<size_t>(1, rows.size())), 2) +
            " %, worst row " + fixed(100 * worst, 1) + " %, objective " +
-           fixed(objective(pointersTo(rows), times), 4);
+           fixed(objective(all, times), 4);
 }
 
 // Knobs that fewer than two model families inform are not fitted: an architecture's efficiency
@@ -217,12 +218,14 @@ void refuseOneFamilyKnobs(std::vector<FitKnob>& knobs, Fit& fit)
 
 // The closed form stands in for the evaluation in the first sweeps, to be fast, but its optimum
 // can evaluate worse than where the fit started; the evaluation's sweeps then start from the
-// start, so that no fit ends worse than it.
-void startEvaluationFromBetter(const Calibration& initial, Calibration& cal, const FitRows& rows)
+// start (its evaluated times `initialTimes`), so that no fit ends worse than it.
+void startEvaluationFromBetter(const Calibration& initial, const std::vector<double>& initialTimes,
+                               Calibration& cal, FitRows& rows)
 {
-    if (objective(rows.all, stepTimes(rows.all, initial, false)) <
-        objective(rows.all, stepTimes(rows.all, cal, false)))
+    if (objective(rows.all, initialTimes) < objective(rows.all, rows.times)) {
         cal = initial;
+        rows.times = initialTimes;
+    }
 }
 
 // A bound that moved after its knob was tuned (an FP8 efficiency tuned after its BF16 one)
@@ -350,14 +353,15 @@ Fit calibrate(const std::vector<MeasuredRun>& rows, const Calibration& start,
     FitRows fitRows{pointersTo(rows), {}};
     // The knobs were found with every efficiency in the table; the ones left out now derive
     // from those kept (NVFP4 from FP8), whose rows they join.
-    fitRows.times = stepTimes(fitRows.all, fit.calibration, false);
+    const std::vector<double> initialTimes = stepTimes(fitRows.all, initial, false);
+    fitRows.times = initialTimes;
     refreshRows(knobs, fitRows, fit.calibration);
     for (bool closedForm : {true, false}) {
         if ((!closedForm && options.closedFormOnly) || fit.stoppedEarly)
             break;
-        if (!closedForm)
-            startEvaluationFromBetter(initial, fit.calibration, fitRows);
         fitRows.times = stepTimes(fitRows.all, fit.calibration, closedForm);
+        if (!closedForm)
+            startEvaluationFromBetter(initial, initialTimes, fit.calibration, fitRows);
         for (int s = 0; s < options.maxSweeps; ++s) {
             const std::string where = std::string(closedForm ? "closed form" : "evaluation") +
                                       ", sweep " + std::to_string(s + 1);
