@@ -266,6 +266,12 @@ void PropertiesPanel::buildFields()
                         "once for each way the backward reads it (by default only the 2026 "
                         "full-iteration recipes; FP8 on Blackwell only)"),
                      cs::fp8BlockScalingOf, cs::kFp8BlockScalingKey),
+        SWITCH_FIELD(par, tr("MXFP8 LM head"),
+                     tr("The LM head (and each MTP layer's) runs in MXFP8 rather than BF16, as "
+                        "recipes that set Megatron-Core's fp8_output_proj do (Megatron-Bridge's "
+                        "DeepSeek-V3 and gpt-oss MXFP8 recipes from 26.06). Off by default; "
+                        "MXFP8 runs only"),
+                     cs::fp8OutputProjOf, cs::kFp8OutputProjKey),
         SWITCH_FIELD(par, tr("NVLink SHARP"),
                      tr("NCCL may all-reduce inside an NVLink domain in the NVSwitches (NVLS), "
                         "where that is faster: TP without sequence parallelism, gradients "

@@ -158,6 +158,12 @@ bool fp8BlockScalingOf(const RunDesc& run, const GpuSpec& gpu, Framework framewo
     return recipeSwitchOf(run, gpu, framework, kFp8BlockScalingKey);
 }
 
+bool fp8OutputProjOf(const RunDesc& run, const GpuSpec& gpu, Framework framework)
+{
+    return fp8BlockScalingOf(run, gpu, framework) &&
+           switchOf(run, kFp8OutputProjKey).value_or(false);
+}
+
 bool nvlsOf(const RunDesc& run, const GpuSpec& gpu, Framework)
 {
     constexpr double kNvlink4GBps = 900; // per GPU, both directions: NVSwitch 3, which reduces
@@ -329,32 +335,31 @@ const Calibration& defaultCalibration()
     static const Calibration c{
         .gemm =
             {
-                {"Blackwell", Precision::BF16, 0.634889},
-                {"Blackwell", Precision::FP8, 0.458158},
-                {"Blackwell Ultra", Precision::BF16, 0.711129},
-                {"Blackwell Ultra", Precision::FP8, 0.660633},
-                {"Hopper", Precision::BF16, 0.86481},
-                {"Hopper", Precision::FP8, 0.596493},
+                {"Blackwell", Precision::BF16, 0.634875},
+                {"Blackwell", Precision::FP8, 0.450897},
+                {"Blackwell Ultra", Precision::FP8, 0.635411},
+                {"Hopper", Precision::BF16, 0.85875},
+                {"Hopper", Precision::FP8, 0.592281},
             },
         .grouped = {},
-        .defaultGemmEfficiency = 0.647761,
+        .defaultGemmEfficiency = 0.634875,
         .bf16OverFp8 = 1.2,
-        .groupedEfficiency = 0.608005,
-        .grouped2026Factor = 1.22852,
-        .gemmHalfWidth = 1417.52,
-        .attentionEfficiency = 0.57887,
-        .memoryEfficiency = 0.641775,
+        .groupedEfficiency = 0.596339,
+        .grouped2026Factor = 1.24706,
+        .gemmHalfWidth = 1577.03,
+        .attentionEfficiency = 0.58804,
+        .memoryEfficiency = 0.645834,
         .nvlinkEfficiency = 0.8,
-        .scaleOutEfficiency = 0.875866,
-        .allToAllEfficiency = 0.872159,
-        .tpOverlap = 0.898886,
-        .epOverlap = 0.894608,
-        .dpContention = 0.151635,
+        .scaleOutEfficiency = 0.850367,
+        .allToAllEfficiency = 0.880993,
+        .tpOverlap = 0.870739,
+        .epOverlap = 0.920671,
+        .dpContention = 0.147109,
         .layerHostUs = 0,
-        .moeLayerHostUs = 4867.81,
-        .expertHostUs = 189.944,
-        .expertKernelUs = 13.3057,
-        .a2aOverlapHostUs = 4646.91,
+        .moeLayerHostUs = 5043.8,
+        .expertHostUs = 181.401,
+        .expertKernelUs = 12.5534,
+        .a2aOverlapHostUs = 4695.49,
         .frameworkMemoryGiB = 4,
     };
     return c;

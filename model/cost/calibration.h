@@ -68,6 +68,10 @@ bool fp8AttentionOf(const RunDesc& run, const GpuSpec& gpu, Framework framework)
 // given (only for FP8 on the GPUs with FP4, Blackwell, which have MX tensor cores); else on for
 // the full-iteration recipes.
 bool fp8BlockScalingOf(const RunDesc& run, const GpuSpec& gpu, Framework framework);
+// Whether the LM head (and each MTP layer's) runs in MXFP8 rather than BF16 (Megatron-Core's
+// fp8_output_proj, off by default, which only an MXFP8 run may set): `x-fp8_output_proj` in the
+// run; never where the run does not scale in blocks (fp8BlockScalingOf).
+bool fp8OutputProjOf(const RunDesc& run, const GpuSpec& gpu, Framework framework);
 // Whether NCCL may all-reduce inside an NVLink domain with NVLink SHARP (NVLS): `x-nvls` in the
 // run, off by default as Megatron-Bridge's launchers set NCCL_NVLS_ENABLE=0 (it costs memory).
 // Only where the NVSwitches can reduce: third-generation NVSwitch, with NVLink 4 (900 GB/s a GPU)

@@ -12,15 +12,17 @@ namespace cs {
 
 // Throughputs of one GPU as the calibration says they are reached.
 struct Rates {
-    GemmDevice gemm;         // GEMMs at the run's precision
-    GemmDevice gemmBf16;     // BF16 GEMMs (LM head, router)
-    GemmDevice grouped;      // expert GEMMs (grouped kernels) at the run's precision
-    double bf16Peak = 0;     // FLOP/s
-    double attention = 0;    // FLOP/s of flash attention
-    double exponentials = 0; // a second, in flash attention's softmax; 0: no bound
-    double memory = 0;       // bytes/s reached by elementwise and streaming kernels
-    double weightBytes = 0;  // HBM bytes per parameter per micro-batch outside the GEMM FLOPs
-    double castBytes = 0;    // per element cast to the GEMM precision (0 in BF16)
+    GemmDevice gemm;          // GEMMs at the run's precision
+    GemmDevice gemmBf16;      // BF16 GEMMs (the router)
+    GemmDevice head;          // the LM head: BF16, or the run's MXFP8 (fp8OutputProjOf)
+    GemmDevice grouped;       // expert GEMMs (grouped kernels) at the run's precision
+    double bf16Peak = 0;      // FLOP/s
+    double attention = 0;     // FLOP/s of flash attention
+    double exponentials = 0;  // a second, in flash attention's softmax; 0: no bound
+    double memory = 0;        // bytes/s reached by elementwise and streaming kernels
+    double weightBytes = 0;   // HBM bytes per parameter per micro-batch outside the GEMM FLOPs
+    double castBytes = 0;     // per element cast to the GEMM precision (0 in BF16)
+    double headCastBytes = 0; // the same for the LM head's inputs (0 where it runs in BF16)
 };
 
 // Bytes of one weight in the GEMM precision: NVFP4 holds 4 bits and one FP8 scale per 16.

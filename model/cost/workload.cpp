@@ -76,7 +76,8 @@ void resolveLinks(const ClusterDesc& cluster, const RunDesc& run, const Calibrat
 }
 
 // Embedding (first virtual stage) and LM head with the loss (last): the head is a
-// vocabulary-parallel GEMM kept in BF16, the loss a softmax over the vocabulary (loss.h).
+// vocabulary-parallel GEMM, in BF16 unless the recipe runs it in MXFP8 (Rates::head), the loss a
+// softmax over the vocabulary (loss.h).
 struct Ends {
     Parts headForward, headBackward, embedForward, embedBackward;
     double headParams = 0; // the embedding's, and the LM head's on the last stage
@@ -95,9 +96,10 @@ void addHead(const RunDesc& run, const Workload& w, const Rates& r, const Calibr
     const double h = ms.hidden;
     const double logits = tokens * ms.vocab / w.t;
     const LossBytes loss = lossBytesPerLogit(w.teCrossEntropy);
-    const double gemm = gemmSeconds({tokens, double(ms.vocab) / w.t, h}, r.gemmBf16);
-    forward += gemm + loss.pass.forward * logits / r.memory;
-    backward += 2 * gemm + loss.pass.backward * logits / r.memory;
+    const double gemm = gemmSeconds({tokens, double(ms.vocab) / w.t, h}, r.head);
+    // In MXFP8 the forward casts the head's input, the backward the logits' gradient.
+    forward += gemm + (loss.pass.forward * logits + r.headCastBytes * tokens * h) / r.memory;
+    backward += 2 * gemm + (loss.pass.backward + r.headCastBytes) * logits / r.memory;
     (void)cal;
     const HierarchicalGroup& g = w.dims[Dim::TP].group;
     if (w.t > 1) {

@@ -29,6 +29,7 @@ inline constexpr const char* kOverlapGradReduceKey = "x-overlap_grad_reduce";
 inline constexpr const char* kRouterGraphKey = "x-cuda_graph_moe_router";
 inline constexpr const char* kAttentionGraphKey = "x-cuda_graph_attn";
 inline constexpr const char* kTeCrossEntropyKey = "x-cross_entropy_te";
+inline constexpr const char* kFp8OutputProjKey = "x-fp8_output_proj";
 
 // Each with the name people know it by (the compare table's labels).
 struct ModelExtension {
@@ -55,6 +56,7 @@ inline constexpr ModelExtension kModelExtensions[] = {
     {kRouterGraphKey, "router in CUDA graphs"},
     {kAttentionGraphKey, "attention in CUDA graphs"},
     {kTeCrossEntropyKey, "TE cross-entropy"},
+    {kFp8OutputProjKey, "MXFP8 LM head"},
 };
 // clang-format on
 bool readByCostModel(std::string_view key);

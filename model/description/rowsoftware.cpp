@@ -205,6 +205,36 @@ bool fp8OnBlackwellRow(const json& row)
     return rowString(row, "precision") == "fp8" && gpu && gpu->peakTflopsNvfp4 > 0;
 }
 
+// Those that run the LM head (and the MTP layer's) in MXFP8, Megatron-Core's fp8_output_proj:
+// Megatron-Bridge's MXFP8 recipes of DeepSeek-V3 and gpt-oss on GB200 and GB300 from v0.5.0
+// (26.06), DeepSeek-V3's on B300 from v0.5.1 (26.06.01), as v0.6.0's perf_recipes keep them;
+// Qwen3's never.
+const Recipes kFp8OutputProjRecipes[] = {
+    {{26, 6}, kLatest, "DeepSeek-V3", "GB200"},   {{26, 6}, kLatest, "DeepSeek-V3", "GB300"},
+    {{26, 6, 1}, kLatest, "DeepSeek-V3", "B300"}, {{26, 6}, kLatest, "gpt-oss-120b", "GB200"},
+    {{26, 6}, kLatest, "gpt-oss-120b", "GB300"},
+};
+
+// An MLPerf Training result of a model with experts (DeepSeek-V3, v6.0).
+bool mlperfMoeRow(const json& row)
+{
+    const auto id = row.find("id");
+    return id != row.end() && id->is_string() && id->get<std::string>().rfind("mlperf_", 0) == 0 &&
+           row.contains("model") && row["model"].is_object() && row["model"].contains("moe");
+}
+
+// Whether an MXFP8 row's LM head runs in MXFP8: its Megatron-Bridge recipe's, or an MLPerf v6.0
+// DeepSeek-V3 result on GB300, whose configurations (NVIDIA's and CoreWeave's) all set
+// FP8_OUTPUT_PROJ where the GB200 ones do not.
+bool fp8OutputProjRow(const json& row)
+{
+    if (!mxfp8Recipe(row))
+        return false;
+    if (mlperfMoeRow(row))
+        return rowString(row, "cluster", "gpu") == "GB300";
+    return megatronBridgeRow(row) && inRecipes(row, kFp8OutputProjRecipes);
+}
+
 // A Megatron-Bridge FP8 row on Blackwell whose recipe launches layer by layer: the cost model
 // costs the CPU's launches as before the 26.06 recipes, as an import does for a launch without a
 // full-iteration CUDA graph (recipesettings.cpp).
@@ -228,9 +258,7 @@ std::string frameworkOfSource(const json& row)
     if (text.find("MegaScale") != std::string::npos &&
         text.find(", Megatron-LM,") != std::string::npos)
         return "megatron-2021";
-    const auto id = row.find("id");
-    if (id != row.end() && id->is_string() && id->get<std::string>().rfind("mlperf_", 0) == 0 &&
-        row.contains("model") && row["model"].is_object() && row["model"].contains("moe"))
+    if (mlperfMoeRow(row))
         return "megatron-core-2026";
     const std::optional<Container> container = containerOf(text);
     return container && *container >= Container{26, 6} && !layerByLayerFp8Recipe(row)
@@ -430,6 +458,8 @@ void addRowSoftware(const json& row, json& run)
         run[kAllToAllOverlapKey] = true;
     if (inRecipes(row, kBf16AttentionRecipes))
         run[kFp8AttentionKey] = false;
+    if (fp8OutputProjRow(row))
+        run[kFp8OutputProjKey] = true;
     if (inRecipes(row, kFlexDispatcherRecipes) || flexDispatcherInSource(row))
         run[kFlexDispatcherKey] = true;
     if (const GraphedModules graphed = graphedModulesOfRow(row); graphed != GraphedModules::None) {

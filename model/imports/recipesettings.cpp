@@ -108,6 +108,9 @@ void recipeSwitches(SettingsReader& r, const RunTraits& traits, json& run)
             run[kFp8BlockScalingKey] = *recipe == "mxfp8";
         else if (r.origin().switchesOffUnlessGiven)
             run[kFp8BlockScalingKey] = false;
+        // fp8_output_proj, off unless given (Megatron-Core's default, which the cost model's is).
+        if (r.find("fp8_output_proj"))
+            run[kFp8OutputProjKey] = r.flag("fp8_output_proj");
         if (const auto graph = fullIterationGraph(r)) {
             run[kFrameworkKey] = *graph ? "megatron-core-2026" : "megatron-core-2025";
             if (!*graph)

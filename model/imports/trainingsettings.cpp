@@ -290,6 +290,7 @@ const std::set<std::string>& knownSettingNames()
         "cross_entropy_loss_fusion",
         "cross_entropy_fusion_impl",
         "fp8_recipe",
+        "fp8_output_proj",
         "cuda_graph_impl",
         "cuda_graph_modules",
         "cuda_graph_scope",

@@ -61,7 +61,8 @@ TEST_CASE("a launch leaves off the switches it does not give, and says so", "[im
     CHECK(run[kFp8AttentionKey] == false);
     CHECK(run[kFp8BlockScalingKey] == false); // --fp8-recipe is "delayed" unless given
     CHECK(run[kFrameworkKey] == "megatron-core-2025");
-    CHECK(run[kOverlapGradReduceKey] == false); // Megatron-LM reduces after the backward pass
+    CHECK(run[kOverlapGradReduceKey] == false);   // Megatron-LM reduces after the backward pass
+    CHECK_FALSE(run.contains(kFp8OutputProjKey)); // off unless given, the cost model's default
     CHECK(hasLine(i.report.notes, {"off, as the launch does not give them: --tp-comm-overlap, "
                                    "--overlap-grad-reduce, --overlap-moe-expert-parallel-comm, "
                                    "--fp8-dot-product-attention"}));
@@ -74,8 +75,9 @@ TEST_CASE("a launch's switches reach the run, and a full-iteration graph takes t
 {
     const Imported on = launchRecipe("--tp-comm-overlap --overlap-moe-expert-parallel-comm "
                                      "--fp8-dot-product-attention --fp8-recipe mxfp8 "
-                                     "--cuda-graph-impl full_iteration");
+                                     "--cuda-graph-impl full_iteration --fp8-output-proj");
     const json& run = *on.run;
+    CHECK(run[kFp8OutputProjKey] == true);
     CHECK(run[kTpCommOverlapKey] == true);
     CHECK(run[kAllToAllOverlapKey] == true);
     CHECK(run[kFp8AttentionKey] == true);

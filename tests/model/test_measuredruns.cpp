@@ -238,6 +238,20 @@ TEST_CASE("a row's software: MegaScale's Megatron-LM baselines on Megatron-LM's 
         INFO(unset);
         CHECK(extension(unset, "x-fp8_attention").is_null());
     }
+    // The LM head runs in MXFP8 where the recipe's configuration says so: DeepSeek-V3's and
+    // gpt-oss's MXFP8 recipes from 26.06, MLPerf's DeepSeek-V3 on GB300; not Qwen3's, not
+    // before 26.06, not MLPerf's on GB200, never a current-scaling recipe.
+    for (const char* on : {"mbridge_2606_dsv3_gb300", "mbridge_2608_dsv3_gb200",
+                           "mbridge_2606_gptoss-120b_gb200", "mlperf_v60_dsv3_CoreWeave"}) {
+        INFO(on);
+        CHECK(extension(on, "x-fp8_output_proj") == true);
+    }
+    for (const char* unset : {"mbridge_2606_qwen3-235b_gb300", "mbridge_2604_dsv3_gb300",
+                              "mlperf_v60_dsv3_NVIDIA_tyche", "mbridge_2509_dsv3_gb200",
+                              "mbridge_2606_qwen3-30b_h100"}) {
+        INFO(unset);
+        CHECK(extension(unset, "x-fp8_output_proj").is_null());
+    }
     // Every FP8 row says how it scales: in blocks where its recipe or source names MXFP8
     // (FP8-MX), per tensor where it names current scaling or nothing; BF16 rows say nothing.
     for (const char* mx : {"mbridge_2511_dsv3_gb300", "mbridge_2606_qwen3-235b_gb200",

@@ -518,6 +518,30 @@ TEST_CASE("FP8 attention follows the recipe unless the run says, and never in BF
     CHECK_FALSE(fp8AttentionOf(run, gpu, frameworkOf(run, gpu)));
 }
 
+TEST_CASE("the LM head runs in MXFP8 only where the run says so and scales in blocks")
+{
+    const LoadedFile& f = insideRacks();
+    RunDesc run = *f.run;
+    const GpuSpec& gpu = f.cluster->gpu;
+    const Framework framework = frameworkOf(run, gpu);
+    REQUIRE(fp8BlockScalingOf(run, gpu, framework));
+    CHECK_FALSE(fp8OutputProjOf(run, gpu, framework)); // Megatron-Core's default
+    const Evaluation bf16Head = evaluate(*f.cluster, run);
+    run.extensions.set(kFp8OutputProjKey, true);
+    CHECK(fp8OutputProjOf(run, gpu, framework));
+    const Evaluation fp8Head = evaluate(*f.cluster, run);
+    // The head sits on the last stage, which is the pipeline's heaviest here: the step falls.
+    CHECK(fp8Head.stepTimeS < bf16Head.stepTimeS);
+    CHECK(fp8Head.mfu * fp8Head.stepTimeS ==
+          Approx(bf16Head.mfu * bf16Head.stepTimeS)); // same FLOPs
+    // Megatron-Core refuses it for per-tensor FP8 and BF16 alike.
+    run.extensions.set(kFp8BlockScalingKey, false);
+    CHECK_FALSE(fp8OutputProjOf(run, gpu, framework));
+    run.extensions.erase(kFp8BlockScalingKey);
+    run.precision = Precision::BF16;
+    CHECK_FALSE(fp8OutputProjOf(run, gpu, framework));
+}
+
 TEST_CASE("a pipeline split keeps every chunk but the head's to the lightest its layers allow")
 {
     // DeepSeek-V3 on 8 stages of 4 chunks: the recipes' "Et|(tt|)*30mL", two layers a chunk,
