@@ -143,6 +143,14 @@ TEST_CASE("the expert fields edit the run: EP, and the all-to-all overlap the mo
     CHECK_FALSE(cs::fp8BlockScalingOf(edited, gpu, cs::frameworkOf(edited, gpu)));
     CHECK(edited.extensions.value().at(cs::kFp8BlockScalingKey) == false);
 
+    // The LM head stays in BF16 unless the run says (Megatron-Core's default); it is an edit
+    // of the run like the others.
+    auto* head = panel.findChild<QCheckBox*>(QStringLiteral("MXFP8 LM head"));
+    REQUIRE(head);
+    CHECK_FALSE(head->isChecked());
+    REQUIRE(panel.editField(QStringLiteral("MXFP8 LM head"), true));
+    CHECK(edited.extensions.value().at(cs::kFp8OutputProjKey) == true);
+
     auto* nvls = panel.findChild<QCheckBox*>(QStringLiteral("NVLink SHARP"));
     REQUIRE(nvls);
     CHECK_FALSE(nvls->isChecked()); // off unless the run turns it on
