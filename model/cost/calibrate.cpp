@@ -114,7 +114,8 @@ std::vector<FitKnob> fitKnobs(const std::vector<MeasuredRun>& rows, Calibration&
             {k.key, k.min, k.max, [field](Calibration& c) -> double& { return c.*field; }, {}, {}});
     }
     // A knob is seen by the rows it moves: an architecture's efficiency by its runs (and by the
-    // BF16 LM heads of its other precisions), a host cost by the runs whose framework has it.
+    // BF16 routers and LM heads of its other precisions), a host cost by the runs whose framework
+    // has it.
     const std::vector<double> before = stepTimes(all, cal, false);
     for (FitKnob& k : knobs) {
         // Only an efficiency's own architecture's runs are evaluated again for it.

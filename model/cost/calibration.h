@@ -149,7 +149,8 @@ struct Calibration {
     // median of the fitted ones.
     double defaultGemmEfficiency = 0.5;
     // A BF16 GEMM's fraction of the BF16 peak over an FP8 GEMM's of the FP8 peak, for a GPU
-    // whose BF16 GEMMs no run measures (the LM head of its FP8 runs).
+    // whose BF16 GEMMs no run measures (the router and, unless in MXFP8, the LM head of its FP8
+    // runs) or too few model families do.
     double bf16OverFp8 = 1.2;
     // The grouped kernels that run a GPU's experts reach this fraction of the efficiency of a
     // dense GEMM of the same shapes (one launch, per-expert offsets and scales, no tuning per

@@ -27,7 +27,8 @@ std::vector<double> stepTimes(const std::vector<const MeasuredRun*>& rows, const
 double objective(const std::vector<const MeasuredRun*>& rows, const std::vector<double>& times);
 // The rows of `rows` a knob moves (knob.rows), and among them those it informs: whose step moves
 // by kInforms or more when the knob moves by a tenth of its range (an architecture's BF16
-// efficiency barely moves its FP8 runs' LM heads); `before`: their times now.
+// efficiency barely moves its FP8 runs through their BF16 routers and LM heads); `before`: their
+// times now.
 void findRows(FitKnob& knob, const std::vector<const MeasuredRun*>& rows,
               const std::vector<double>& before, Calibration& cal);
 

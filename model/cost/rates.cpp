@@ -65,7 +65,8 @@ Rates resolveRates(const ClusterDesc& cluster, const RunDesc& run, const Calibra
     };
     r.gemm = device(w.peakFlopsPerGpu, run.precision, cal.gemmEfficiency(gpu, run.precision));
     r.gemmBf16 = device(r.bf16Peak, Precision::BF16, cal.gemmEfficiency(gpu, Precision::BF16));
-    r.head = fp8OutputProjOf(run, gpu, w.framework) ? r.gemm : r.gemmBf16;
+    const bool fp8Head = fp8OutputProjOf(run, gpu, w.framework);
+    r.head = fp8Head ? r.gemm : r.gemmBf16;
     r.grouped = device(w.peakFlopsPerGpu, run.precision,
                        cal.groupedGemmEfficiency(gpu, run.precision) *
                            (w.wholeStepGraph ? cal.grouped2026Factor : 1));
@@ -73,7 +74,7 @@ Rates resolveRates(const ClusterDesc& cluster, const RunDesc& run, const Calibra
     // A cast reads BF16 and writes the narrow copies.
     const double quantized = quantizedBytesOf(run, gpu, w.framework);
     r.castBytes = quantized > 0 ? kActivationBytes + quantized : 0;
-    r.headCastBytes = fp8OutputProjOf(run, gpu, w.framework) ? r.castBytes : 0;
+    r.headCastBytes = fp8Head ? r.castBytes : 0;
     return r;
 }
 

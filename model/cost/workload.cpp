@@ -97,7 +97,9 @@ void addHead(const RunDesc& run, const Workload& w, const Rates& r, const Calibr
     const double logits = tokens * ms.vocab / w.t;
     const LossBytes loss = lossBytesPerLogit(w.teCrossEntropy);
     const double gemm = gemmSeconds({tokens, double(ms.vocab) / w.t, h}, r.head);
-    // In MXFP8 the forward casts the head's input, the backward the logits' gradient.
+    // In MXFP8 the forward casts the head's input, the backward the logits' gradient (the whole
+    // input, where with sequence parallelism Transformer Engine casts its shard before the
+    // gather: the rows measured run TP 1).
     forward += gemm + (loss.pass.forward * logits + r.headCastBytes * tokens * h) / r.memory;
     backward += 2 * gemm + (loss.pass.backward + r.headCastBytes) * logits / r.memory;
     (void)cal;

@@ -205,16 +205,6 @@ bool fp8OnBlackwellRow(const json& row)
     return rowString(row, "precision") == "fp8" && gpu && gpu->peakTflopsNvfp4 > 0;
 }
 
-// Those that run the LM head (and the MTP layer's) in MXFP8, Megatron-Core's fp8_output_proj:
-// Megatron-Bridge's MXFP8 recipes of DeepSeek-V3 and gpt-oss on GB200 and GB300 from v0.5.0
-// (26.06), DeepSeek-V3's on B300 from v0.5.1 (26.06.01), as v0.6.0's perf_recipes keep them;
-// Qwen3's never.
-const Recipes kFp8OutputProjRecipes[] = {
-    {{26, 6}, kLatest, "DeepSeek-V3", "GB200"},   {{26, 6}, kLatest, "DeepSeek-V3", "GB300"},
-    {{26, 6, 1}, kLatest, "DeepSeek-V3", "B300"}, {{26, 6}, kLatest, "gpt-oss-120b", "GB200"},
-    {{26, 6}, kLatest, "gpt-oss-120b", "GB300"},
-};
-
 // An MLPerf Training result of a model with experts (DeepSeek-V3, v6.0).
 bool mlperfMoeRow(const json& row)
 {
@@ -223,16 +213,21 @@ bool mlperfMoeRow(const json& row)
            row.contains("model") && row["model"].is_object() && row["model"].contains("moe");
 }
 
-// Whether an MXFP8 row's LM head runs in MXFP8: its Megatron-Bridge recipe's, or an MLPerf v6.0
-// DeepSeek-V3 result on GB300, whose configurations (NVIDIA's and CoreWeave's) all set
-// FP8_OUTPUT_PROJ where the GB200 ones do not.
+// Whether an MXFP8 row's LM head (and its MTP layer's) runs in MXFP8, Megatron-Core's
+// fp8_output_proj: Megatron-Bridge's full-iteration MXFP8 recipes set it for DeepSeek-V3 and
+// gpt-oss (v0.5.0 on, the 26.06 container; v0.5.1's B300 DeepSeek-V3 too; v0.6.0's perf_recipes
+// keep them), never for Qwen3; MLPerf v6.0's DeepSeek-V3 configurations set FP8_OUTPUT_PROJ on
+// GB300 (NVIDIA's and CoreWeave's), not on GB200.
 bool fp8OutputProjRow(const json& row)
 {
-    if (!mxfp8Recipe(row))
+    if (rowString(row, "precision") != "fp8" || !mxfp8Recipe(row))
         return false;
+    const std::string family = rowString(row, "family");
     if (mlperfMoeRow(row))
-        return rowString(row, "cluster", "gpu") == "GB300";
-    return megatronBridgeRow(row) && inRecipes(row, kFp8OutputProjRecipes);
+        return rowString(row, "id").rfind("mlperf_v60_", 0) == 0 && family == "DeepSeek-V3" &&
+               rowString(row, "cluster", "gpu") == "GB300";
+    return megatronBridgeRow(row) && inRecipes(row, kFullIterationRecipes) &&
+           (family == "DeepSeek-V3" || family == "gpt-oss-120b");
 }
 
 // A Megatron-Bridge FP8 row on Blackwell whose recipe launches layer by layer: the cost model

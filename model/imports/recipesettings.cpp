@@ -79,6 +79,21 @@ void crossEntropy(SettingsReader& r, json& run)
     run[kTeCrossEntropyKey] = fused && impl == "te";
 }
 
+// fp8_output_proj, off unless given (Megatron-Core's default, which the cost model's is). Megatron-
+// Core takes it only with MXFP8: where the launch scales FP8 otherwise, the head stays in BF16.
+void fp8OutputProj(SettingsReader& r, json& run)
+{
+    if (!r.find("fp8_output_proj"))
+        return;
+    const bool on = r.flag("fp8_output_proj");
+    run[kFp8OutputProjKey] = on;
+    if (on && run.value(kFp8BlockScalingKey, true) == false)
+        r.assume(r.placeOf("fp8_output_proj"),
+                 r.spell("fp8_output_proj") +
+                     " needs MXFP8 (fp8_recipe mxfp8), which this launch does not use: the LM "
+                     "head is costed in BF16");
+}
+
 } // namespace
 
 void recipeSwitches(SettingsReader& r, const RunTraits& traits, json& run)
@@ -108,9 +123,6 @@ void recipeSwitches(SettingsReader& r, const RunTraits& traits, json& run)
             run[kFp8BlockScalingKey] = *recipe == "mxfp8";
         else if (r.origin().switchesOffUnlessGiven)
             run[kFp8BlockScalingKey] = false;
-        // fp8_output_proj, off unless given (Megatron-Core's default, which the cost model's is).
-        if (r.find("fp8_output_proj"))
-            run[kFp8OutputProjKey] = r.flag("fp8_output_proj");
         if (const auto graph = fullIterationGraph(r)) {
             run[kFrameworkKey] = *graph ? "megatron-core-2026" : "megatron-core-2025";
             if (!*graph)
@@ -120,6 +132,8 @@ void recipeSwitches(SettingsReader& r, const RunTraits& traits, json& run)
                              "26.06 recipes (x-framework megatron-core-2025)");
         }
     }
+    if (traits.precision == "fp8")
+        fp8OutputProj(r, run);
     if (!offUnlessGiven.empty())
         r.assume(r.origin().start,
                  "off, as the launch does not give them: " + wordList(offUnlessGiven, ", "));

@@ -69,6 +69,15 @@ TEST_CASE("a launch leaves off the switches it does not give, and says so", "[im
     CHECK(hasLine(i.report.notes, {"no full-iteration CUDA graph", "--cuda-graph-impl"}));
 }
 
+TEST_CASE("an MXFP8 LM head without MXFP8 is noted as costed in BF16", "[imports][recipes]")
+{
+    const Imported i = launchRecipe("--fp8-output-proj");
+    CHECK((*i.run)[kFp8OutputProjKey] == true);
+    CHECK(hasLine(i.report.notes, {"--fp8-output-proj needs MXFP8", "costed in BF16"}));
+    const Imported mx = launchRecipe("--fp8-output-proj --fp8-recipe mxfp8");
+    CHECK_FALSE(hasLine(mx.report.notes, {"needs MXFP8"}));
+}
+
 TEST_CASE("a launch's switches reach the run, and a full-iteration graph takes the CPU's "
           "launches off the step",
           "[imports][recipes]")

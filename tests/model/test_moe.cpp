@@ -538,8 +538,10 @@ TEST_CASE("the LM head runs in MXFP8 only where the run says so and scales in bl
     run.extensions.set(kFp8BlockScalingKey, false);
     CHECK_FALSE(fp8OutputProjOf(run, gpu, framework));
     run.extensions.erase(kFp8BlockScalingKey);
-    run.precision = Precision::BF16;
-    CHECK_FALSE(fp8OutputProjOf(run, gpu, framework));
+    for (Precision p : {Precision::BF16, Precision::NVFP4}) {
+        run.precision = p;
+        CHECK_FALSE(fp8OutputProjOf(run, gpu, framework));
+    }
 }
 
 TEST_CASE("a pipeline split keeps every chunk but the head's to the lightest its layers allow")
