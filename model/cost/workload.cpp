@@ -88,8 +88,8 @@ struct Ends {
 };
 
 // What the LM head and loss cost over one micro-batch (once for the model, once per MTP layer).
-void addHead(const RunDesc& run, const Workload& w, const Rates& r, const Calibration& cal,
-             double& forward, double& backward, double& tpS)
+void addHead(const RunDesc& run, const Workload& w, const Rates& r, double& forward,
+             double& backward, double& tpS)
 {
     const ModelShape& ms = run.model;
     const double tokens = double(run.batch.micro) * ms.seqLen / w.c;
@@ -102,7 +102,6 @@ void addHead(const RunDesc& run, const Workload& w, const Rates& r, const Calibr
     // gather: the rows measured run TP 1).
     forward += gemm + (loss.pass.forward * logits + r.headCastBytes * tokens * h) / r.memory;
     backward += 2 * gemm + (loss.pass.backward + r.headCastBytes) * logits / r.memory;
-    (void)cal;
     const HierarchicalGroup& g = w.dims[Dim::TP].group;
     if (w.t > 1) {
         const double bytes = kActivationBytes * tokens * h;
@@ -121,7 +120,7 @@ Ends endsOf(const LayerContext& ctx)
     e.headParams = double(ms.vocab) * h / w.t;
     e.lossKeptBytes = lossBytesPerLogit(w.teCrossEntropy).kept * tokens * ms.vocab / w.t;
     e.headFlops = 2 * tokens * double(ms.vocab) * h / w.t;
-    addHead(run, w, ctx.rates, ctx.cal, e.headForward.compute, e.headBackward.compute, e.headTp);
+    addHead(run, w, ctx.rates, e.headForward.compute, e.headBackward.compute, e.headTp);
     e.headForward.comm[Dim::TP] = w.tpExposed * e.headTp;
     e.headForward.hidden[Dim::TP] = e.headTp - e.headForward.comm[Dim::TP];
     e.headBackward.comm[Dim::TP] = e.headForward.comm[Dim::TP];
@@ -136,7 +135,7 @@ Ends endsOf(const LayerContext& ctx)
         one.forward.compute += projection + e.embedForward.compute;
         one.backward.compute += 2 * projection + e.embedBackward.compute;
         double headTp = 0;
-        addHead(run, w, ctx.rates, ctx.cal, one.forward.compute, one.backward.compute, headTp);
+        addHead(run, w, ctx.rates, one.forward.compute, one.backward.compute, headTp);
         for (Parts* pass : {&one.forward, &one.backward}) {
             pass->comm[Dim::TP] += w.tpExposed * headTp;
             pass->hidden[Dim::TP] += (1 - w.tpExposed) * headTp;

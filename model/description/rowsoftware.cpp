@@ -208,9 +208,8 @@ bool fp8OnBlackwellRow(const json& row)
 // An MLPerf Training result of a model with experts (DeepSeek-V3, v6.0).
 bool mlperfMoeRow(const json& row)
 {
-    const auto id = row.find("id");
-    return id != row.end() && id->is_string() && id->get<std::string>().rfind("mlperf_", 0) == 0 &&
-           row.contains("model") && row["model"].is_object() && row["model"].contains("moe");
+    return rowString(row, "id").rfind("mlperf_", 0) == 0 && row.contains("model") &&
+           row["model"].is_object() && row["model"].contains("moe");
 }
 
 // Whether an MXFP8 row's LM head (and its MTP layer's) runs in MXFP8, Megatron-Core's

@@ -131,9 +131,8 @@ void recipeSwitches(SettingsReader& r, const RunTraits& traits, json& run)
                              "): the CPU's launches are costed, as for Megatron-Core before the "
                              "26.06 recipes (x-framework megatron-core-2025)");
         }
+        fp8OutputProj(r, run); // after the scaling, which it needs
     }
-    if (traits.precision == "fp8")
-        fp8OutputProj(r, run);
     if (!offUnlessGiven.empty())
         r.assume(r.origin().start,
                  "off, as the launch does not give them: " + wordList(offUnlessGiven, ", "));
