@@ -376,7 +376,9 @@ const GraphRecipe kRouterGraphRecipes[] = {
     {{{25, 11}, kLatest, "gpt-oss-120b", "GB300"}, "", kRouterAttention},
     {{{26, 2}, kLatest, "gpt-oss-120b", "B300"}, "", kRouterAttention},
     {{{25, 11}, kLatest, "Qwen3-235B-A22B", "GB200"}, "", kRouterAttention},
-    {{{25, 11}, kLatest, "Qwen3-235B-A22B", "GB300"}, "", kRouter},
+    // v0.3.0 on, the 256-GPU recipes (the _V2 ones) graph attention too; 25.11's 64-GPU ones not.
+    {{{25, 11}, {25, 11, 99}, "Qwen3-235B-A22B", "GB300"}, "", kRouter},
+    {{{26, 2}, kLatest, "Qwen3-235B-A22B", "GB300"}, "", kRouterAttention},
     {{{25, 11}, kLatest, "Qwen3-30B-A3B", "GB200"}, "bf16", kRouterAttention},
     {{{25, 11}, kLatest, "Qwen3-30B-A3B", "GB200"}, "fp8", kRouterAttention},
     {{{25, 11}, kLatest, "Qwen3-30B-A3B", "GB200"}, "mxfp8", kRouter},

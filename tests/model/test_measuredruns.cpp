@@ -344,15 +344,17 @@ TEST_CASE("a row's recipe graphs its router, and its attention, as its release's
         bool router, attention;
     };
     const Expected rows[] = {
-        // Attention too: Qwen3-235B on GB200, DeepSeek-V3 on GB200 from 26.02, the Model Zoo's
-        // GB200 row; the router only: Qwen3 on GB300, Qwen3-30B's GB200 MXFP8 recipe, B200's in
-        // 25.11, DeepSeek-V3 on GB200 in 25.11, the Model Zoo's H100 script.
+        // Attention too: Qwen3-235B on GB200, and on 256 GB300 from 26.02, DeepSeek-V3 on GB200
+        // from 26.02, the Model Zoo's GB200 row; the router only: Qwen3-30B on GB300, Qwen3-30B's
+        // GB200 MXFP8 recipe, B200's in 25.11, DeepSeek-V3 on GB200 in 25.11, the Model Zoo's H100
+        // script.
         {"mbridge_2604_qwen3-235b_gb200", true, true},
+        {"mbridge_2604_qwen3-235b_gb300", true, true},
         {"mbridge_2602_dsv3_gb200", true, true},
         {"mbridge_2511_dsv3_gb300", true, true},
         {"mbridge_2604_gptoss-120b_gb300", true, true},
         {"mcore_modelzoo_qwen3-235b_gb200", true, true},
-        {"mbridge_2604_qwen3-235b_gb300", true, false},
+        {"mbridge_2604_qwen3-30b_gb300", true, false},
         {"mbridge_2604_qwen3-30b_gb200", true, false},
         {"mbridge_2511_qwen3-30b_b200", true, false},
         {"mbridge_2511_dsv3_gb200", true, false},
