@@ -235,20 +235,8 @@ void holdBounds(std::vector<FitKnob>& knobs, Calibration& cal)
 {
     for (FitKnob& k : knobs) {
         const auto [least, most] = knobRange(k, cal);
-        k.value(cal) = std::clamp(k.value(cal), least, most);
+        setKnob(k, cal, std::clamp(k.value(cal), least, most));
     }
-}
-
-double medianEfficiency(std::vector<GemmEfficiency> table, double fallback)
-{
-    if (table.empty())
-        return fallback;
-    std::sort(table.begin(), table.end(), [](const GemmEfficiency& a, const GemmEfficiency& b) {
-        return a.efficiency < b.efficiency;
-    });
-    const size_t n = table.size();
-    return n % 2 ? table[n / 2].efficiency
-                 : (table[n / 2 - 1].efficiency + table[n / 2].efficiency) / 2;
 }
 
 } // namespace
@@ -321,13 +309,15 @@ FitStop fitStopOf(const std::vector<MeasuredRun>& rows, const Calibration& cal, 
         if (original < least - 1e-9 || original > most + 1e-9)
             improves(std::clamp(original, least, most));
         for (double sign : {-1.0, 1.0}) {
-            value = original + sign * fraction * (k.max - k.min);
+            const double to = original + sign * fraction * (k.max - k.min);
             // A constant that close to a bound is where the fit stops that way.
-            if (value >= least && value <= most &&
-                objective(fitRows.all, fitRows.with(k, moved, false)) < at - 1e-9)
-                improves(value);
+            if (to < least || to > most)
+                continue;
+            setKnob(k, moved, to);
+            if (objective(fitRows.all, fitRows.with(k, moved, false)) < at - 1e-9)
+                improves(to);
         }
-        value = original;
+        setKnob(k, moved, original);
     }
     return stop;
 }
@@ -349,6 +339,10 @@ Fit calibrate(const std::vector<MeasuredRun>& rows, const Calibration& start,
     for (const FitKnob& k : knobs)
         fit.bases.push_back(basisOf(k));
     refuseOneFamilyKnobs(knobs, fit);
+    // The default efficiency follows the fitted ones (setKnob), so that the GPUs it stands in
+    // for are settled with the others, from the start.
+    fit.calibration.defaultGemmEfficiency =
+        medianEfficiency(fit.calibration.gemm, fit.calibration.defaultGemmEfficiency);
     const Calibration initial = fit.calibration;
     ThrottledProgress progress(options.progress);
     FitRows fitRows{pointersTo(rows), {}};
@@ -375,11 +369,7 @@ Fit calibrate(const std::vector<MeasuredRun>& rows, const Calibration& start,
             }
             ++fit.sweeps;
             holdBounds(knobs, fit.calibration);
-            // The default efficiency follows the fitted ones, so that the GPUs it stands in for
-            // are settled with the others.
-            Calibration& cal = fit.calibration;
-            cal.defaultGemmEfficiency = medianEfficiency(cal.gemm, cal.defaultGemmEfficiency);
-            fitRows.times = stepTimes(fitRows.all, cal, closedForm);
+            fitRows.times = stepTimes(fitRows.all, fit.calibration, closedForm);
             progress(where + ": " + summary(rows, fit.calibration, closedForm), true);
             if (*moved < kSettled)
                 break;

@@ -91,10 +91,55 @@ void findRows(FitKnob& knob, const std::vector<const MeasuredRun*>& rows,
     }
 }
 
+double medianEfficiency(std::vector<GemmEfficiency> table, double fallback)
+{
+    if (table.empty())
+        return fallback;
+    std::sort(table.begin(), table.end(), [](const GemmEfficiency& a, const GemmEfficiency& b) {
+        return a.efficiency < b.efficiency;
+    });
+    const size_t n = table.size();
+    return n % 2 ? table[n / 2].efficiency
+                 : (table[n / 2 - 1].efficiency + table[n / 2].efficiency) / 2;
+}
+
+void setKnob(FitKnob& knob, Calibration& cal, double value)
+{
+    knob.value(cal) = value;
+    if (!knob.architecture.empty())
+        cal.defaultGemmEfficiency = medianEfficiency(cal.gemm, cal.defaultGemmEfficiency);
+}
+
+namespace {
+
+// The rows whose GEMMs run at the default efficiency.
+std::vector<const MeasuredRun*> rowsOnDefault(const FitRows& fitRows, Calibration& cal)
+{
+    constexpr double kStep = 0.05;
+    const double original = cal.defaultGemmEfficiency;
+    cal.defaultGemmEfficiency = original + kStep <= 1 ? original + kStep : original - kStep;
+    const std::vector<double> after = stepTimes(fitRows.all, cal, false);
+    cal.defaultGemmEfficiency = original;
+    std::vector<const MeasuredRun*> rows;
+    for (size_t i = 0; i < after.size(); ++i)
+        if (std::abs(after[i] - fitRows.times[i]) > 1e-12 * fitRows.times[i])
+            rows.push_back(fitRows.all[i]);
+    return rows;
+}
+
+} // namespace
+
 void refreshRows(std::vector<FitKnob>& knobs, const FitRows& fitRows, Calibration& cal)
 {
-    for (FitKnob& k : knobs)
+    const std::vector<const MeasuredRun*> onDefault = rowsOnDefault(fitRows, cal);
+    for (FitKnob& k : knobs) {
         findRows(k, fitRows.all, fitRows.times, cal);
+        if (k.architecture.empty())
+            continue;
+        for (const MeasuredRun* r : onDefault)
+            if (std::find(k.rows.begin(), k.rows.end(), r) == k.rows.end())
+                k.rows.push_back(r);
+    }
 }
 
 std::optional<double> tune(FitKnob& knob, Calibration& cal, bool closedForm,
@@ -109,7 +154,7 @@ std::optional<double> tune(FitKnob& knob, Calibration& cal, bool closedForm,
         outOfTime = outOfTime || Clock::now() >= deadline;
         if (outOfTime)
             return 0.0;
-        value = x;
+        setKnob(knob, cal, x);
         return objective(fitRows.all, fitRows.with(knob, cal, closedForm));
     };
     const double span = knob.max - knob.min;
@@ -137,7 +182,7 @@ std::optional<double> tune(FitKnob& knob, Calibration& cal, bool closedForm,
     const double best = fa <= fb ? a : b;
     const double bestScore = std::min(fa, fb);
     const double current = score(start);
-    value = bestScore < current && !outOfTime ? best : start;
+    setKnob(knob, cal, bestScore < current && !outOfTime ? best : start);
     if (outOfTime)
         return std::nullopt;
     fitRows.times = fitRows.with(knob, cal, closedForm);
@@ -157,11 +202,10 @@ std::optional<bool> stepEach(std::vector<FitKnob>& knobs, Calibration& cal, doub
             if (Clock::now() >= deadline)
                 return std::nullopt;
             const double start = value;
-            value = start + sign * fraction * (k.max - k.min);
-            if (value < least || value > most) {
-                value = start;
+            const double to = start + sign * fraction * (k.max - k.min);
+            if (to < least || to > most)
                 continue;
-            }
+            setKnob(k, cal, to);
             const std::vector<double> times = fitRows.with(k, cal, false);
             const double score = objective(fitRows.all, times);
             if (score < current) {
@@ -169,7 +213,7 @@ std::optional<bool> stepEach(std::vector<FitKnob>& knobs, Calibration& cal, doub
                 fitRows.times = times;
                 improved = true;
             } else {
-                value = start;
+                setKnob(k, cal, start);
             }
         }
     }

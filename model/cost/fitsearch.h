@@ -32,6 +32,13 @@ double objective(const std::vector<const MeasuredRun*>& rows, const std::vector<
 void findRows(FitKnob& knob, const std::vector<const MeasuredRun*>& rows,
               const std::vector<double>& before, Calibration& cal);
 
+// The efficiency that architectures without one of their own take (the A100 in the public
+// rows): the median of the table, `fallback` when it is empty.
+double medianEfficiency(std::vector<GemmEfficiency> table, double fallback);
+// Sets a knob, and with an efficiency of the table the default that follows the table's median,
+// so that every objective the fit compares is of constants as the fit leaves them.
+void setKnob(FitKnob& knob, Calibration& cal, double value);
+
 // The rows of a fit and their step times with the current constants: a knob's search evaluates
 // only the rows it moves, while the objective stays the whole fit's.
 struct FitRows {
@@ -50,7 +57,8 @@ struct FitRows {
 
 // Each knob's rows found again among all the fit's rows where the constants now are: a row can
 // come to depend on a constant as others move (launch-bound or not), and an efficiency the fit
-// does not choose follows the one it derives from (NVFP4 from FP8).
+// does not choose follows the one it derives from (NVFP4 from FP8). An efficiency's rows include
+// those on the default (setKnob can move it), which never inform it.
 void refreshRows(std::vector<FitKnob>& knobs, const FitRows& fitRows, Calibration& cal);
 
 // Golden-section search of one knob inside its bounds, starting from a bracket around the

@@ -9,6 +9,7 @@
 
 #include "calibrate.h"
 #include "calibration.h"
+#include "fitsearch.h"
 #include "measuredruns.h"
 #include "samplefiles.h"
 #include "text.h"
@@ -65,6 +66,61 @@ TEST_CASE("a constant moved off where the fit stopped is found", "[calibration]"
         return s.rfind("gemm Hopper bf16: " + fixed(lowered, 6) + " -> ", 0) == 0 &&
                std::stod(s.substr(s.rfind(' '))) > lowered;
     }));
+}
+
+TEST_CASE("the default efficiency follows the fitted ones at every value the fit tries, and the "
+          "rows on it are evaluated again with them",
+          "[calibration]")
+{
+    // GPT-3 on A100 (no efficiency of its own: the default) and on H100, Llama 3 on H100.
+    std::map<std::string, int> taken;
+    std::vector<MeasuredRun> rows;
+    for (MeasuredRun& r : publicRows()) {
+        const std::string key = modelFamilyOf(r) + " " + r.cluster.gpu.name;
+        if ((key == "GPT-3 A100" || key == "GPT-3 H100" || key == "Llama 3 H100") &&
+            taken[key] < 2) {
+            ++taken[key];
+            rows.push_back(std::move(r));
+        }
+    }
+    REQUIRE(rows.size() == 6);
+    Calibration cal = defaultCalibration();
+    cal.gemm = {{"Hopper", Precision::BF16, 0.8},
+                {"Hopper", Precision::FP8, 0.6},
+                {"Blackwell", Precision::FP8, 0.4}};
+    cal.defaultGemmEfficiency = fit::medianEfficiency(cal.gemm, 0);
+    CHECK(cal.defaultGemmEfficiency == Approx(0.6));
+    std::vector<FitKnob> knobs = fitKnobs(rows, cal);
+    // As the fit refuses it (one family), the A100's own efficiency goes: it takes the default.
+    knobs.erase(std::remove_if(knobs.begin(), knobs.end(),
+                               [](const FitKnob& k) { return k.architecture == "Ampere"; }),
+                knobs.end());
+    cal.gemm.erase(std::remove_if(cal.gemm.begin(), cal.gemm.end(),
+                                  [](const GemmEfficiency& e) { return e.gpu == "Ampere"; }),
+                   cal.gemm.end());
+    REQUIRE(cal.gemm.size() == 3);
+    const auto knob = std::find_if(knobs.begin(), knobs.end(),
+                                   [](const FitKnob& k) { return k.name == "gemm Hopper fp8"; });
+    REQUIRE(knob != knobs.end());
+    // Moved past another, the knob's efficiency moves the median with it.
+    fit::setKnob(*knob, cal, 0.9);
+    CHECK(cal.defaultGemmEfficiency == Approx(0.8));
+    fit::setKnob(*knob, cal, 0.7);
+    CHECK(cal.defaultGemmEfficiency == Approx(0.7));
+    // A shared constant leaves it where it is.
+    const auto shared = std::find_if(
+        knobs.begin(), knobs.end(), [](const FitKnob& k) { return k.name == "memory_efficiency"; });
+    REQUIRE(shared != knobs.end());
+    fit::setKnob(*shared, cal, 0.5);
+    CHECK(cal.defaultGemmEfficiency == Approx(0.7));
+    // Hopper's FP8 efficiency is re-evaluated on the A100 rows too, which do not inform it.
+    fit::FitRows fitRows{fit::pointersTo(rows), {}};
+    fitRows.times = fit::stepTimes(fitRows.all, cal, false);
+    fit::refreshRows(knobs, fitRows, cal);
+    const auto onA100 = [](const MeasuredRun* r) { return r->cluster.gpu.name == "A100"; };
+    CHECK(std::count_if(knob->rows.begin(), knob->rows.end(), onA100) == 2);
+    CHECK(std::none_of(knob->informing.begin(), knob->informing.end(), onA100));
+    CHECK(std::count_if(shared->rows.begin(), shared->rows.end(), onA100) == 2);
 }
 
 TEST_CASE("GPUs of one architecture share their GEMM efficiencies", "[calibration]")
