@@ -300,8 +300,7 @@ FitStop fitStopOf(const std::vector<MeasuredRun>& rows, const Calibration& cal, 
     FitStop stop;
     for (FitKnob& k : knobs) {
         stop.fitted.push_back(k.name);
-        double& value = k.value(moved);
-        const double original = value;
+        const double original = k.value(moved);
         const auto [least, most] = knobRange(k, moved);
         auto improves = [&](double to) {
             stop.improvable.push_back(k.name + ": " + fixed(original, 6) + " -> " + fixed(to, 6));

@@ -112,19 +112,17 @@ void setKnob(FitKnob& knob, Calibration& cal, double value)
 
 namespace {
 
-// The rows whose GEMMs run at the default efficiency.
+// The rows whose GEMMs run at the default efficiency: those it moves, as a knob of its own.
 std::vector<const MeasuredRun*> rowsOnDefault(const FitRows& fitRows, Calibration& cal)
 {
-    constexpr double kStep = 0.05;
-    const double original = cal.defaultGemmEfficiency;
-    cal.defaultGemmEfficiency = original + kStep <= 1 ? original + kStep : original - kStep;
-    const std::vector<double> after = stepTimes(fitRows.all, cal, false);
-    cal.defaultGemmEfficiency = original;
-    std::vector<const MeasuredRun*> rows;
-    for (size_t i = 0; i < after.size(); ++i)
-        if (std::abs(after[i] - fitRows.times[i]) > 1e-12 * fitRows.times[i])
-            rows.push_back(fitRows.all[i]);
-    return rows;
+    FitKnob knob{"default_gemm_efficiency",
+                 0,
+                 1,
+                 [](Calibration& c) -> double& { return c.defaultGemmEfficiency; },
+                 {},
+                 {}};
+    findRows(knob, fitRows.all, fitRows.times, cal);
+    return knob.rows;
 }
 
 } // namespace
@@ -145,10 +143,9 @@ void refreshRows(std::vector<FitKnob>& knobs, const FitRows& fitRows, Calibratio
 std::optional<double> tune(FitKnob& knob, Calibration& cal, bool closedForm,
                            Clock::time_point deadline, FitRows& fitRows)
 {
-    double& value = knob.value(cal);
     const auto [least, most] = knobRange(knob, cal);
-    value = std::clamp(value, least, most);
-    const double start = value;
+    const double start = std::clamp(knob.value(cal), least, most);
+    setKnob(knob, cal, start);
     bool outOfTime = false;
     auto score = [&](double x) {
         outOfTime = outOfTime || Clock::now() >= deadline;
@@ -182,11 +179,12 @@ std::optional<double> tune(FitKnob& knob, Calibration& cal, bool closedForm,
     const double best = fa <= fb ? a : b;
     const double bestScore = std::min(fa, fb);
     const double current = score(start);
-    setKnob(knob, cal, bestScore < current && !outOfTime ? best : start);
+    const double kept = bestScore < current && !outOfTime ? best : start;
+    setKnob(knob, cal, kept);
     if (outOfTime)
         return std::nullopt;
     fitRows.times = fitRows.with(knob, cal, closedForm);
-    return std::abs(value - start) / std::max(1e-9, std::abs(knob.max - knob.min));
+    return std::abs(kept - start) / std::max(1e-9, std::abs(knob.max - knob.min));
 }
 
 // One step of `fraction` of each knob's range, either way, kept where it improves the objective;
