@@ -236,3 +236,30 @@ TEST_CASE("a BF16 efficiency's range follows its architecture's FP8 one", "[cali
     }
     CHECK(found == 1);
 }
+
+TEST_CASE("a BF16 efficiency that no two families inform stands in at the ratio to FP8 that the "
+          "fitted architectures show",
+          "[calibration]")
+{
+    // Blackwell Ultra's BF16 GEMMs are measured by gpt-oss alone, so the built-in constants
+    // derive them from its FP8 efficiency; the ratio that derivation uses is not one family's
+    // (a value gpt-oss had fitted hid its own missing time and slowed every other model's BF16
+    // runs) but within reach of the ratios Hopper and Blackwell are fitted at.
+    const Calibration& cal = defaultCalibration();
+    std::map<std::string, std::map<Precision, double>> table;
+    for (const GemmEfficiency& e : cal.gemm)
+        table[e.gpu][e.precision] = e.efficiency;
+    REQUIRE(table.count("Blackwell Ultra") == 1);
+    CHECK(table["Blackwell Ultra"].count(Precision::BF16) == 0);
+    std::vector<double> fittedRatios;
+    for (const auto& [architecture, byPrecision] : table)
+        if (byPrecision.count(Precision::BF16) && byPrecision.count(Precision::FP8))
+            fittedRatios.push_back(byPrecision.at(Precision::BF16) /
+                                   byPrecision.at(Precision::FP8));
+    REQUIRE(fittedRatios.size() >= 2);
+    const GpuSpec& gb300 = *findCatalogGpu("GB300");
+    const double derived =
+        cal.gemmEfficiency(gb300, Precision::BF16) / cal.gemmEfficiency(gb300, Precision::FP8);
+    for (double fitted : fittedRatios)
+        CHECK(derived == Approx(fitted).epsilon(0.05));
+}
