@@ -242,9 +242,9 @@ TEST_CASE("a BF16 efficiency that no two families inform stands in at the ratio 
           "[calibration]")
 {
     // Blackwell Ultra's BF16 GEMMs are measured by gpt-oss alone, so the built-in constants
-    // derive them from its FP8 efficiency; the ratio that derivation uses is not one family's
-    // (a value gpt-oss had fitted hid its own missing time and slowed every other model's BF16
-    // runs) but within reach of the ratios Hopper and Blackwell are fitted at.
+    // derive them from its FP8 efficiency, at a ratio within reach of those Hopper and Blackwell
+    // are fitted at (a ratio that suits gpt-oss's rows hides their missing time and slows every
+    // other model's BF16 runs).
     const Calibration& cal = defaultCalibration();
     std::map<std::string, std::map<Precision, double>> table;
     for (const GemmEfficiency& e : cal.gemm)
