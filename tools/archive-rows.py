@@ -2,10 +2,11 @@
 """Rows of Megatron-Bridge's performance archive that no public row measures, never fitted.
 
 Each row of docs/performance-summary-archive.md in the chosen set becomes a measured-run row
-like its public siblings in moe-public.jsonl: the sibling of the same model (and GPU, where the
-set keeps the sibling's cluster) gives the model and its family, the archive row the layout,
-batch, precision and tokens a second. The source names the container as the public rows do, so
-that the converter applies each release's recipe switches. Two sets:
+like its public siblings in the public file given (moe-public.jsonl; public.jsonl for `llama`):
+the sibling of the same model (and GPU, where the set keeps the sibling's cluster) gives the
+model and its family, the archive row the layout, batch, precision and tokens a second. The
+source names the container as the public rows do, so that the converter applies each release's
+recipe switches. Three sets:
 
 - `b300`: the B300 rows with experts (DeepSeek-V3, gpt-oss-120b, Qwen3-30B, Qwen3-235B;
   containers 26.02 to 26.06). The sibling of the same container and model (B200 first, then
@@ -16,10 +17,18 @@ that the converter applies each release's recipe switches. Two sets:
   the only BF16 runs of those models on Blackwell the archive holds. The sibling of the same
   model and GPU in FP8, of 25.11 or the nearest container after it, and its cluster. Recompute
   as the 25.11 recipes (v0.2.0) set it; the table's "w/o MTP" without the MTP layer.
+- `llama`: the Llama 3 8B, 70B and 3.1 405B pre-training rows of 25.11 to 26.06 that no
+  public row (public.jsonl) measures; 25.09's tables name no precision and are left out, as are
+  the SFT and LoRA tables. The public row of the same model and GPU gives the model and the
+  cluster, the archive row the layout (FSDP where its column is above 0), batch, precision and
+  tokens a second ("FP8" in the 26.x tables, Megatron-Bridge's FP8-CS recipe, scales per
+  tensor, as the converter takes every FP8 row that names no MXFP8). Recompute none, as the
+  public rows assume (not published).
 
     git -C MIRROR show HEAD:docs/performance-summary-archive.md > archive.md
     tools/archive-rows.py b300 archive.md ../shared/reference/validation/moe-public.jsonl -o b300.jsonl
     clusterscope-cli validate-runs b300.jsonl
+    tools/archive-rows.py llama archive.md ../shared/reference/validation/public.jsonl -o llama.jsonl
 """
 
 import argparse
@@ -60,10 +69,15 @@ def table_rows(archive_lines):
     cells keyed by the header and holding `System` and `Model` whichever the heading names (26.x
     tables are one a model, 25.x tables one a system)."""
     section = heading = None
+    pretraining = True
     header = []
     for line in archive_lines:
         if m := re.match(r"## (\S+) NeMo Container", line):
-            section, heading = m.group(1), None
+            section, heading, pretraining = m.group(1), None, True
+        elif m := re.match(r"### (.*)", line):
+            pretraining, heading = "Pre-Training" in m.group(1), None
+        elif not pretraining:
+            continue
         elif m := re.match(r"#### (Model|System): (.*)", line):
             heading = (m.group(1), m.group(2).strip())
         elif line.startswith("| System") or line.startswith("| Model"):
@@ -140,9 +154,60 @@ def bf16_blackwell_rows(archive_lines, public):
         yield row
 
 
+LLAMAS = ("LLAMA3_8B", "LLAMA3_70B", "LLAMA3.1_405B")
+# What the tables' precisions run as: Megatron-Bridge's FP8 recipes scale per tensor by the
+# current amax ("FP8-CS"; written "FP8" from 26.02 beside "MXFP8"), or in blocks.
+LLAMA_PRECISIONS = {"BF16": ("bf16", None), "FP8-CS": ("fp8", "fp8 per-tensor current scaling"),
+                    "FP8": ("fp8", None), "FP8-MX": ("fp8", "mxfp8"), "MXFP8": ("fp8", "mxfp8"),
+                    "NVFP4": ("nvfp4", None)}
+
+
+def alternatives(cells):
+    """A cell pair such as "FP8-CS (FP8-MX)" and "37556 (36108)" as one row each; none where
+    the table names no precision (25.09's) or the alternatives change the layout too."""
+    layout = (k for k in cells if k not in ("Precision", "Tokens / sec / GPU",
+                                            "Model TFLOP / sec / GPU"))
+    if "Precision" not in cells or any("(" in cells[k] for k in layout):
+        return
+    precisions = re.findall(r"[A-Z0-9-]+", cells["Precision"])
+    tokens = re.findall(r"[0-9.]+", cells["Tokens / sec / GPU"])
+    for precision, rate in zip(precisions, tokens):
+        yield dict(cells, **{"Precision": precision, "Tokens / sec / GPU": rate})
+
+
+def llama_rows(archive_lines, public):
+    ids = {row["id"] for row in public}
+    for section, table_cells, line in table_rows(archive_lines):
+        model = table_cells["Model"]
+        if model not in LLAMAS:
+            continue
+        for cells in alternatives(table_cells):
+            system, gpus = cells["System"], int(cells["#-GPUs"])
+            name = f"nemo_bridge_{section}_{system}_{model}_{gpus}gpu_{cells['Precision']}"
+            if name in ids or cells["Precision"] not in LLAMA_PRECISIONS:
+                continue
+            same_gpu = [r for r in public if f"_{system}_{model}_" in r["id"]]
+            if not same_gpu:
+                missing_sibling(cells, section)
+            template = same_gpu[0]
+            row = from_archive(template, dict(cells, EP="1"), section, line,
+                               "archive_" + name[len("nemo_bridge_"):])
+            row.pop("assumptions", None)
+            precision, recipe = LLAMA_PRECISIONS[cells["Precision"]]
+            row["precision"] = precision
+            row.pop("precision_recipe", None)
+            if recipe:
+                row["precision_recipe"] = recipe
+            row["parallelism"]["fsdp"] = int(cells.get("FSDP", "0")) > 0
+            row["parallelism"]["recompute"] = "none"
+            row["cluster"]["gpus"] = gpus
+            yield row
+
+
 # Each set's rows from the archive's lines, the public rows and the command's options.
 SETS = {"b300": lambda lines, public, args: b300_rows(lines, public, args.scale_out),
-        "bf16-blackwell": lambda lines, public, args: bf16_blackwell_rows(lines, public)}
+        "bf16-blackwell": lambda lines, public, args: bf16_blackwell_rows(lines, public),
+        "llama": lambda lines, public, args: llama_rows(lines, public)}
 
 
 def main():
