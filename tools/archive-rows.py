@@ -183,16 +183,14 @@ def llama_rows(archive_lines, public):
             continue
         for cells in alternatives(table_cells):
             system, gpus = cells["System"], int(cells["#-GPUs"])
-            name = f"nemo_bridge_{section}_{system}_{model}_{gpus}gpu_{cells['Precision']}"
-            if name in ids or cells["Precision"] not in LLAMA_PRECISIONS:
+            key = f"{section}_{system}_{model}_{gpus}gpu_{cells['Precision']}"
+            if f"nemo_bridge_{key}" in ids or cells["Precision"] not in LLAMA_PRECISIONS:
                 continue
             same_gpu = [r for r in public if f"_{system}_{model}_" in r["id"]]
             if not same_gpu:
                 missing_sibling(cells, section)
-            template = same_gpu[0]
-            row = from_archive(template, dict(cells, EP="1"), section, line,
-                               "archive_" + name[len("nemo_bridge_"):])
-            row.pop("assumptions", None)
+            # The sibling's assumptions (recompute, optimizer, fabric not published) hold too.
+            row = from_archive(same_gpu[0], dict(cells, EP="1"), section, line, f"archive_{key}")
             precision, recipe = LLAMA_PRECISIONS[cells["Precision"]]
             row["precision"] = precision
             row.pop("precision_recipe", None)
